@@ -1,0 +1,176 @@
+#include "core/geometry.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace sv {
+
+double wrap_deg(double d) {
+  d = std::fmod(d, 360.0);
+  if (d <= -180.0) d += 360.0;
+  if (d > 180.0) d -= 360.0;
+  return d;
+}
+
+double polyline_length(const Polyline& p) {
+  double s = 0;
+  for (size_t i = 1; i < p.size(); ++i) s += dist(p[i - 1], p[i]);
+  return s;
+}
+
+double point_segment_distance(Vec2 q, Vec2 a, Vec2 b) {
+  Vec2 v = b - a;
+  double l2 = dot(v, v);
+  if (l2 <= 0) return dist(q, a);
+  double t = std::clamp(dot(q - a, v) / l2, 0.0, 1.0);
+  return dist(q, a + v * t);
+}
+
+const char* prim_type_name(PrimType t) {
+  switch (t) {
+    case PrimType::line: return "line";
+    case PrimType::arc: return "arc";
+    case PrimType::circle: return "circle";
+  }
+  return "line";
+}
+
+PrimType prim_type_from(const std::string& s) {
+  if (s == "line") return PrimType::line;
+  if (s == "arc") return PrimType::arc;
+  if (s == "circle") return PrimType::circle;
+  throw Error(Code::invalid_scene, "unknown primitive type '" + s + "'");
+}
+
+Shape Shape::arc(Vec2 a, Vec2 b, double bulge) {
+  Shape s{PrimType::arc, a, b, bulge, {}, 0};
+  s.derive_arc();
+  return s;
+}
+
+void Shape::derive_arc() {
+  if (type != PrimType::arc) return;
+  Vec2 v = p1 - p0;
+  double L = norm(v);
+  if (L < 1e-12 || std::abs(bulge) < 1e-12) {
+    center = (p0 + p1) * 0.5;
+    radius = INFINITY;
+    return;
+  }
+  // Centre on the chord's normal; sign conventions match score.py's bulge_center.
+  Vec2 n = perp(v) / L;
+  center = (p0 + p1) * 0.5 + n * (L * (1 - bulge * bulge) / (4 * bulge));
+  radius = L * (1 + bulge * bulge) / (4 * std::abs(bulge));
+}
+
+double Shape::sweep_rad() const {
+  switch (type) {
+    case PrimType::line: return 0;
+    case PrimType::arc: return 4 * std::atan(bulge);
+    case PrimType::circle: return 2 * kPi;
+  }
+  return 0;
+}
+
+double Shape::length() const {
+  switch (type) {
+    case PrimType::line: return dist(p0, p1);
+    case PrimType::arc:
+      if (!std::isfinite(radius)) return dist(p0, p1);
+      return std::abs(sweep_rad()) * radius;
+    case PrimType::circle: return 2 * kPi * radius;
+  }
+  return 0;
+}
+
+Vec2 Shape::at(double t, double entry_rad) const {
+  switch (type) {
+    case PrimType::line: return p0 + (p1 - p0) * t;
+    case PrimType::arc: {
+      if (!std::isfinite(radius)) return p0 + (p1 - p0) * t;
+      double a0 = angle_of(p0 - center);
+      return center + from_angle(a0 + sweep_rad() * t) * radius;
+    }
+    case PrimType::circle: return center + from_angle(entry_rad + 2 * kPi * t) * radius;
+  }
+  return p0;
+}
+
+Vec2 Shape::start(double entry_rad) const { return type == PrimType::circle ? at(0, entry_rad) : p0; }
+Vec2 Shape::end(double entry_rad) const { return type == PrimType::circle ? at(0, entry_rad) : p1; }
+
+Vec2 Shape::start_tangent(double entry_rad) const {
+  switch (type) {
+    case PrimType::line: return unit(p1 - p0);
+    case PrimType::arc: {
+      if (!std::isfinite(radius)) return unit(p1 - p0);
+      Vec2 r = unit(p0 - center);
+      return bulge > 0 ? perp(r) : -perp(r);
+    }
+    case PrimType::circle: return perp(from_angle(entry_rad));
+  }
+  return {1, 0};
+}
+
+Vec2 Shape::end_tangent(double entry_rad) const {
+  switch (type) {
+    case PrimType::line: return unit(p1 - p0);
+    case PrimType::arc: {
+      if (!std::isfinite(radius)) return unit(p1 - p0);
+      Vec2 r = unit(p1 - center);
+      return bulge > 0 ? perp(r) : -perp(r);
+    }
+    case PrimType::circle: return perp(from_angle(entry_rad));
+  }
+  return {1, 0};
+}
+
+Polyline Shape::sample(double step, double entry_rad) const {
+  double L = length();
+  int n = std::max(1, static_cast<int>(std::ceil(L / std::max(step, 1e-6))));
+  Polyline out;
+  out.reserve(n + 1);
+  for (int i = 0; i <= n; ++i) out.push_back(at(static_cast<double>(i) / n, entry_rad));
+  if (type != PrimType::circle) {
+    out.front() = p0;
+    out.back() = p1;
+  }
+  return out;
+}
+
+Shape Shape::reversed() const {
+  Shape s = *this;
+  if (type == PrimType::line || type == PrimType::arc) {
+    std::swap(s.p0, s.p1);
+    s.bulge = -bulge;
+  }
+  return s;
+}
+
+double Shape::distance_to(Vec2 q) const {
+  switch (type) {
+    case PrimType::line: return point_segment_distance(q, p0, p1);
+    case PrimType::circle: return std::abs(dist(q, center) - radius);
+    case PrimType::arc: {
+      if (!std::isfinite(radius)) return point_segment_distance(q, p0, p1);
+      // Inside the swept wedge the radial distance, else the nearer endpoint.
+      double a0 = angle_of(p0 - center), sw = sweep_rad();
+      double a = angle_of(q - center) - a0;
+      if (sw < 0) a = -a;
+      a = std::fmod(a + 4 * kPi, 2 * kPi);
+      if (a <= std::abs(sw)) return std::abs(dist(q, center) - radius);
+      return std::min(dist(q, p0), dist(q, p1));
+    }
+  }
+  return 0;
+}
+
+void BBox::add(Vec2 p) {
+  x0 = std::min(x0, p.x);
+  y0 = std::min(y0, p.y);
+  x1 = std::max(x1, p.x);
+  y1 = std::max(y1, p.y);
+}
+
+}  // namespace sv

@@ -1,0 +1,339 @@
+#include "core/scene.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/schema.hpp"
+
+namespace sv {
+
+double round_to(double v, double quantum) {
+  if (!std::isfinite(v)) return v;
+  double r = std::round(v / quantum) * quantum;
+  // Normalise -0 so equal scenes serialize equally.
+  return r == 0 ? 0.0 : r;
+}
+
+namespace {
+
+constexpr double kPx = 1e-4;   // coordinates, lengths, angles in degrees
+constexpr double kTime = 1e-6; // seconds
+
+json pt(Vec2 p) { return json::array({round_to(p.x, kPx), round_to(p.y, kPx)}); }
+Vec2 pt_from(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>()}; }
+
+void require_finite(double v, const std::string& where) {
+  if (!std::isfinite(v)) throw Error(Code::invalid_scene, "non-finite number at " + where);
+}
+
+}  // namespace
+
+const Edge* Graph::edge(const std::string& id) const {
+  for (const auto& e : edges)
+    if (e.id == id) return &e;
+  return nullptr;
+}
+
+const Vertex* Graph::vertex(const std::string& id) const {
+  for (const auto& v : vertices)
+    if (v.id == id) return &v;
+  return nullptr;
+}
+
+const Primitive* Scene::primitive(const std::string& id) const {
+  if (!primitives) return nullptr;
+  for (const auto& p : *primitives)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+void set_config(Scene& s, const std::string& key, double value, const std::string& from,
+                const std::string& doc) {
+  s.config[key] = {{"value", round_to(value, kPx)}, {"from", from}, {"doc", doc}};
+}
+
+double config_value(const Scene& s, const std::string& key, double fallback) {
+  auto it = s.config.find(key);
+  if (it == s.config.end() || !it->contains("value") || !(*it)["value"].is_number()) return fallback;
+  return (*it)["value"].get<double>();
+}
+
+json to_json(const Scene& s, bool with_revision_id) {
+  json j = s.extra;
+  j["format"] = kSceneFormat;
+  j["version"] = kSceneVersion;
+  if (s.source) {
+    const auto& src = *s.source;
+    j["source"] = {{"path", src.path},
+                   {"sha256", src.sha256},
+                   {"width_px", src.width},
+                   {"height_px", src.height},
+                   {"stroke_width_px", round_to(src.stroke_width_px, kPx)}};
+  }
+  if (!s.config.empty()) j["config"] = s.config;
+  if (s.graph) {
+    json vs = json::array(), es = json::array();
+    for (const auto& v : s.graph->vertices)
+      vs.push_back({{"id", v.id}, {"x", round_to(v.p.x, kPx)}, {"y", round_to(v.p.y, kPx)},
+                    {"degree", v.degree}, {"kind", v.kind}});
+    for (const auto& e : s.graph->edges) {
+      json pts = json::array();
+      for (auto p : e.points) pts.push_back(pt(p));
+      es.push_back({{"id", e.id}, {"v0", e.v0}, {"v1", e.v1}, {"points", std::move(pts)},
+                    {"closed", e.closed}, {"width_px", round_to(e.width_px, kPx)}});
+    }
+    j["graph"] = {{"vertices", std::move(vs)}, {"edges", std::move(es)}};
+  }
+  if (s.primitives) {
+    json ps = json::array();
+    for (const auto& p : *s.primitives) {
+      json o = {{"id", p.id}, {"type", prim_type_name(p.shape.type)}};
+      const Shape& sh = p.shape;
+      if (sh.type != PrimType::circle) {
+        o["p0"] = pt(sh.p0);
+        o["p1"] = pt(sh.p1);
+      }
+      if (sh.type == PrimType::arc) {
+        o["bulge"] = round_to(sh.bulge, 1e-6);
+        if (std::isfinite(sh.radius)) {
+          o["center"] = pt(sh.center);
+          o["radius"] = round_to(sh.radius, kPx);
+        }
+      }
+      if (sh.type == PrimType::circle) {
+        o["center"] = pt(sh.center);
+        o["radius"] = round_to(sh.radius, kPx);
+      }
+      o["length_px"] = round_to(sh.length(), kPx);
+      if (!p.edge.empty()) {
+        o["edge"] = p.edge;
+        o["span"] = {p.span0, p.span1};
+      }
+      o["fit_rms_px"] = round_to(p.fit_rms_px, kPx);
+      o["fit_max_px"] = round_to(p.fit_max_px, kPx);
+      o["semantic_role"] = p.semantic_role;
+      o["issues"] = p.issues;
+      ps.push_back(std::move(o));
+    }
+    j["primitives"] = std::move(ps);
+  }
+  if (!s.relations.empty()) j["relations"] = s.relations;
+  if (!s.regions.empty()) j["regions"] = s.regions;
+  if (s.tour) {
+    json t = json::array();
+    for (const auto& st : *s.tour) {
+      json o = {{"primitive", st.primitive}, {"direction", st.reverse ? "reverse" : "forward"}};
+      if (st.entry_deg != 0) o["entry_deg"] = round_to(st.entry_deg, kPx);
+      t.push_back(std::move(o));
+    }
+    j["tour"] = std::move(t);
+  }
+  if (s.robot) {
+    const auto& r = *s.robot;
+    j["robot"] = {{"model", r.model},
+                  {"ppi", round_to(r.ppi, kPx)},
+                  {"footprint_mm", round_to(r.footprint_mm, kPx)},
+                  {"pen_time_s", round_to(r.pen_time_s, kTime)},
+                  {"start", {{"x", round_to(r.start.x, kPx)},
+                             {"y", round_to(r.start.y, kPx)},
+                             {"heading_deg", round_to(r.start.heading_deg, kPx)}}}};
+  }
+  if (s.commands) {
+    json cs = json::array();
+    for (const auto& c : *s.commands) {
+      json o;
+      switch (c.kind) {
+        case Command::Kind::line:
+          o = {{"kind", "line"}, {"distance", round_to(c.distance, kPx)}, {"penDown", c.pen_down}};
+          break;
+        case Command::Kind::spin:
+          o = {{"kind", "spin"}, {"degrees", round_to(c.degrees, kPx)}};
+          break;
+        case Command::Kind::arc:
+          o = {{"kind", "arc"}, {"radius", round_to(c.radius, kPx)}, {"degrees", round_to(c.degrees, kPx)}};
+          break;
+      }
+      if (!c.primitive.empty()) o["primitive"] = c.primitive;
+      cs.push_back(std::move(o));
+    }
+    j["commands"] = std::move(cs);
+  }
+  if (!s.simulation.is_null()) j["simulation"] = s.simulation;
+  if (!s.metrics.is_null()) j["metrics"] = s.metrics;
+  if (!s.warnings.empty()) j["warnings"] = s.warnings;
+  json rev = {{"tool", s.revision.tool}, {"args", s.revision.args}, {"note", s.revision.note}};
+  rev["parent"] = s.revision.parent.empty() ? json(nullptr) : json(s.revision.parent);
+  if (with_revision_id && !s.revision.id.empty()) rev["id"] = s.revision.id;
+  j["revision"] = std::move(rev);
+  return j;
+}
+
+Scene scene_from_valid_json(const json& j);
+
+Scene scene_from_json(const json& j) {
+  if (!j.is_object()) throw Error(Code::invalid_scene, "scene: expected a JSON object");
+  if (j.value("format", std::string()) != kSceneFormat)
+    throw Error(Code::invalid_scene, "scene: \"format\" must be \"sv.scene\"");
+  if (!j.contains("version") || !j["version"].is_number_integer())
+    throw Error(Code::invalid_scene, "scene: \"version\" must be an integer");
+  int version = j["version"].get<int>();
+  if (version != kSceneVersion)
+    throw Error(Code::unsupported_version,
+                fmt::format("scene version {} is not supported (this sv reads version {})", version,
+                            kSceneVersion),
+                {{"version", version}, {"supported", kSceneVersion}});
+  if (std::string err = scene_schema().first_error(j); !err.empty())
+    throw Error(Code::invalid_scene, "scene: " + err, {{"path", err.substr(0, err.find(':'))}});
+
+  try {
+    return scene_from_valid_json(j);
+  } catch (const json::exception& e) {
+    throw Error(Code::invalid_scene, fmt::format("scene: {}", e.what()));
+  }
+}
+
+// Converts a document that passed the schema; the schema cannot say everything (finite
+// numbers, per-type keys), so the remaining checks are here.
+Scene scene_from_valid_json(const json& j) {
+  Scene s;
+  static const std::vector<std::string> known = {
+      "format", "version", "source", "config", "graph", "primitives", "relations", "regions",
+      "tour", "robot", "commands", "simulation", "metrics", "warnings", "revision"};
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(known.begin(), known.end(), it.key()) == known.end()) s.extra[it.key()] = it.value();
+
+  if (j.contains("source")) {
+    const auto& o = j["source"];
+    s.source = Source{o["path"], o["sha256"], o["width_px"], o["height_px"], o["stroke_width_px"]};
+  }
+  if (j.contains("config")) s.config = j["config"];
+  if (j.contains("graph")) {
+    Graph g;
+    for (const auto& v : j["graph"]["vertices"])
+      g.vertices.push_back({v["id"], {v["x"].get<double>(), v["y"].get<double>()}, v["degree"], v["kind"]});
+    for (const auto& e : j["graph"]["edges"]) {
+      Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0)};
+      for (const auto& p : e["points"]) ed.points.push_back(pt_from(p));
+      g.edges.push_back(std::move(ed));
+    }
+    s.graph = std::move(g);
+  }
+  if (j.contains("primitives")) {
+    std::vector<Primitive> ps;
+    for (const auto& o : j["primitives"]) {
+      Primitive p;
+      p.id = o["id"];
+      PrimType t = prim_type_from(o["type"]);
+      auto need = [&](const char* k) -> const json& {
+        if (!o.contains(k))
+          throw Error(Code::invalid_scene, fmt::format("primitive {}: {} needs '{}'", p.id, prim_type_name(t), k));
+        return o[k];
+      };
+      if (t == PrimType::line) p.shape = Shape::line(pt_from(need("p0")), pt_from(need("p1")));
+      if (t == PrimType::arc) p.shape = Shape::arc(pt_from(need("p0")), pt_from(need("p1")), need("bulge"));
+      if (t == PrimType::circle) p.shape = Shape::circle(pt_from(need("center")), need("radius"));
+      p.edge = o.value("edge", std::string());
+      if (o.contains("span")) {
+        p.span0 = o["span"][0];
+        p.span1 = o["span"][1];
+      }
+      p.fit_rms_px = o.value("fit_rms_px", 0.0);
+      p.fit_max_px = o.value("fit_max_px", 0.0);
+      p.semantic_role = o.value("semantic_role", std::string("unknown"));
+      if (o.contains("issues")) p.issues = o["issues"].get<std::vector<std::string>>();
+      ps.push_back(std::move(p));
+    }
+    s.primitives = std::move(ps);
+  }
+  if (j.contains("relations")) s.relations = j["relations"];
+  if (j.contains("regions")) s.regions = j["regions"];
+  if (j.contains("tour")) {
+    std::vector<TourStep> t;
+    for (const auto& o : j["tour"])
+      t.push_back({o["primitive"], o["direction"] == "reverse", o.value("entry_deg", 0.0)});
+    s.tour = std::move(t);
+  }
+  if (j.contains("robot")) {
+    const auto& o = j["robot"];
+    Robot r;
+    r.model = o["model"];
+    r.ppi = o.value("ppi", 0.0);
+    r.footprint_mm = o.value("footprint_mm", 200.0);
+    r.pen_time_s = o.value("pen_time_s", 0.0);
+    r.start = {o["start"]["x"], o["start"]["y"], o["start"]["heading_deg"]};
+    s.robot = r;
+  }
+  if (j.contains("commands")) {
+    std::vector<Command> cs;
+    size_t i = 0;
+    for (const auto& o : j["commands"]) {
+      Command c;
+      std::string k = o["kind"];
+      auto num = [&](const char* key) {
+        if (!o.contains(key) || !o[key].is_number())
+          throw Error(Code::invalid_scene, fmt::format("commands/{}: {} needs a number '{}'", i, k, key));
+        return o[key].get<double>();
+      };
+      if (k == "line") {
+        c.kind = Command::Kind::line;
+        c.distance = num("distance");
+        c.pen_down = o.value("penDown", true);
+      } else if (k == "spin") {
+        c.kind = Command::Kind::spin;
+        c.degrees = num("degrees");
+      } else {
+        c.kind = Command::Kind::arc;
+        c.radius = num("radius");
+        c.degrees = num("degrees");
+      }
+      c.primitive = o.value("primitive", std::string());
+      cs.push_back(std::move(c));
+      ++i;
+    }
+    s.commands = std::move(cs);
+  }
+  if (j.contains("simulation")) s.simulation = j["simulation"];
+  if (j.contains("metrics")) s.metrics = j["metrics"];
+  if (j.contains("warnings")) s.warnings = j["warnings"].get<std::vector<std::string>>();
+  if (j.contains("revision")) {
+    const auto& r = j["revision"];
+    s.revision.id = r.value("id", std::string());
+    s.revision.parent = r.contains("parent") && r["parent"].is_string() ? r["parent"].get<std::string>() : "";
+    s.revision.tool = r.value("tool", std::string());
+    s.revision.args = r.value("args", json::array());
+    s.revision.note = r.value("note", std::string());
+  }
+  // The schema checks types; geometry must also be finite (1e999 parses as infinity).
+  if (s.primitives)
+    for (const auto& p : *s.primitives)
+      for (double v : {p.shape.p0.x, p.shape.p0.y, p.shape.p1.x, p.shape.p1.y, p.shape.bulge,
+                       p.shape.center.x, p.shape.center.y})
+        require_finite(v, "primitive " + p.id);
+  return s;
+}
+
+Scene parse_scene(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(Code::invalid_scene, fmt::format("malformed JSON at byte {}", e.byte), {{"byte", e.byte}});
+  } catch (const json::exception& e) {  // e.g. a number too large for a double
+    throw Error(Code::invalid_scene, fmt::format("malformed JSON: {}", e.what()));
+  }
+  return scene_from_json(j);
+}
+
+std::string canonical_bytes(const Scene& s) { return to_json(s, false).dump(); }
+
+std::string assign_revision_id(Scene& s) {
+  s.revision.id = sha256_hex(canonical_bytes(s));
+  return s.revision.id;
+}
+
+std::string dump_scene(const Scene& s) { return to_json(s, true).dump() + "\n"; }
+
+}  // namespace sv

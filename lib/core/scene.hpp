@@ -1,0 +1,134 @@
+// The scene document (format "sv.scene", version 1): one JSON object every stage reads and
+// writes. Sections a stage has not produced yet are absent (std::nullopt), not empty.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/geometry.hpp"
+
+namespace sv {
+
+using json = nlohmann::json;
+
+constexpr const char* kSceneFormat = "sv.scene";
+constexpr int kSceneVersion = 1;
+
+struct Source {
+  std::string path;    // as given on the command line ("-" for stdin)
+  std::string sha256;  // of the PNG bytes; also the blob's name in the store
+  int width = 0, height = 0;
+  double stroke_width_px = 0;
+};
+
+struct Vertex {
+  std::string id;  // v_0001
+  Vec2 p;
+  int degree = 0;
+  std::string kind;  // end, junction, crossing, loop, dot
+};
+
+struct Edge {
+  std::string id;  // e_0001
+  std::string v0, v1;
+  Polyline points;
+  bool closed = false;
+  double width_px = 0;  // mean ink width along the edge
+};
+
+struct Graph {
+  std::vector<Vertex> vertices;
+  std::vector<Edge> edges;
+  const Edge* edge(const std::string& id) const;
+  const Vertex* vertex(const std::string& id) const;
+};
+
+struct Primitive {
+  std::string id;  // p_0001
+  Shape shape;
+  std::string edge;     // source edge id
+  int span0 = 0, span1 = 0;  // index range of the edge's points it was fitted to (inclusive)
+  double fit_rms_px = 0, fit_max_px = 0;
+  std::string semantic_role = "unknown";
+  std::vector<std::string> issues;
+};
+
+// One step of the draw order. Circles are entered at `entry_deg` (angle about the centre)
+// and drawn with positive sweep unless reversed.
+struct TourStep {
+  std::string primitive;
+  bool reverse = false;
+  double entry_deg = 0;
+};
+
+struct Pose {
+  double x = 0, y = 0, heading_deg = 0;
+};
+
+struct Robot {
+  std::string model = "doodlebot";
+  double ppi = 0;             // pixels per inch the times are computed at
+  double footprint_mm = 200;  // longest side of the drawing on paper; 0 when ppi was given
+  double pen_time_s = 0;      // time of one pen lift or drop
+  Pose start;
+};
+
+struct Command {
+  enum class Kind { line, spin, arc } kind = Kind::line;
+  double distance = 0;  // line, px (negative moves backwards)
+  bool pen_down = true; // line
+  double degrees = 0;   // spin, arc
+  double radius = 0;    // arc, px
+  std::string primitive;  // the primitive a drawing command belongs to ("" for travel)
+};
+
+struct RevisionInfo {
+  std::string id;  // not hashed; filled from the content hash
+  std::string parent;
+  std::string tool;
+  json args = json::array();
+  std::string note;
+};
+
+struct Scene {
+  std::optional<Source> source;
+  json config = json::object();  // "stage.key" -> {value, from, doc}
+  std::optional<Graph> graph;
+  std::optional<std::vector<Primitive>> primitives;
+  json relations = json::array();
+  json regions = json::array();
+  std::optional<std::vector<TourStep>> tour;
+  std::optional<Robot> robot;
+  std::optional<std::vector<Command>> commands;
+  json simulation;  // null when absent
+  json metrics;     // null when absent
+  std::vector<std::string> warnings;
+  RevisionInfo revision;
+  json extra = json::object();  // unknown top-level keys, kept as they were
+
+  const Primitive* primitive(const std::string& id) const;
+};
+
+// Records a configuration value with its provenance ("default", "stroke_width", "user").
+void set_config(Scene& s, const std::string& key, double value, const std::string& from,
+                const std::string& doc);
+double config_value(const Scene& s, const std::string& key, double fallback);
+
+// Conversion. to_json rounds every coordinate to 1e-4 (times to 1e-6) so the serialization
+// is canonical; from_json validates against the schema and refuses unknown major versions.
+json to_json(const Scene& s, bool with_revision_id = true);
+Scene scene_from_json(const json& j);
+
+// Parses text (refuses malformed or truncated JSON with invalid_scene).
+Scene parse_scene(const std::string& text);
+// Canonical bytes: sorted keys, fixed number formatting, revision.id left out.
+std::string canonical_bytes(const Scene& s);
+// SHA-256 of canonical_bytes; sets s.revision.id and returns it.
+std::string assign_revision_id(Scene& s);
+// Text written to stdout: canonical with revision.id, newline-terminated.
+std::string dump_scene(const Scene& s);
+
+double round_to(double v, double quantum);
+
+}  // namespace sv

@@ -1,0 +1,72 @@
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "core/geometry.hpp"
+#include "core/scene.hpp"
+
+using namespace sv;
+
+TEST_CASE("arc from bulge has the centre and radius of score.py's convention", "[core]") {
+  // Quarter circle about the origin from angle 0 to +90 degrees: sweep +90, bulge tan(22.5).
+  Shape a = Shape::arc({1, 0}, {0, 1}, std::tan(deg2rad(22.5)));
+  CHECK(a.center.x == Approx(0).margin(1e-12));
+  CHECK(a.center.y == Approx(0).margin(1e-12));
+  CHECK(a.radius == Approx(1));
+  CHECK(a.length() == Approx(kPi / 2));
+  Vec2 mid = a.at(0.5);
+  CHECK(mid.x == Approx(std::sqrt(0.5)));
+  CHECK(mid.y == Approx(std::sqrt(0.5)));
+  // Travel starts along +y (angle increasing) and ends along -x.
+  CHECK(a.start_tangent().y == Approx(1));
+  CHECK(a.end_tangent().x == Approx(-1));
+  Shape r = a.reversed();
+  CHECK(r.at(0.25).x == Approx(a.at(0.75).x));
+  CHECK(r.start_tangent().x == Approx(1));
+}
+
+TEST_CASE("distance to an arc is radial inside its wedge and to the ends outside", "[core]") {
+  Shape a = Shape::arc({1, 0}, {0, 1}, std::tan(deg2rad(22.5)));
+  CHECK(a.distance_to({2, 0}) == Approx(1));
+  CHECK(a.distance_to({0, -1}) == Approx(std::sqrt(2.0)));
+  CHECK(wrap_deg(270) == Approx(-90));
+  CHECK(wrap_deg(-180) == Approx(180));
+}
+
+TEST_CASE("scene round-trips and its revision id ignores revision.id", "[core]") {
+  Scene s;
+  s.source = Source{"a.png", std::string(64, 'a'), 10, 20, 3.5};
+  s.primitives = std::vector<Primitive>{};
+  Primitive p;
+  p.id = "p_0001";
+  p.shape = Shape::arc({0, 0}, {10, 0}, 0.5);
+  s.primitives->push_back(p);
+  std::string id = assign_revision_id(s);
+  Scene t = parse_scene(dump_scene(s));
+  CHECK(t.revision.id == id);
+  CHECK(assign_revision_id(t) == id);
+  REQUIRE(t.primitives->size() == 1);
+  CHECK(t.primitives->at(0).shape.bulge == Approx(0.5));
+  CHECK(dump_scene(t) == dump_scene(s));
+}
+
+TEST_CASE("readers refuse bad scenes with the contract's codes", "[core]") {
+  auto code_of = [](const std::string& text) {
+    try {
+      parse_scene(text);
+    } catch (const Error& e) {
+      return std::string(code_name(e.code()));
+    }
+    return std::string("ok");
+  };
+  CHECK(code_of("{\"format\":\"sv.scene\",\"version\":1}") == "ok");
+  CHECK(code_of("{\"format\":\"sv.scene\",\"version\":99}") == "unsupported_version");
+  CHECK(code_of("{\"format\":\"sv.scene\",\"vers") == "invalid_scene");
+  CHECK(code_of("[1,2]") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[NaN,0],"p1":[1,1]}]})") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[null,0],"p1":[1,1]}]})") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[1e999,0],"p1":[1,1]}]})") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line"}]})") == "invalid_scene");
+  CHECK(exit_status(Code::unsupported_version) == 3);
+  CHECK(exit_status(Code::not_found) == 4);
+  CHECK(exit_status(Code::conflict) == 5);
+}
