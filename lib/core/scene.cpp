@@ -316,6 +316,8 @@ Scene scene_from_valid_json(const json& j) {
 }
 
 Scene parse_scene(const std::string& text) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error(Code::invalid_scene, "empty input: expected a scene document");
   json j;
   try {
     j = json::parse(text);

@@ -1,0 +1,47 @@
+// The shared shell of the pipeline executables. A stage is one registered entry — name,
+// one-line description, its options, its handler — and run_stage_main gives it the rest:
+// filter mode (scene on stdin, scene on stdout, revision recorded when a store is present),
+// store mode (--rev REV: scene from the store, result envelope on stdout), common options,
+// --help, and the error contract (one line on stderr, exit status from the code).
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+struct StageInput {
+  std::string bytes;       // the raw input (PNG bytes for sv-skeleton), empty in store mode
+  std::string path = "-";  // as given on the command line
+  Scene scene;             // the parsed input scene (or the stored revision)
+  class Store* store = nullptr;  // the store, when one is in use
+};
+
+struct Stage {
+  std::string name;     // executable name, e.g. "sv-fit"
+  std::string summary;  // one line for --help and the man page
+  bool reads_png = false;
+  // Declares the stage's own options on the app (values captured by the closures).
+  std::function<void(CLI::App&)> add_options;
+  // Produces the new scene from the input; returns the tool result's typed fields, including
+  // "llm_text" (one compact line).
+  std::function<json(StageInput&, Scene&)> run;
+};
+
+// Parses "KEY=VALUE" settings (--set) into user overrides; refuses non-numeric values.
+std::map<std::string, double> parse_settings(const std::vector<std::string>& settings);
+
+int run_stage_main(int argc, char** argv, const Stage& stage);
+
+// Reads all of stdin or a file (refusing more than `limit` bytes) into memory.
+std::string read_input(const std::string& path, size_t limit);
+
+// Runs `body` under the error contract: sv::Error -> its exit status, std::bad_alloc and other
+// exceptions -> internal (6); prints "PROG: CODE: message" on stderr, and the JSON envelope on
+// stdout when `envelope_on_stdout` is set.
+int guarded(const std::string& prog, bool envelope_on_stdout, const std::function<int()>& body);
+
+}  // namespace sv

@@ -1,0 +1,153 @@
+#include "eval/coverage.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace sv {
+
+namespace {
+
+constexpr double kStep = 0.25;
+
+struct Samples {
+  std::vector<Vec2> p;
+  std::vector<double> w;
+};
+
+// Midpoints of sub-intervals no longer than kStep, each weighted by its length.
+Samples sample(const std::vector<Polyline>& polys, double dot_weight) {
+  Samples s;
+  for (const auto& pl : polys) {
+    if (pl.empty()) continue;
+    double total = polyline_length(pl);
+    if (total < 1e-9) {
+      s.p.push_back(pl.front());
+      s.w.push_back(dot_weight);
+      continue;
+    }
+    size_t first = s.w.size();
+    for (size_t i = 1; i < pl.size(); ++i) {
+      Vec2 a = pl[i - 1], v = pl[i] - a;
+      double l = norm(v);
+      if (l < 1e-12) continue;
+      int n = static_cast<int>(std::ceil(l / kStep));
+      for (int k = 0; k < n; ++k) {
+        s.p.push_back(a + v * ((k + 0.5) / n));
+        s.w.push_back(l / n);
+      }
+    }
+    if (total < 1.0 && dot_weight > total)
+      for (size_t k = first; k < s.w.size(); ++k) s.w[k] *= dot_weight / total;
+  }
+  return s;
+}
+
+// Nearest-point queries over a uniform grid, searched in growing rings of cells.
+class PointGrid {
+ public:
+  PointGrid(std::vector<Vec2> pts, double cell) : pts_(std::move(pts)), cell_(cell) {
+    for (size_t i = 0; i < pts_.size(); ++i) cells_[key(cx(pts_[i].x), cx(pts_[i].y))].push_back(i);
+  }
+  double nearest(Vec2 q) const {
+    if (pts_.empty()) return std::numeric_limits<double>::infinity();
+    long qx = cx(q.x), qy = cx(q.y);
+    double best = std::numeric_limits<double>::infinity();
+    for (long r = 0;; ++r) {
+      // Every point in ring r is at least (r - 1) cells away.
+      if (r > 0 && (r - 1) * cell_ > best) break;
+      for (long dy = -r; dy <= r; ++dy)
+        for (long dx = -r; dx <= r; ++dx) {
+          if (std::max(std::labs(dx), std::labs(dy)) != r) continue;
+          auto it = cells_.find(key(qx + dx, qy + dy));
+          if (it == cells_.end()) continue;
+          for (size_t i : it->second) best = std::min(best, dist(q, pts_[i]));
+        }
+      if (r > 1'000'000) break;
+    }
+    return best;
+  }
+
+ private:
+  long cx(double v) const { return static_cast<long>(std::floor(v / cell_)); }
+  static long long key(long x, long y) { return (static_cast<long long>(x) << 32) ^ (y & 0xffffffffLL); }
+  std::vector<Vec2> pts_;
+  double cell_;
+  std::unordered_map<long long, std::vector<size_t>> cells_;
+};
+
+// Sample midpoints plus every vertex, so endpoints are exact targets.
+std::vector<Vec2> targets(const std::vector<Polyline>& polys) {
+  std::vector<Vec2> t = sample(polys, 0).p;
+  for (const auto& pl : polys) t.insert(t.end(), pl.begin(), pl.end());
+  return t;
+}
+
+double f1_of(double p, double r) { return p + r > 0 ? 2 * p * r / (p + r) : 0; }
+
+}  // namespace
+
+nlohmann::json Coverage::to_json() const {
+  return {{"precision", precision}, {"recall", recall}, {"f1", f1}, {"precision_tol1", precision_tol1},
+          {"recall_tol1", recall_tol1}, {"f1_tol1", f1_tol1}, {"chamfer_px", chamfer_px},
+          {"hausdorff_px", hausdorff_px}, {"drawn_length_px", drawn_length_px},
+          {"reference_length_px", reference_length_px}};
+}
+
+Coverage measure_coverage(const std::vector<Polyline>& drawn, const std::vector<Polyline>& reference,
+                          double tol, double image_diagonal) {
+  Coverage c;
+  Samples d = sample(drawn, 0), r = sample(reference, 1);
+  for (double w : d.w) c.drawn_length_px += w;
+  for (const auto& pl : reference) c.reference_length_px += polyline_length(pl);
+  std::vector<Vec2> dt = targets(drawn);
+  if (dt.empty()) {
+    c.chamfer_px = c.hausdorff_px = image_diagonal;
+    return c;
+  }
+  PointGrid to_ref(targets(reference), 4.0), to_drawn(std::move(dt), 4.0);
+  double dw = 0, dw_in = 0, dw_in1 = 0, dsum = 0, dmax = 0;
+  for (size_t i = 0; i < d.p.size(); ++i) {
+    double e = to_ref.nearest(d.p[i]);
+    dw += d.w[i];
+    dw_in += e <= tol ? d.w[i] : 0;
+    dw_in1 += e <= 1.0 ? d.w[i] : 0;
+    dsum += d.w[i] * e;
+    dmax = std::max(dmax, e);
+  }
+  double rw = 0, rw_in = 0, rw_in1 = 0, rsum = 0, rmax = 0;
+  for (size_t i = 0; i < r.p.size(); ++i) {
+    double e = to_drawn.nearest(r.p[i]);
+    rw += r.w[i];
+    rw_in += e <= tol ? r.w[i] : 0;
+    rw_in1 += e <= 1.0 ? r.w[i] : 0;
+    rsum += r.w[i] * e;
+    rmax = std::max(rmax, e);
+  }
+  if (dw > 0) {
+    c.precision = dw_in / dw;
+    c.precision_tol1 = dw_in1 / dw;
+  }
+  if (rw > 0) {
+    c.recall = rw_in / rw;
+    c.recall_tol1 = rw_in1 / rw;
+  }
+  c.f1 = f1_of(c.precision, c.recall);
+  c.f1_tol1 = f1_of(c.precision_tol1, c.recall_tol1);
+  c.chamfer_px = 0.5 * ((dw > 0 ? dsum / dw : image_diagonal) + (rw > 0 ? rsum / rw : 0));
+  c.hausdorff_px = std::max(dw > 0 ? dmax : image_diagonal, rmax);
+  return c;
+}
+
+std::vector<Polyline> ground_truth_polylines(const nlohmann::json& gt) {
+  std::vector<Polyline> out;
+  for (const auto& pl : gt.at("polylines")) {
+    Polyline p;
+    for (const auto& q : pl) p.push_back({q.at(0).get<double>(), q.at(1).get<double>()});
+    if (!p.empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace sv

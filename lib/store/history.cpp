@@ -1,0 +1,80 @@
+#include "store/history.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <map>
+
+#include "core/error.hpp"
+
+namespace sv {
+
+std::string format_time_utc(long long t) {
+  if (t <= 0) return "-";
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit) {
+  std::map<std::string, long long> first_seen;
+  for (const auto& e : store.log())
+    if (!e.new_id.empty()) first_seen.emplace(e.new_id, e.time);
+  std::vector<RevisionRecord> out;
+  std::string cur = id;
+  while (!cur.empty() && out.size() < limit) {
+    Scene s = store.read_scene(cur);
+    RevisionRecord r{cur, s.revision.parent, s.revision.tool, s.revision.note, s.revision.args, 0};
+    if (auto it = first_seen.find(cur); it != first_seen.end()) r.time = it->second;
+    out.push_back(r);
+    // A parent may live outside the store (a filter-mode input that was never recorded).
+    cur = store.has_object(s.revision.parent) ? s.revision.parent : "";
+  }
+  return out;
+}
+
+json history_log(const Store& store, const std::string& rev, size_t limit) {
+  std::string id = store.resolve(rev);
+  json revs = json::array();
+  std::string text;
+  for (const auto& r : revision_chain(store, id, limit)) {
+    revs.push_back({{"revision_id", r.id}, {"parent_revision_id", r.parent.empty() ? json(nullptr) : json(r.parent)},
+                    {"created_by_tool", r.tool}, {"args", r.args}, {"note", r.note},
+                    {"timestamp", format_time_utc(r.time)}});
+    text += fmt::format("{} {} {}{}\n", r.id.substr(0, 12), format_time_utc(r.time), r.tool,
+                        r.note.empty() ? "" : "  " + r.note);
+  }
+  return {{"ok", true}, {"tool", "log"}, {"revisions", revs}, {"current_revision_id", store.head_id()},
+          {"llm_text", text}};
+}
+
+json history_status(const Store& store) {
+  std::string head = store.head_id(), branch = store.head_branch();
+  std::string text = fmt::format("HEAD {} {}", branch.empty() ? "detached at" : "on branch " + branch,
+                                 head.empty() ? "(no revisions yet)" : head.substr(0, 12));
+  return {{"ok", true}, {"tool", "status"}, {"branch", branch.empty() ? json(nullptr) : json(branch)},
+          {"current_revision_id", head.empty() ? json(nullptr) : json(head)}, {"branches", store.branches()},
+          {"llm_text", text}};
+}
+
+json history_checkout(Store& store, const std::string& rev) {
+  std::string before = store.head_id();
+  store.checkout(rev, "checkout " + rev);
+  std::string after = store.head_id();
+  return {{"ok", true}, {"tool", "checkout"}, {"previous_revision_id", before}, {"current_revision_id", after},
+          {"llm_text", fmt::format("HEAD now {} ({})", after.substr(0, 12), rev)}};
+}
+
+json history_branch(Store& store, const std::string& name, const std::string& rev) {
+  std::string id = store.resolve(rev);
+  if (!store.branch_id(name).empty())
+    throw Error(Code::conflict, fmt::format("branch {} already exists", name), {{"branch", name}});
+  store.set_branch(name, id, std::string(), "branch " + name + " at " + rev);
+  return {{"ok", true}, {"tool", "branch"}, {"branch", name}, {"revision_id", id},
+          {"llm_text", fmt::format("branch {} at {}", name, id.substr(0, 12))}};
+}
+
+}  // namespace sv

@@ -1,0 +1,363 @@
+#include "store/store.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+
+namespace sv {
+
+namespace {
+
+constexpr const char* kHeadRefPrefix = "ref: ";
+constexpr const char* kBranchPrefix = "refs/heads/";
+
+bool is_hex_id(const std::string& s, size_t min_len, size_t max_len) {
+  if (s.size() < min_len || s.size() > max_len) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(c) && !std::isupper(c); });
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(Code::io_error, "cannot read " + p.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void fsync_dir(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+// Writes `bytes` to `target` through a temporary file in the same directory, flushed to disk
+// before the rename, so readers see the old content or the new, never a part.
+void write_file_atomic(const fs::path& target, std::string_view bytes) {
+  fs::path dir = target.parent_path();
+  std::string tmpl = (dir / ("tmp-" + target.filename().string() + "-XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw Error(Code::io_error, fmt::format("cannot write in {}: {}", dir.string(), std::strerror(errno)));
+  size_t off = 0;
+  while (off < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      ::close(fd);
+      ::unlink(tmpl.c_str());
+      throw Error(Code::io_error, fmt::format("cannot write {}: {}", tmpl, std::strerror(errno)));
+    }
+    off += static_cast<size_t>(n);
+  }
+  ::fchmod(fd, 0444);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    ::unlink(tmpl.c_str());
+    throw Error(Code::io_error, "cannot flush " + tmpl);
+  }
+  if (::rename(tmpl.c_str(), target.c_str()) != 0) {
+    ::unlink(tmpl.c_str());
+    throw Error(Code::io_error, fmt::format("cannot rename into {}: {}", target.string(), std::strerror(errno)));
+  }
+  fsync_dir(dir);
+}
+
+long long now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+bool is_valid_branch_name(const std::string& name) {
+  if (name.empty() || name.size() > 100 || name == "HEAD") return false;
+  if (name.find("..") != std::string::npos || name.front() == '.' || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+StoreLock::StoreLock(const fs::path& root) {
+  fd_ = ::open((root / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(Code::io_error, "cannot open the store's lock file");
+  // Writers hold the lock for milliseconds; wait up to 10 s before calling it a conflict.
+  for (int i = 0; i < 1000; ++i) {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    if (errno != EWOULDBLOCK && errno != EINTR) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::close(fd_);
+  throw Error(Code::conflict, "the store is locked by another writer");
+}
+
+StoreLock::~StoreLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+std::optional<fs::path> Store::locate(const std::optional<std::string>& flag) {
+  auto normalise = [](fs::path p) -> fs::path {
+    if (fs::is_directory(p / ".svrev")) return p / ".svrev";
+    return p;
+  };
+  if (flag) {
+    fs::path p = normalise(*flag);
+    if (!fs::is_directory(p / "objects"))
+      throw Error(Code::not_found, fmt::format("no store at {}", *flag));
+    return p;
+  }
+  if (const char* env = std::getenv("SV_STORE"); env && *env) {
+    fs::path p = normalise(env);
+    if (!fs::is_directory(p / "objects"))
+      throw Error(Code::not_found, fmt::format("no store at SV_STORE={}", env));
+    return p;
+  }
+  std::error_code ec;
+  fs::path dir = fs::current_path(ec);
+  if (ec) return std::nullopt;
+  for (;;) {
+    if (fs::is_directory(dir / ".svrev" / "objects")) return dir / ".svrev";
+    if (dir == dir.root_path() || dir.empty()) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+Store Store::init(const fs::path& dir) {
+  fs::path root = dir.filename() == ".svrev" ? dir : dir / ".svrev";
+  if (fs::exists(root / "HEAD")) return Store(root);  // idempotent, like git init
+  std::error_code ec;
+  fs::create_directories(root / "objects", ec);
+  fs::create_directories(root / "refs" / "heads", ec);
+  fs::create_directories(root / "logs", ec);
+  if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", root.string(), ec.message()));
+  write_file_atomic(root / "HEAD", std::string(kHeadRefPrefix) + kBranchPrefix + "main\n");
+  return Store(root);
+}
+
+Store::Store(fs::path root) : root_(std::move(root)) {
+  if (!fs::is_directory(root_ / "objects") || !fs::exists(root_ / "HEAD"))
+    throw Error(Code::not_found, fmt::format("{} is not an sv store", root_.string()));
+}
+
+fs::path Store::object_path(const std::string& id) const {
+  return root_ / "objects" / id.substr(0, 2) / id.substr(2);
+}
+
+std::string Store::put_object(std::string_view bytes) {
+  std::string id = sha256_hex(bytes);
+  fs::path p = object_path(id);
+  if (fs::exists(p)) return id;  // content-addressed: never overwritten
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
+  write_file_atomic(p, bytes);
+  return id;
+}
+
+std::string Store::put_blob(std::string_view bytes) { return put_object(bytes); }
+
+std::string Store::put_scene(Scene& scene) {
+  assign_revision_id(scene);
+  std::string id = put_object(canonical_bytes(scene));
+  if (id != scene.revision.id) throw Error(Code::internal, "scene hash mismatch");
+  return id;
+}
+
+bool Store::has_object(const std::string& id) const {
+  return is_hex_id(id, 64, 64) && fs::exists(object_path(id));
+}
+
+std::string Store::read_object(const std::string& id) const {
+  if (!is_hex_id(id, 64, 64)) throw Error(Code::not_found, fmt::format("'{}' is not an object id", id));
+  fs::path p = object_path(id);
+  if (!fs::exists(p)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
+  std::string bytes = read_file(p);
+  if (sha256_hex(bytes) != id)
+    throw Error(Code::corrupt_object, fmt::format("object {} does not match its name", id.substr(0, 12)),
+                {{"object", id}});
+  return bytes;
+}
+
+Scene Store::read_scene(const std::string& id) const {
+  std::string bytes = read_object(id);
+  Scene s;
+  try {
+    s = parse_scene(bytes);
+  } catch (const Error& e) {
+    throw Error(Code::corrupt_object, fmt::format("object {} is not a scene: {}", id.substr(0, 12), e.what()));
+  }
+  s.revision.id = id;
+  return s;
+}
+
+std::vector<std::string> Store::object_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& fan : fs::directory_iterator(root_ / "objects")) {
+    if (!fan.is_directory() || fan.path().filename().string().size() != 2) continue;
+    for (const auto& f : fs::directory_iterator(fan.path())) {
+      std::string id = fan.path().filename().string() + f.path().filename().string();
+      if (is_hex_id(id, 64, 64)) ids.push_back(id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::string Store::read_ref(const std::string& ref) const {
+  fs::path p = root_ / ref;
+  if (!fs::exists(p)) return "";
+  return trim(read_file(p));
+}
+
+std::string Store::head_branch() const {
+  std::string h = read_ref("HEAD");
+  if (h.rfind(kHeadRefPrefix, 0) == 0) {
+    std::string ref = h.substr(std::strlen(kHeadRefPrefix));
+    if (ref.rfind(kBranchPrefix, 0) == 0) return ref.substr(std::strlen(kBranchPrefix));
+  }
+  return "";
+}
+
+std::string Store::head_id() const {
+  std::string h = read_ref("HEAD");
+  if (h.rfind(kHeadRefPrefix, 0) == 0) return read_ref(h.substr(std::strlen(kHeadRefPrefix)));
+  return h;
+}
+
+std::string Store::branch_id(const std::string& name) const {
+  if (!is_valid_branch_name(name)) return "";
+  return read_ref(std::string(kBranchPrefix) + name);
+}
+
+std::vector<std::string> Store::branches() const {
+  std::vector<std::string> out;
+  for (const auto& f : fs::directory_iterator(root_ / "refs" / "heads")) {
+    std::string n = f.path().filename().string();
+    if (is_valid_branch_name(n) && n.rfind("tmp-", 0) != 0) out.push_back(n);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string Store::resolve(const std::string& rev) const {
+  if (rev == "HEAD") {
+    std::string id = head_id();
+    if (id.empty()) throw Error(Code::not_found, "HEAD names no revision yet (the store is empty)");
+    return id;
+  }
+  std::string name = rev.rfind(kBranchPrefix, 0) == 0 ? rev.substr(std::strlen(kBranchPrefix)) : rev;
+  if (std::string id = branch_id(name); !id.empty()) return id;
+  if (is_hex_id(rev, 64, 64) && has_object(rev)) return rev;
+  if (is_hex_id(rev, 4, 63)) {
+    fs::path fan = root_ / "objects" / rev.substr(0, 2);
+    std::vector<std::string> hits;
+    if (fs::is_directory(fan))
+      for (const auto& f : fs::directory_iterator(fan)) {
+        std::string id = rev.substr(0, 2) + f.path().filename().string();
+        if (is_hex_id(id, 64, 64) && id.rfind(rev, 0) == 0) hits.push_back(id);
+      }
+    if (hits.size() == 1) return hits[0];
+    if (hits.size() > 1)
+      throw Error(Code::invalid_selection, fmt::format("revision prefix '{}' is ambiguous ({} matches)", rev, hits.size()));
+  }
+  throw Error(Code::not_found, fmt::format("unknown revision '{}'", rev), {{"revision", rev}});
+}
+
+void Store::write_ref_locked(const std::string& ref, const std::string& value) {
+  write_file_atomic(root_ / ref, value + "\n");
+}
+
+void Store::append_log_locked(const LogEntry& e) {
+  std::string line = fmt::format("{} {} {} {}\t{}\n", e.old_id.empty() ? std::string(64, '0') : e.old_id,
+                                 e.new_id.empty() ? std::string(64, '0') : e.new_id, e.time, e.ref, e.message);
+  // Append-only: O_APPEND writes of one line under the lock never interleave or truncate.
+  int fd = ::open((root_ / "logs" / "HEAD").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(Code::io_error, "cannot open the store's log");
+  ssize_t n = ::write(fd, line.data(), line.size());
+  ::fsync(fd);
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size())) throw Error(Code::io_error, "cannot append to the store's log");
+}
+
+void Store::advance_head(const std::string& expected, const std::string& id, const std::string& why) {
+  if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
+  StoreLock lock(root_);
+  std::string current = head_id();
+  if (current != expected)
+    throw Error(Code::conflict,
+                fmt::format("HEAD moved from {} to {} while this tool ran", expected.empty() ? "(none)" : expected.substr(0, 12),
+                            current.empty() ? "(none)" : current.substr(0, 12)),
+                {{"expected", expected}, {"current", current}});
+  std::string branch = head_branch();
+  std::string ref = branch.empty() ? "HEAD" : std::string(kBranchPrefix) + branch;
+  write_ref_locked(ref, id);
+  append_log_locked({current, id, now_seconds(), ref, why});
+}
+
+void Store::checkout(const std::string& rev, const std::string& why) {
+  StoreLock lock(root_);
+  std::string before = head_id();
+  std::string name = rev.rfind(kBranchPrefix, 0) == 0 ? rev.substr(std::strlen(kBranchPrefix)) : rev;
+  if (!branch_id(name).empty()) {
+    write_ref_locked("HEAD", std::string(kHeadRefPrefix) + kBranchPrefix + name);
+  } else {
+    std::string id = resolve(rev);
+    read_scene(id);  // only a valid scene can be checked out
+    write_ref_locked("HEAD", id);
+  }
+  append_log_locked({before, head_id(), now_seconds(), "HEAD", why});
+}
+
+void Store::set_branch(const std::string& name, const std::string& id,
+                       const std::optional<std::string>& expected, const std::string& why) {
+  if (!is_valid_branch_name(name)) throw Error(Code::invalid_selection, fmt::format("invalid branch name '{}'", name));
+  if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
+  StoreLock lock(root_);
+  std::string current = branch_id(name);
+  if (expected && current != *expected)
+    throw Error(Code::conflict, fmt::format("branch {} moved while this tool ran", name));
+  std::string ref = std::string(kBranchPrefix) + name;
+  write_ref_locked(ref, id);
+  append_log_locked({current, id, now_seconds(), ref, why});
+}
+
+std::vector<LogEntry> Store::log() const {
+  std::vector<LogEntry> out;
+  fs::path p = root_ / "logs" / "HEAD";
+  if (!fs::exists(p)) return out;
+  std::istringstream in(read_file(p));
+  std::string line;
+  const std::string zero(64, '0');
+  while (std::getline(in, line)) {
+    LogEntry e;
+    auto tab = line.find('\t');
+    std::istringstream head(line.substr(0, tab));
+    if (!(head >> e.old_id >> e.new_id >> e.time >> e.ref)) continue;  // a torn last line is skipped
+    if (e.old_id == zero) e.old_id.clear();
+    if (e.new_id == zero) e.new_id.clear();
+    e.message = tab == std::string::npos ? "" : line.substr(tab + 1);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace sv

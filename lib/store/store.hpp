@@ -1,0 +1,90 @@
+// The revision store (.svrev/), modelled on git's loose objects: objects/ab/cdef… holds a
+// scene (its canonical bytes, revision.id left out) or a blob (the source PNG), each named by
+// the SHA-256 of its content; refs/heads/NAME holds branch tips; HEAD names a branch
+// ("ref: refs/heads/NAME") or a revision; logs/HEAD records every ref move.
+//
+// Writes are atomic (temporary file, fsync, rename); an object is verified against its name
+// when read; ref updates hold an flock on .svrev/lock (released by the kernel if a writer
+// dies) and move a ref only from the value the writer saw, else Code::conflict.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+namespace fs = std::filesystem;
+
+struct LogEntry {
+  std::string old_id, new_id;  // "" for none
+  long long time = 0;          // seconds since the epoch
+  std::string ref;             // the ref that moved, e.g. "refs/heads/main" or "HEAD"
+  std::string message;
+};
+
+class Store {
+ public:
+  // Finds the store as git finds .git: `flag` (--store), else $SV_STORE, else the nearest
+  // .svrev from the working directory upward. A flag or variable naming a directory that
+  // holds .svrev means that .svrev.
+  static std::optional<fs::path> locate(const std::optional<std::string>& flag);
+  // Creates DIR/.svrev (or DIR itself when it is named *.svrev) with an unborn branch main.
+  static Store init(const fs::path& dir);
+  explicit Store(fs::path root);  // root is the .svrev directory; checks its layout
+
+  const fs::path& root() const { return root_; }
+
+  std::string put_blob(std::string_view bytes);
+  // Assigns scene.revision.id and stores the scene; returns the id.
+  std::string put_scene(Scene& scene);
+  bool has_object(const std::string& id) const;
+  std::string read_object(const std::string& id) const;  // verified; corrupt_object if not
+  Scene read_scene(const std::string& id) const;
+  std::vector<std::string> object_ids() const;
+
+  // HEAD, a branch name, refs/heads/NAME, a full id or a unique prefix (>= 4 hex digits).
+  std::string resolve(const std::string& rev) const;
+  // The revision HEAD names ("" while the branch is unborn) and the branch ("" if detached).
+  std::string head_id() const;
+  std::string head_branch() const;
+  std::vector<std::string> branches() const;
+  std::string branch_id(const std::string& name) const;  // "" if absent
+
+  // Moves HEAD (its branch when HEAD is symbolic) to `id`, provided it still names
+  // `expected`; `why` goes to the log.
+  void advance_head(const std::string& expected, const std::string& id, const std::string& why);
+  // Points HEAD at a branch (symbolic) or detaches it at a revision.
+  void checkout(const std::string& rev, const std::string& why);
+  // Creates or moves a branch to `id` (only from `expected` when that is given).
+  void set_branch(const std::string& name, const std::string& id,
+                  const std::optional<std::string>& expected, const std::string& why);
+  std::vector<LogEntry> log() const;
+
+ private:
+  fs::path object_path(const std::string& id) const;
+  std::string put_object(std::string_view bytes);
+  std::string read_ref(const std::string& ref) const;  // "" if absent
+  void write_ref_locked(const std::string& ref, const std::string& value);
+  void append_log_locked(const LogEntry& e);
+  fs::path root_;
+};
+
+// Holds .svrev/lock for the scope (flock; the kernel drops it if the process dies).
+class StoreLock {
+ public:
+  explicit StoreLock(const fs::path& root);
+  ~StoreLock();
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+bool is_valid_branch_name(const std::string& name);
+
+}  // namespace sv

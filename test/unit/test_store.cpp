@@ -1,0 +1,116 @@
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <functional>
+
+#include "core/error.hpp"
+#include "store/store.hpp"
+
+using namespace sv;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / fmt::format("sv-test-{}-{}", name, ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+Scene scene_with_note(const std::string& note) {
+  Scene s;
+  s.revision.tool = "test";
+  s.revision.note = note;
+  return s;
+}
+
+Code code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  FAIL("no error thrown");
+  return Code::internal;
+}
+
+}  // namespace
+
+TEST_CASE("objects are content-addressed and verified when read", "[store]") {
+  Store st = Store::init(fresh_dir("objects"));
+  std::string blob = st.put_blob("hello");
+  CHECK(blob == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  CHECK(st.read_object(blob) == "hello");
+  CHECK(st.put_blob("hello") == blob);  // idempotent
+  Scene s = scene_with_note("a");
+  std::string id = st.put_scene(s);
+  CHECK(st.read_scene(id).revision.note == "a");
+  CHECK(st.read_scene(id).revision.id == id);
+
+  // Flip one byte: the object no longer matches its name.
+  fs::path p = st.root() / "objects" / id.substr(0, 2) / id.substr(2);
+  fs::permissions(p, fs::perms::owner_write, fs::perm_options::add);
+  std::fstream f(p, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(5);
+  f.put('#');
+  f.close();
+  CHECK(code_of([&] { st.read_object(id); }) == Code::corrupt_object);
+}
+
+TEST_CASE("HEAD advances only from the value the writer saw", "[store]") {
+  Store st = Store::init(fresh_dir("head"));
+  CHECK(st.head_id().empty());
+  CHECK(st.head_branch() == "main");
+  CHECK(code_of([&] { st.resolve("HEAD"); }) == Code::not_found);
+  Scene a = scene_with_note("a"), b = scene_with_note("b");
+  std::string ia = st.put_scene(a), ib = st.put_scene(b);
+  st.advance_head("", ia, "first");
+  CHECK(st.resolve("HEAD") == ia);
+  CHECK(st.resolve("main") == ia);
+  CHECK(st.resolve(ia.substr(0, 8)) == ia);
+  CHECK(code_of([&] { st.advance_head("", ib, "stale"); }) == Code::conflict);
+  st.advance_head(ia, ib, "second");
+  CHECK(st.head_id() == ib);
+  auto log = st.log();
+  REQUIRE(log.size() == 2);
+  CHECK(log[1].old_id == ia);
+  CHECK(log[1].new_id == ib);
+  CHECK(log[1].message == "second");
+  CHECK(code_of([&] { st.resolve("nope"); }) == Code::not_found);
+}
+
+TEST_CASE("branches and checkout move HEAD between revisions", "[store]") {
+  Store st = Store::init(fresh_dir("branch"));
+  Scene a = scene_with_note("a"), b = scene_with_note("b");
+  std::string ia = st.put_scene(a), ib = st.put_scene(b);
+  st.advance_head("", ia, "a");
+  st.set_branch("experiment", ia, std::string(), "branch");
+  st.checkout("experiment", "checkout");
+  CHECK(st.head_branch() == "experiment");
+  st.advance_head(ia, ib, "b on experiment");
+  CHECK(st.branch_id("experiment") == ib);
+  CHECK(st.branch_id("main") == ia);
+  st.checkout(ia, "detach");
+  CHECK(st.head_branch().empty());
+  CHECK(st.head_id() == ia);
+  CHECK(st.branches() == std::vector<std::string>{"experiment", "main"});
+  CHECK_FALSE(is_valid_branch_name("../escape"));
+  CHECK(code_of([&] { st.set_branch("../x", ia, std::nullopt, ""); }) == Code::invalid_selection);
+}
+
+TEST_CASE("the store is found as git finds .git", "[store]") {
+  fs::path d = fresh_dir("locate");
+  Store::init(d);
+  fs::create_directories(d / "a" / "b");
+  fs::path old = fs::current_path();
+  fs::current_path(d / "a" / "b");
+  ::unsetenv("SV_STORE");
+  auto found = Store::locate(std::nullopt);
+  fs::current_path(old);
+  REQUIRE(found);
+  CHECK(fs::equivalent(*found, d / ".svrev"));
+  CHECK(code_of([&] { Store::locate(std::string("/nonexistent-sv-store")); }) == Code::not_found);
+}
