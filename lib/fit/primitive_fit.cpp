@@ -1,0 +1,184 @@
+#include "fit/primitive_fit.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+
+namespace sv::fitting {
+
+Deviation deviation(const Shape& s, Points pts) {
+  Deviation d;
+  if (pts.empty()) return d;
+  double sum = 0;
+  for (Vec2 p : pts) {
+    double e = s.distance_to(p);
+    sum += e * e;
+    d.max = std::max(d.max, e);
+  }
+  d.rms = std::sqrt(sum / pts.size());
+  return d;
+}
+
+LineFit fit_line(Points pts) {
+  LineFit f;
+  if (pts.empty()) return f;
+  Vec2 c;
+  for (Vec2 p : pts) c = c + p;
+  c = c / static_cast<double>(pts.size());
+  double sxx = 0, sxy = 0, syy = 0;
+  for (Vec2 p : pts) {
+    Vec2 d = p - c;
+    sxx += d.x * d.x;
+    sxy += d.x * d.y;
+    syy += d.y * d.y;
+  }
+  f.centroid = c;
+  // Principal axis of the 2x2 scatter matrix in closed form.
+  f.dir = (sxx == 0 && syy == 0) ? Vec2{1, 0} : from_angle(0.5 * std::atan2(2 * sxy, sxx - syy));
+  if (dot(pts.back() - pts.front(), f.dir) < 0) f.dir = -f.dir;
+  return f;
+}
+
+Shape line_segment(const LineFit& f, Points pts) {
+  auto project = [&](Vec2 p) { return f.centroid + f.dir * dot(p - f.centroid, f.dir); };
+  return Shape::line(project(pts.front()), project(pts.back()));
+}
+
+std::optional<Circle> kasa_circle(Points pts) {
+  const double n = static_cast<double>(pts.size());
+  if (pts.size() < 3) return std::nullopt;
+  Vec2 m;
+  for (Vec2 p : pts) m = m + p;
+  m = m / n;
+  double suu = 0, suv = 0, svv = 0, suuu = 0, suvv = 0, svvv = 0, suuv = 0;
+  for (Vec2 p : pts) {
+    double u = p.x - m.x, v = p.y - m.y;
+    suu += u * u;
+    suv += u * v;
+    svv += v * v;
+    suuu += u * u * u;
+    suvv += u * v * v;
+    svvv += v * v * v;
+    suuv += u * u * v;
+  }
+  double det = suu * svv - suv * suv;
+  double scale = suu + svv;
+  if (scale <= 0 || det <= 1e-12 * scale * scale) return std::nullopt;
+  // Normal equations of the centred algebraic fit: [suu suv; suv svv] [a b]^T = rhs / 2.
+  double ru = 0.5 * (suuu + suvv), rv = 0.5 * (svvv + suuv);
+  double a = (ru * svv - rv * suv) / det;
+  double b = (rv * suu - ru * suv) / det;
+  return Circle{{m.x + a, m.y + b}, std::sqrt(a * a + b * b + scale / n)};
+}
+
+Circle refine_circle(Points pts, Circle c, int max_iterations) {
+  auto cost_of = [&](const Circle& q) {
+    double s = 0;
+    for (Vec2 p : pts) {
+      double e = dist(p, q.center) - q.radius;
+      s += e * e;
+    }
+    return s;
+  };
+  double cost = cost_of(c);
+  double lambda = 1e-3;
+  for (int it = 0; it < max_iterations; ++it) {
+    Eigen::Matrix3d jtj = Eigen::Matrix3d::Zero();
+    Eigen::Vector3d jte = Eigen::Vector3d::Zero();
+    for (Vec2 p : pts) {
+      Vec2 d = p - c.center;
+      double r = norm(d);
+      if (r < 1e-12) continue;
+      Eigen::Vector3d j(-d.x / r, -d.y / r, -1.0);
+      jtj += j * j.transpose();
+      jte += j * (r - c.radius);
+    }
+    bool improved = false;
+    while (lambda < 1e8) {
+      Eigen::Matrix3d a = jtj;
+      a.diagonal() *= 1 + lambda;
+      Eigen::Vector3d step = a.ldlt().solve(-jte);
+      Circle next{{c.center.x + step(0), c.center.y + step(1)}, std::abs(c.radius + step(2))};
+      double next_cost = cost_of(next);
+      if (next_cost <= cost) {
+        double moved = step.norm();
+        c = next;
+        cost = next_cost;
+        lambda = std::max(lambda * 0.1, 1e-9);
+        improved = moved > 1e-9 * std::max(1.0, c.radius);
+        break;
+      }
+      lambda *= 10;
+    }
+    if (!improved) break;
+  }
+  return c;
+}
+
+std::optional<Shape> arc_on_circle(const Circle& c, Points pts) {
+  if (pts.size() < 2 || !(c.radius > 0) || !std::isfinite(c.radius)) return std::nullopt;
+  double sweep = 0;
+  Vec2 prev = pts.front() - c.center;
+  for (size_t k = 1; k < pts.size(); ++k) {
+    Vec2 cur = pts[k] - c.center;
+    sweep += std::atan2(cross(prev, cur), dot(prev, cur));
+    prev = cur;
+  }
+  // tan(sweep/4) represents sweeps strictly inside (-2 pi, 2 pi).
+  if (std::abs(sweep) < 1e-9 || std::abs(sweep) >= 2 * kPi - 1e-9) return std::nullopt;
+  Vec2 p0 = c.center + unit(pts.front() - c.center) * c.radius;
+  Vec2 p1 = c.center + unit(pts.back() - c.center) * c.radius;
+  return Shape::arc(p0, p1, std::tan(sweep / 4));
+}
+
+double chord_offset(Vec2 a, Vec2 b, Vec2 center) {
+  return dot(center - (a + b) * 0.5, perp(unit(b - a)));
+}
+
+std::optional<Shape> fit_arc_between(Vec2 a, Vec2 b, double sweep_sign, double h0, Points pts) {
+  double L = dist(a, b);
+  if (L < 1e-9 || sweep_sign == 0) return std::nullopt;
+  Vec2 m = (a + b) * 0.5, n = perp((b - a) / L);
+  double half2 = L * L / 4;
+  auto cost_of = [&](double h) {
+    Vec2 c = m + n * h;
+    double r = std::sqrt(half2 + h * h), s = 0;
+    for (Vec2 p : pts) {
+      double e = dist(p, c) - r;
+      s += e * e;
+    }
+    return s;
+  };
+  // Gauss-Newton on the single unknown h (every circle through a and b), with step halving.
+  double h = h0, cost = cost_of(h);
+  for (int it = 0; it < 30; ++it) {
+    Vec2 c = m + n * h;
+    double r = std::sqrt(half2 + h * h), jj = 0, je = 0;
+    for (Vec2 p : pts) {
+      Vec2 d = p - c;
+      double dn = norm(d);
+      if (dn < 1e-12) continue;
+      double j = -dot(d, n) / dn - h / r;
+      jj += j * j;
+      je += j * (dn - r);
+    }
+    if (jj <= 0) break;
+    double step = -je / jj, next = h + step, next_cost = cost_of(next);
+    while (next_cost > cost && std::abs(step) > 1e-12) {
+      step *= 0.5;
+      next = h + step;
+      next_cost = cost_of(next);
+    }
+    if (next_cost > cost) break;
+    h = next;
+    cost = next_cost;
+    if (std::abs(step) < 1e-9 * std::max(1.0, std::abs(h))) break;
+  }
+  double r = std::sqrt(half2 + h * h);
+  // The arc from a to b about m + n h that turns the requested way (see Shape::derive_arc).
+  double bulge = sweep_sign > 0 ? 2 * (r - h) / L : -2 * (r + h) / L;
+  return Shape::arc(a, b, bulge);
+}
+
+double sagitta(const Shape& arc) { return std::abs(arc.bulge) * dist(arc.p0, arc.p1) / 2; }
+
+}  // namespace sv::fitting
