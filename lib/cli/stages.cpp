@@ -9,8 +9,6 @@
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
-#include "render/svg.hpp"
-#include "render/view.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
 
@@ -150,6 +148,31 @@ std::string scene_report(const Scene& s) {
   out += fmt::format("commands     {}\n", s.commands ? s.commands->size() : 0);
   out += fmt::format("revision     {}\n", s.revision.id.empty() ? "-" : s.revision.id.substr(0, 12));
   return out;
+}
+
+Stage simulate_stage() {
+  struct Opts {
+    bool trace = false, report = false;
+  };
+  auto o = std::make_shared<Opts>();
+  Stage st;
+  st.name = "sv-simulate";
+  st.summary = "Replay the command stream through the robot's motion model; time it and draw it";
+  st.add_options = [o](CLI::App& app) {
+    app.add_flag("--trace", o->trace, "add each step's pose samples to the simulation");
+    app.add_flag("--report", o->report, "print a one-screen summary on standard error");
+  };
+  st.run = [o](StageInput&, Scene& out) -> json {
+    if (!out.commands) throw Error(Code::invalid_scene, "the scene has no commands (run sv-route first)");
+    simulate(out, SimulateOptions{o->trace});
+    return {{"llm_text", fmt::format("simulate: {:.1f} s, {} pen-up moves", out.metrics.value("draw_time_s", 0.0),
+                                     out.metrics.value("pen_up_moves", 0))},
+            {"metrics", out.metrics}};
+  };
+  st.finish = [o](const Scene& s) {
+    if (o->report) std::fputs(scene_report(s).c_str(), stderr);
+  };
+  return st;
 }
 
 }  // namespace sv

@@ -25,6 +25,18 @@ constexpr double kTime = 1e-6; // seconds
 json pt(Vec2 p) { return json::array({round_to(p.x, kPx), round_to(p.y, kPx)}); }
 Vec2 pt_from(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>()}; }
 
+Shape rounded(const Shape& s) {
+  switch (s.type) {
+    case PrimType::line: return Shape::line({round_to(s.p0.x, kPx), round_to(s.p0.y, kPx)},
+                                            {round_to(s.p1.x, kPx), round_to(s.p1.y, kPx)});
+    case PrimType::arc: return Shape::arc({round_to(s.p0.x, kPx), round_to(s.p0.y, kPx)},
+                                          {round_to(s.p1.x, kPx), round_to(s.p1.y, kPx)}, round_to(s.bulge, 1e-6));
+    case PrimType::circle: return Shape::circle({round_to(s.center.x, kPx), round_to(s.center.y, kPx)},
+                                                round_to(s.radius, kPx));
+  }
+  return s;
+}
+
 void require_finite(double v, const std::string& where) {
   if (!std::isfinite(v)) throw Error(Code::invalid_scene, "non-finite number at " + where);
 }
@@ -91,13 +103,15 @@ json to_json(const Scene& s, bool with_revision_id) {
     json ps = json::array();
     for (const auto& p : *s.primitives) {
       json o = {{"id", p.id}, {"type", prim_type_name(p.shape.type)}};
-      const Shape& sh = p.shape;
+      // Derived values come from the rounded defining values, so that parsing and writing
+      // again gives the same bytes (and the same revision id).
+      const Shape sh = rounded(p.shape);
       if (sh.type != PrimType::circle) {
         o["p0"] = pt(sh.p0);
         o["p1"] = pt(sh.p1);
       }
       if (sh.type == PrimType::arc) {
-        o["bulge"] = round_to(sh.bulge, 1e-6);
+        o["bulge"] = sh.bulge;
         if (std::isfinite(sh.radius)) {
           o["center"] = pt(sh.center);
           o["radius"] = round_to(sh.radius, kPx);
@@ -105,7 +119,7 @@ json to_json(const Scene& s, bool with_revision_id) {
       }
       if (sh.type == PrimType::circle) {
         o["center"] = pt(sh.center);
-        o["radius"] = round_to(sh.radius, kPx);
+        o["radius"] = sh.radius;
       }
       o["length_px"] = round_to(sh.length(), kPx);
       if (!p.edge.empty()) {
