@@ -47,7 +47,7 @@ TEST_CASE("scene round-trips and its revision id ignores revision.id", "[core]")
   Scene t = parse_scene(dump_scene(s));
   CHECK(t.revision.id == id);
   CHECK(assign_revision_id(t) == id);
-  REQUIRE(t.primitives->size() == 1);
+  REQUIRE(t.primitives->size() == 2);
   CHECK(t.primitives->at(0).shape.bulge == Approx(0.333333));
   // Writing, reading and writing again gives the same bytes: ids survive a round trip.
   CHECK(dump_scene(t) == dump_scene(s));
