@@ -28,6 +28,20 @@ void add_settings_option(CLI::App& app, std::vector<std::string>& settings, cons
                  fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config)", stage));
 }
 
+// A stage replaces its own sections; whatever later stages derived from the old ones is stale.
+void drop_downstream_of_fit(Scene& s) {
+  s.tour.reset();
+  s.robot.reset();
+  s.commands.reset();
+  s.simulation = nullptr;
+  s.metrics = nullptr;
+}
+
+void drop_downstream_of_route(Scene& s) {
+  s.simulation = nullptr;
+  s.metrics = nullptr;
+}
+
 void write_file(const std::string& path, const std::string& bytes) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw Error(Code::io_error, "cannot write " + path);
@@ -80,6 +94,7 @@ Stage fit_stage() {
   st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "fit"); };
   st.run = [settings](StageInput&, Scene& out) -> json {
     if (!out.graph) throw Error(Code::invalid_scene, "the scene has no graph (run sv-skeleton first)");
+    drop_downstream_of_fit(out);
     fit(out, FitOptions{parse_settings(*settings)});
     auto n = count_by_type(out);
     double worst = 0;
@@ -119,6 +134,7 @@ Stage route_stage() {
     ro.pen_time_s = o->pen_time_s;
     ro.start = parse_pose(o->start);
     ro.overrides = parse_settings(o->settings);
+    drop_downstream_of_route(out);
     route(out, ro);
     int pen_ups = 0;
     for (const auto& c : *out.commands) pen_ups += c.kind == Command::Kind::line && !c.pen_down;
