@@ -8,7 +8,7 @@
 namespace sv::graph {
 namespace {
 
-constexpr int kTangentReach = 2;          // chain points each side giving the local direction
+constexpr int kTangentReach = 2;          // least chain points each side giving the local direction
 constexpr double kMaxCornerTurnDeg = 40;  // sharper turns make a lopsided section
 constexpr double kMaxWidthFactor = 3;     // a wider section runs into another stroke
 
@@ -25,6 +25,23 @@ double median_width(const Trace& t, double max_length, double fallback) {
   return *mid;
 }
 
+// Light [1 2 1]/4 smoothing of runs of centred points (known width), which removes the
+// residual jitter of the cross-section measurements; a circle of radius r shrinks by only
+// 1/(4r) px per pass.
+void smooth_centred(Trace& t, bool cyclic) {
+  const int n = static_cast<int>(t.pts.size());
+  Polyline out = t.pts;
+  for (int i = 0; i < n; ++i) {
+    bool end = !cyclic && (i == 0 || i == n - 1);
+    if (end || std::isnan(t.width[i])) continue;
+    int a = i > 0 ? i - 1 : n - 2, b = i < n - 1 ? i + 1 : 1;
+    if (std::isnan(t.width[a]) || std::isnan(t.width[b])) continue;
+    out[i] = (t.pts[a] + t.pts[i] * 2 + t.pts[b]) / 4;
+  }
+  if (cyclic) out.back() = out.front();
+  t.pts = std::move(out);
+}
+
 void centre_trace(Trace& t, bool closed, const cv::Mat& coverage, double stroke_width, double max_shift) {
   const Polyline& pts = t.pts;
   const int n = static_cast<int>(pts.size());
@@ -32,11 +49,13 @@ void centre_trace(Trace& t, bool closed, const cv::Mat& coverage, double stroke_
   const bool cyclic = closed && n > 3 && dist(pts.front(), pts.back()) < 1e-9;
   const int m = cyclic ? n - 1 : n;
   auto at = [&](int i) { return cyclic ? pts[((i % m) + m) % m] : pts[std::clamp(i, 0, n - 1)]; };
+  // Thinning of a thick stroke wanders by a pixel or two: its direction needs a longer chord.
+  const int reach_pts = std::max(kTangentReach, static_cast<int>(std::lround(stroke_width / 3)));
   const double reach = kMaxWidthFactor * stroke_width / 2 + 2;
   const double min_cos = std::cos(deg2rad(kMaxCornerTurnDeg));
   Polyline out = pts;
   for (int i = 0; i < n; ++i) {
-    Vec2 p = pts[i], back = at(i - kTangentReach), fwd = at(i + kTangentReach);
+    Vec2 p = pts[i], back = at(i - reach_pts), fwd = at(i + reach_pts);
     Vec2 in = p - back, ahead = fwd - p;
     if (norm(in) > 0 && norm(ahead) > 0 && dot(unit(in), unit(ahead)) < min_cos) continue;
     Vec2 normal = perp(unit(fwd - back));
@@ -47,6 +66,7 @@ void centre_trace(Trace& t, bool closed, const cv::Mat& coverage, double stroke_
   }
   if (cyclic) out.back() = out.front(), t.width.back() = t.width.front();
   t.pts = std::move(out);
+  smooth_centred(t, cyclic);
 }
 
 }  // namespace

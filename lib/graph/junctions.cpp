@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "raster/profile.hpp"
+
 namespace sv::graph {
 namespace {
 
@@ -11,29 +13,62 @@ namespace {
 // the least-squares point defined when the arms are nearly parallel.
 constexpr double kCentroidWeight = 0.1;
 
-// The straight part of an arm next to a junction, as a line.
+// An arm of a junction: where its own stroke begins, and its direction there, as a line.
 struct Arm {
   End end;
   bool ok = false;
-  Vec2 anchor;  // a point on the line
-  Vec2 dir;     // unit, pointing away from the junction
+  double clean_from = 0;  // arc length from the junction to where the arm's own stroke begins
+  Vec2 anchor;            // a point on the line
+  Vec2 dir;               // unit, pointing away from the junction
 };
 
-// Fits a line (principal axis) to the arm's points between arm_skip and arm_skip + arm_window
-// from the junction; a short arm uses what it has. A loop edge is measured over its first
-// half only, so its two arms stay distinct.
+double median_of(std::vector<float> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + v.size() / 2;
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Arc length at which the arm's own stroke begins: the first point after which, for
+// `clean_run` px, every cross-section was measured and is no wider than clean_width_ratio
+// times the arm's typical width. Nearer the junction the ink is shared with the other arms
+// and thinning has bent the skeleton. Not found within `limit`: -1.
+double clean_start(const Trace& t, const std::vector<double>& s, double limit, const JunctionOptions& opt) {
+  std::vector<float> valid;
+  for (float w : t.width)
+    if (!std::isnan(w)) valid.push_back(w);
+  const double max_width = opt.clean_width_ratio * median_of(valid);
+  size_t run_start = 0;
+  bool in_run = false;
+  for (size_t i = 0; i < t.pts.size() && s[i] <= limit + opt.clean_run; ++i) {
+    bool clean = !std::isnan(t.width[i]) && t.width[i] <= max_width;
+    if (!clean) {
+      in_run = false;
+      continue;
+    }
+    if (!in_run) run_start = i, in_run = true;
+    if (s[i] - s[run_start] >= opt.clean_run) return s[run_start] <= limit ? s[run_start] : -1;
+  }
+  return -1;
+}
+
+// Finds where the arm's own stroke begins and fits a line (principal axis) to the next
+// arm_window px of it. A short or unclean arm falls back to its middle part. A loop edge
+// is measured over its first half only, so its two arms stay distinct.
 Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
   Arm arm{end};
   Trace t = g.trace_from(end);
-  double length = t.length();
+  std::vector<double> s(t.pts.size(), 0);
+  for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
+  double length = s.back();
   if (g.node_of(end) == g.node_of(g.other_end(end))) length /= 2;
-  double s0 = std::min(opt.arm_skip, 0.4 * length), s1 = std::min(opt.arm_skip + opt.arm_window, length);
+  double s0 = clean_start(t, s, 0.5 * length, opt);
+  if (s0 < 0) s0 = std::min(opt.clean_run, 0.4 * length);
+  double s1 = std::min(s0 + opt.arm_window, length);
   std::vector<Vec2> pts;
-  double s = 0;
-  for (size_t i = 0; i < t.pts.size() && s <= s1; ++i) {
-    if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
-    if (s >= s0 && s <= s1) pts.push_back(t.pts[i]);
-  }
+  for (size_t i = 0; i < t.pts.size() && s[i] <= s1; ++i)
+    if (s[i] >= s0) pts.push_back(t.pts[i]);
+  arm.clean_from = s0;
   if (pts.size() < 2) return arm;
   Vec2 mean;
   for (Vec2 p : pts) mean = mean + p;
@@ -51,10 +86,19 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
   return arm;
 }
 
+// How far the junction point may move from the nodes' centroid: within the shared ink.
+double max_junction_move(const std::vector<Arm>& arms) {
+  double m = 0;
+  for (const Arm& a : arms) m = std::max(m, a.clean_from);
+  return m + 1;
+}
+
 double line_distance(const Arm& a, Vec2 p) { return std::abs(cross(a.dir, p - a.anchor)); }
 
-// Least-squares meeting point of the arm lines, pulled lightly towards `centre`.
-Vec2 meeting_point(const std::vector<Arm>& arms, Vec2 centre, double max_move) {
+// Least-squares meeting point of the arm lines, pulled lightly towards `centre` (which fixes
+// the point along nearly parallel arms). Falls back to `centre` when the point is off the
+// ink or farther than max_move.
+Vec2 meeting_point(const std::vector<Arm>& arms, Vec2 centre, double max_move, const cv::Mat& coverage) {
   double a = kCentroidWeight, b = 0, c = kCentroidWeight;
   double rx = kCentroidWeight * centre.x, ry = kCentroidWeight * centre.y;
   for (const Arm& arm : arms) {
@@ -67,15 +111,19 @@ Vec2 meeting_point(const std::vector<Arm>& arms, Vec2 centre, double max_move) {
   }
   double det = a * c - b * b;
   Vec2 p{(c * rx - b * ry) / det, (a * ry - b * rx) / det};
-  return dist(p, centre) <= max_move ? p : centre;
+  return dist(p, centre) <= max_move && coverage_at(coverage, p) >= 0.5 ? p : centre;
 }
 
-// Drops the points of the edge at `end` that lie within `radius` of p, from that end
-// inwards, keeping at least two points.
-void trim_arm(StrokeGraph& g, End end, Vec2 p, double radius) {
+// Drops the points of the edge at `end` nearer than arc length `from` to that end (the
+// shared, distorted part of an arm), keeping at least two points.
+void trim_arm(StrokeGraph& g, End end, double from) {
   Trace t = g.trace_from(end);
   size_t first = 0;
-  while (first + 2 < t.pts.size() && dist(t.pts[first], p) < radius) ++first;
+  double s = 0;
+  while (first + 2 < t.pts.size() && s < from) {
+    s += dist(t.pts[first], t.pts[first + 1]);
+    ++first;
+  }
   if (first == 0) return;
   Trace kept;
   for (size_t i = first; i < t.pts.size(); ++i) kept.push(t.pts[i], t.width[i]);
@@ -148,12 +196,12 @@ double pairing_score(const std::vector<Arm>& arms, const std::vector<std::pair<i
 
 // Joins each pair of arms through `crossing`, after trimming the distorted part of each.
 void join_through(StrokeGraph& g, const std::vector<Arm>& arms, const std::vector<std::pair<int, int>>& pairs,
-                  Vec2 crossing, double trim) {
+                  Vec2 crossing) {
   std::vector<End> ends;
   for (const Arm& a : arms) ends.push_back(a.end);
   for (auto [i, j] : pairs) {
-    trim_arm(g, ends[i], crossing, trim);
-    trim_arm(g, ends[j], crossing, trim);
+    trim_arm(g, ends[i], arms[i].clean_from);
+    trim_arm(g, ends[j], arms[j].clean_from);
     int joined = g.join(ends[i], ends[j], &crossing);
     // A loop edge at this node has its other end among the arms: that end now belongs to
     // the joined edge, at its start (from arm i's edge) or its end (from arm j's edge).
@@ -185,11 +233,11 @@ void all_pairings(std::vector<int>& rest, std::vector<std::pair<int, int>>& curr
 }
 
 // Step 2 for one node: resolves it as a crossing if some pairing of its arms passes.
-bool resolve_crossing(StrokeGraph& g, int n, const JunctionOptions& opt,
+bool resolve_crossing(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt,
                       const std::vector<std::vector<std::pair<int, int>>>& candidates) {
   std::vector<Arm> arms;
   for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
-  Vec2 crossing = meeting_point(arms, g.nodes[n].p, opt.arm_skip + opt.arm_window);
+  Vec2 crossing = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
   double best = -1;
   const std::vector<std::pair<int, int>>* chosen = nullptr;
   for (const auto& pairs : candidates) {
@@ -197,7 +245,7 @@ bool resolve_crossing(StrokeGraph& g, int n, const JunctionOptions& opt,
     if (score > best) best = score, chosen = &pairs;
   }
   if (!chosen) return false;
-  join_through(g, arms, *chosen, crossing, opt.trim);
+  join_through(g, arms, *chosen, crossing);
   return true;
 }
 
@@ -209,7 +257,7 @@ int arm_index(const StrokeGraph& g, int n, End end) {
 
 // A ribbon: two 3-way nodes joined by edge e. Merged into one 4-way node whose arms must
 // pair across the ribbon (one arm from each side), else it is left alone.
-bool resolve_ribbon(StrokeGraph& g, int e, const JunctionOptions& opt) {
+bool resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const JunctionOptions& opt) {
   const Edge& ribbon = g.edges[e];
   int a = ribbon.n0, b = ribbon.n1;
   std::vector<End> side_a, side_b;
@@ -223,8 +271,8 @@ bool resolve_ribbon(StrokeGraph& g, int e, const JunctionOptions& opt) {
   for (End end : side_a) arms.push_back(measure_arm(g, end, opt));
   for (End end : side_b) arms.push_back(measure_arm(g, end, opt));
   Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
-  double reach = ribbon.trace.length() / 2 + opt.arm_skip + opt.arm_window;
-  Vec2 crossing = meeting_point(arms, centre, reach);
+  double reach = ribbon.trace.length() / 2 + max_junction_move(arms);
+  Vec2 crossing = meeting_point(arms, centre, reach, coverage);
   const std::vector<std::vector<std::pair<int, int>>> candidates = {{{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
   double best = -1;
   const std::vector<std::pair<int, int>>* chosen = nullptr;
@@ -237,18 +285,18 @@ bool resolve_ribbon(StrokeGraph& g, int e, const JunctionOptions& opt) {
   int merged = g.add_node(crossing);
   move_ends(g, a, merged);
   move_ends(g, b, merged);
-  join_through(g, arms, *chosen, crossing, opt.trim);
+  join_through(g, arms, *chosen, crossing);
   return true;
 }
 
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
-void place_junction(StrokeGraph& g, int n, const JunctionOptions& opt) {
+void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   std::vector<Arm> arms;
   for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
-  Vec2 p = meeting_point(arms, g.nodes[n].p, opt.arm_skip + opt.arm_window);
+  Vec2 p = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
   g.nodes[n].p = p;
   for (const Arm& arm : arms) {
-    trim_arm(g, arm.end, p, opt.trim);
+    trim_arm(g, arm.end, arm.clean_from);
     Trace t = g.trace_from(arm.end);
     Trace moved{{p}, {kUnknownWidth}};
     moved.append(t);
@@ -259,7 +307,7 @@ void place_junction(StrokeGraph& g, int n, const JunctionOptions& opt) {
 
 }  // namespace
 
-void resolve_junctions(StrokeGraph& g, const JunctionOptions& opt) {
+void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt) {
   merge_close_junctions(g, opt.merge_length);
 
   // Ribbons, shortest first; a node takes part in one at most.
@@ -276,7 +324,7 @@ void resolve_junctions(StrokeGraph& g, const JunctionOptions& opt) {
     const Edge& edge = g.edges[e];
     if (!edge.alive || edge.n0 == edge.n1 || g.nodes[edge.n0].degree() != 3 || g.nodes[edge.n1].degree() != 3)
       continue;
-    resolve_ribbon(g, e, opt);
+    resolve_ribbon(g, e, coverage, opt);
   }
 
   for (size_t n = 0; n < g.nodes.size(); ++n) {
@@ -287,12 +335,12 @@ void resolve_junctions(StrokeGraph& g, const JunctionOptions& opt) {
     std::vector<std::pair<int, int>> current;
     std::vector<std::vector<std::pair<int, int>>> candidates;
     all_pairings(rest, current, candidates);
-    resolve_crossing(g, static_cast<int>(n), opt, candidates);
+    resolve_crossing(g, static_cast<int>(n), coverage, opt, candidates);
   }
   g.dissolve_pass_through_nodes();
 
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() >= 3) place_junction(g, static_cast<int>(n), opt);
+    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() >= 3) place_junction(g, static_cast<int>(n), coverage, opt);
 }
 
 }  // namespace sv::graph

@@ -2,20 +2,34 @@
 
 #include <algorithm>
 
+#include "raster/profile.hpp"
+
 namespace sv::graph {
 
-void prune_spurs(StrokeGraph& g, double max_length) {
+namespace {
+
+// How far the edge's farthest point lies from p.
+double reach_from(const Trace& t, Vec2 p) {
+  double r = 0;
+  for (Vec2 q : t.pts) r = std::max(r, dist(p, q));
+  return r;
+}
+
+}  // namespace
+
+void prune_spurs(StrokeGraph& g, const cv::Mat& coverage, double max_protrusion, double stroke_width) {
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t n = 0; n < g.nodes.size(); ++n) {
       const Node& node = g.nodes[n];
       if (!node.alive || node.degree() < 3) continue;
-      std::vector<std::pair<double, int>> spurs;  // (length, edge)
+      const double radius = inscribed_radius(coverage, node.p, 3 * stroke_width);
+      std::vector<std::pair<double, int>> spurs;  // (reach, edge)
       for (End end : node.ends) {
         int far = g.node_of(g.other_end(end));
         if (far == static_cast<int>(n) || g.nodes[far].degree() != 1) continue;
-        double length = g.edges[end.edge].trace.length();
-        if (length < max_length) spurs.emplace_back(length, end.edge);
+        double reach = reach_from(g.edges[end.edge].trace, node.p);
+        if (reach - radius < max_protrusion) spurs.emplace_back(reach, end.edge);
       }
       std::sort(spurs.begin(), spurs.end());
       size_t removable = std::min(spurs.size(), static_cast<size_t>(node.degree() - 2));

@@ -73,12 +73,13 @@ graph::JunctionOptions junction_options(Config& cfg, double w) {
                            "junction clusters joined by a shorter skeleton path are one junction");
   j.crossing_length = cfg.set("graph.crossing_merge_px", 3.0 * w, "stroke_width",
                               "two 3-way junctions joined by a shorter path are tested as one crossing");
-  j.arm_skip = cfg.set("graph.arm_skip_px", std::max(2.0, 1.0 * w), "stroke_width",
-                       "arm directions are measured beyond this distance from a junction, outside the distorted blob");
+  j.clean_width_ratio = cfg.set("graph.arm_clean_width_ratio", 1.25, "default",
+                                "an arm's own stroke begins where its cross-sections are at most this times its "
+                                "typical width (nearer the junction the ink is shared)");
+  j.clean_run = cfg.set("graph.arm_clean_run_px", std::max(2.0, 0.5 * w), "stroke_width",
+                        "... for at least this length of arm");
   j.arm_window = cfg.set("graph.arm_window_px", std::max(4.0, 1.0 * w), "stroke_width",
-                         "length of arm over which its direction is measured");
-  j.trim = cfg.set("graph.junction_trim_px", std::max(1.5, 0.75 * w), "stroke_width",
-                   "skeleton points closer than this to a junction are replaced by a straight run to it");
+                         "length of arm over which its direction is measured, from where its own stroke begins");
   j.max_turn_deg = cfg.set("graph.crossing_max_turn_deg", 40, "default",
                            "a stroke through a crossing bends at most this much between its two arms");
   j.max_offset = cfg.set("graph.crossing_max_offset_px", std::max(1.5, 0.5 * w), "stroke_width",
@@ -109,10 +110,11 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   if (holes > 0) skeleton = thin(ink.binary);
   else if (specks > 0) skeleton = skeleton.mul(ink.binary);
 
-  double max_shift = cfg.set("graph.refine_max_shift_px", 1.0, "default",
+  double max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
                              "sub-pixel centring moves a skeleton point at most this far");
-  double spur = cfg.set("graph.spur_length_px", 1.0 * w, "stroke_width",
-                        "branches from a junction to a free end shorter than this are thinning spurs");
+  double spur = cfg.set("graph.spur_protrusion_px", 0.5 * w, "stroke_width",
+                        "a branch from a junction to a free end is a thinning spur when its tip reaches less than "
+                        "this beyond the largest ink disc at the junction");
   double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
   graph::JunctionOptions jopt = junction_options(cfg, w);
   double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
@@ -120,9 +122,9 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
 
   graph::StrokeGraph g = graph::trace_skeleton(skeleton);
   graph::centre_on_ink(g, ink.coverage, w, max_shift);
-  graph::prune_spurs(g, spur);
+  graph::prune_spurs(g, ink.coverage, spur, w);
   graph::collapse_dots(g, dot);
-  graph::resolve_junctions(g, jopt);
+  graph::resolve_junctions(g, ink.coverage, jopt);
   graph::place_stroke_ends(g, ink.coverage, w);
   graph::centre_dots(g, ink.coverage, w);
   scene.graph = graph::to_scene_graph(g, w, spacing);

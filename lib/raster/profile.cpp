@@ -47,6 +47,16 @@ CrossSection cross_section(const cv::Mat& coverage, Vec2 p, Vec2 n, double max_r
   return {true, (a - b) / 2, a + b};
 }
 
+double inscribed_radius(const cv::Mat& coverage, Vec2 p, double max_reach) {
+  if (coverage_at(coverage, p) < 0.5) return 0;
+  double r = max_reach;
+  for (int k = 0; k < 16; ++k) {
+    double d = distance_to_edge(coverage, p, from_angle(k * kPi / 8), r);
+    if (d >= 0) r = std::min(r, d);
+  }
+  return r;
+}
+
 double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
   cv::Mat count = neighbour_count(skeleton);
   std::vector<cv::Point> inside;

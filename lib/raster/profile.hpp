@@ -25,6 +25,10 @@ CrossSection cross_section(const cv::Mat& coverage, Vec2 p, Vec2 n, double max_r
 // when that is farther than max_reach.
 double distance_to_edge(const cv::Mat& coverage, Vec2 p, Vec2 d, double max_reach);
 
+// Radius of the largest disc of ink centred at p: the shortest distance to an edge over 16
+// directions (0 when p is not on ink, max_reach when no edge is that close).
+double inscribed_radius(const cv::Mat& coverage, Vec2 p, double max_reach);
+
 // The stroke width of a drawing: the median cross-section width at skeleton pixels (CV_8UC1
 // 0/1) that lie inside a stroke (exactly two skeleton neighbours), the normal taken across
 // the principal axis of the skeleton pixels in a 7x7 window. At most ~20000 pixels are
