@@ -43,6 +43,9 @@ const ParamSpec kParams[] = {
      nullptr},
     {"fit.min_arc_sagitta_px", &FitParams::min_arc_sagitta_px,
      "an arc bowing less than this from its chord is a line", nullptr},
+    {"fit.min_arc_sweep_deg", &FitParams::min_arc_sweep_deg,
+     "an arc turning less than this is a line (a long flat arc would swallow straight runs)",
+     nullptr},
     {"fit.arc_cost", &FitParams::arc_cost,
      "extra description length of an arc over a line, in squared tolerances", nullptr},
     {"fit.circle_max_aspect", &FitParams::circle_max_aspect,
@@ -100,9 +103,10 @@ std::vector<int> forced_breaks(Points pts, const std::vector<int>& corners) {
 // The point of a piece's span (unrolled index, see join_chain) farthest from its shape.
 std::pair<int, double> worst_point(const Piece& pc, Points pts, bool closed) {
   const int m = static_cast<int>(pts.size()) - 1;
+  fitting::ShapeDistance distance(pc.shape);
   std::pair<int, double> worst{pc.i0, -1};
   for (int k = pc.i0; k <= pc.i1; ++k) {
-    double d = pc.shape.distance_to(closed ? pts[((k % m) + m) % m] : pts[k]);
+    double d = distance(closed ? pts[((k % m) + m) % m] : pts[k]);
     if (d > worst.second) worst = {k, d};
   }
   return worst;

@@ -36,7 +36,8 @@ struct FitParams {
   double join_max_px = 3;
   double max_sweep_deg = 350;
   double min_arc_sagitta_px = 0.5;
-  double arc_cost = 2;
+  double min_arc_sweep_deg = 10;
+  double arc_cost = 1;
   double circle_max_aspect = 1.3;
   double dot_length_px = 1;
 };
