@@ -324,3 +324,43 @@ TEST_CASE("fit is deterministic", "[fit]") {
   CHECK(canonical_bytes(a) == canonical_bytes(b));
   CHECK(scene_schema().first_error(to_json(a)).empty());
 }
+
+TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit]") {
+  FitParams p = params(3);
+  std::vector<std::pair<Polyline, bool>> cases = {
+      {{{5, 5}, {5, 5}, {5, 5}}, false},                // one point, repeated
+      {{{5, 5}, {5, 5}, {5, 5}, {5, 5}}, true},         // a closed "loop" of one point
+      {{{0, 0}, {30, 0}, {0, 0}}, false},               // out and back
+      {{{0, 0}, {30, 0}, {0, 0}}, true},                // the same, closed
+      {{{0, 0}, {10, 0}, {10, 10}, {0, 0}}, true},      // a sparse triangle
+      {{{0, 0}, {0.4, 0.1}}, false},                    // shorter than a dot
+      {{{0, 0}, {1, 0}, {1, 0}, {1, 0}, {2, 0}, {3, 0}, {3, 0}}, false},  // repeated points
+  };
+  // Random walks with turns of every size, open and closed.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Polyline w{{100, 100}};
+    double heading = 0;
+    int n = 2 + static_cast<int>((noise(seed) + 1) * 150);
+    for (int i = 0; i < n; ++i) {
+      heading += noise(seed * 1000 + i) * (i % 17 == 0 ? 2.5 : 0.15);
+      w.push_back(w.back() + from_angle(heading) + Vec2{noise(seed * 3000 + i), noise(seed * 5000 + i)} * 0.3);
+    }
+    bool closed = seed % 2 == 0;
+    if (closed) w.push_back(w.front());
+    cases.push_back({w, closed});
+  }
+  for (const auto& [pts, closed] : cases) {
+    auto out = fit_polyline(pts, closed, p);
+    REQUIRE(!out.empty());
+    const int last = static_cast<int>(pts.size()) - 1;
+    for (const auto& pc : out) {
+      for (double v : {pc.shape.p0.x, pc.shape.p0.y, pc.shape.p1.x, pc.shape.p1.y, pc.shape.bulge, pc.rms_px, pc.max_px})
+        REQUIRE(std::isfinite(v));
+      REQUIRE(pc.span0 >= 0);
+      REQUIRE(pc.span1 <= last);
+      if (pc.shape.type == PrimType::arc) REQUIRE(std::abs(pc.shape.sweep_rad()) <= deg2rad(p.max_sweep_deg) + 1e-9);
+      CHECK(pc.max_px <= p.tolerance_px + 1e-9);
+    }
+    if (out.size() > 1) require_continuous(out, closed);
+  }
+}
