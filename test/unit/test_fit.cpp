@@ -364,3 +364,96 @@ TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit
     if (out.size() > 1) require_continuous(out, closed);
   }
 }
+
+TEST_CASE("a loop hanging from a junction starts and ends at the junction", "[fit]") {
+  Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
+  Vec2 junction{70, 20};  // mid-way along the top side
+  Polyline pts = join({segment(junction, c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[3], 0.3, 3),
+                       segment(c[3], c[0], 0.3, 4), segment(c[0], junction, 0.3, 5)});
+  pts.back() = pts.front();
+  ChainEnds ends;
+  ends.start = junction;
+  ends.pin_closed_start = true;
+  auto out = fit_polyline(pts, true, params(), ends);
+  REQUIRE(out.size() == 5);
+  require_continuous(out, true);
+  CHECK(out.front().shape.p0 == junction);
+  CHECK(out.front().span0 == 0);
+  CHECK(out.back().span1 == static_cast<int>(pts.size()) - 1);
+}
+
+namespace {
+
+Scene scene_of(std::vector<std::pair<Polyline, bool>> strokes, double stroke_width = 4) {
+  Scene s;
+  s.source = Source{"t.png", std::string(64, '0'), 400, 400, stroke_width};
+  Graph g;
+  for (auto& [pts, closed] : strokes) {
+    std::string id = std::to_string(g.edges.size() + 1);
+    g.vertices.push_back({"v_a" + id, pts.front(), closed ? 2 : 1, closed ? "loop" : "end"});
+    g.vertices.push_back({"v_b" + id, pts.back(), 1, "end"});
+    g.edges.push_back({"e_" + id, "v_a" + id, closed ? "v_a" + id : "v_b" + id, pts, closed, stroke_width});
+  }
+  s.graph = g;
+  return s;
+}
+
+std::vector<std::string> relation_ids(const Scene& s, const std::string& kind) {
+  for (const auto& r : s.relations)
+    if (r["kind"] == kind) return r["primitives"].get<std::vector<std::string>>();
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("beautify makes near-parallel and near-perpendicular lines exact", "[fit][beautify]") {
+  // Two strokes 0.4 degrees off parallel, a third 0.5 degrees off perpendicular.
+  Scene s = scene_of({{segment({20, 50}, {220, 51.4}, 0.2, 1), false},
+                      {segment({20, 150}, {220, 150}, 0.2, 2), false},
+                      {segment({300, 20}, {301.5, 200}, 0.2, 3), false}});
+  fit(s, {});
+  const auto& prims = *s.primitives;
+  REQUIRE(prims.size() == 3);
+  auto dir = [&](int i) { return unit(prims[i].shape.p1 - prims[i].shape.p0); };
+  CHECK(std::abs(cross(dir(0), dir(1))) < 1e-4);
+  CHECK(std::abs(dot(dir(0), dir(2))) < 1e-4);
+  CHECK(relation_ids(s, "parallel") == std::vector<std::string>{"p_0001", "p_0002"});
+  CHECK(relation_ids(s, "perpendicular").size() == 2);
+  for (const auto& pr : prims) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+  for (const auto& r : s.relations) CHECK(r.contains("residual_deg"));
+}
+
+TEST_CASE("beautify equalizes near radii, joins near centres and near free ends", "[fit][beautify]") {
+  auto circle = [](Vec2 c, double r, uint64_t seed) {
+    Polyline pts = trace(2 * kPi * r, [&](double t) { return c + from_angle(t / r) * r; }, 0.2, seed);
+    pts.back() = pts.front();
+    return pts;
+  };
+  Scene s = scene_of({{circle({100, 100}, 30, 1), true},
+                      {circle({100.4, 100.2}, 20, 2), true},
+                      {circle({250, 100}, 30.6, 3), true},
+                      {segment({50, 250}, {150, 250}, 0.2, 4), false},
+                      {segment({150.5, 250.4}, {150.5, 350}, 0.2, 5), false}});
+  fit(s, {});
+  const auto& prims = *s.primitives;
+  REQUIRE(prims.size() == 5);
+  CHECK(prims[0].shape.radius == Approx(prims[2].shape.radius).margin(1e-3));
+  CHECK(dist(prims[0].shape.center, prims[1].shape.center) < 1e-3);
+  CHECK(dist(prims[3].shape.p1, prims[4].shape.p0) < 1e-9);
+  CHECK(relation_ids(s, "equal_radius") == std::vector<std::string>{"p_0003", "p_0001"});
+  CHECK(relation_ids(s, "concentric").size() == 2);
+  CHECK(relation_ids(s, "coincident") == std::vector<std::string>{"p_0004", "p_0005"});
+  for (const auto& pr : prims) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+  FitOptions off;
+  off.overrides["fit.beautify"] = 0;
+  fit(s, off);
+  CHECK(s.relations.empty());
+}
+
+TEST_CASE("beautify refuses a relation that would leave a primitive's tolerance", "[fit][beautify]") {
+  // 2.5 degrees apart over 200 px: parallel would move an end by ~8 px.
+  Scene s = scene_of({{segment({20, 50}, {220, 58.7}, 0.2, 1), false}, {segment({20, 150}, {220, 150}, 0.2, 2), false}});
+  fit(s, {});
+  CHECK(relation_ids(s, "parallel").empty());
+  for (const auto& pr : *s.primitives) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+}
