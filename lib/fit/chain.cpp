@@ -58,12 +58,6 @@ std::vector<Vec2> intersections(const Support& u, const Support& v) {
   return {m + perp(e) * h, m - perp(e) * h};
 }
 
-double max_distance(const Shape& s, Points pts) {
-  double worst = 0;
-  for (Vec2 q : pts) worst = std::max(worst, s.distance_to(q));
-  return worst;
-}
-
 struct Refit {
   Shape shape;
   double max = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "fit/beautify.hpp"
 #include "fit/chain.hpp"
 #include "fit/segment.hpp"
 
@@ -43,12 +44,22 @@ const ParamSpec kParams[] = {
      nullptr},
     {"fit.min_arc_sagitta_px", &FitParams::min_arc_sagitta_px,
      "an arc bowing less than this from its chord is a line", nullptr},
+    {"fit.min_arc_sweep_deg", &FitParams::min_arc_sweep_deg,
+     "an arc turning less than this is a line (a long flat arc would swallow straight runs)",
+     nullptr},
     {"fit.arc_cost", &FitParams::arc_cost,
      "extra description length of an arc over a line, in squared tolerances", nullptr},
     {"fit.circle_max_aspect", &FitParams::circle_max_aspect,
      "largest principal-axis ratio of a closed loop fitted as one circle", nullptr},
     {"fit.dot_length_px", &FitParams::dot_length_px,
      "an edge shorter than this is a dot, drawn as a line this long", nullptr},
+    {"fit.beautify", &FitParams::beautify,
+     "1: enforce near relations between primitives within tolerance; 0: leave them", nullptr},
+    {"fit.relation_angle_deg", &FitParams::relation_angle_deg,
+     "lines whose directions differ by less (or by less from a right angle) are made parallel (perpendicular)",
+     nullptr},
+    {"fit.relation_min_line_px", &FitParams::relation_min_line_px,
+     "shortest line whose direction takes part in parallel and perpendicular relations", nullptr},
 };
 
 const ParamSpec* find_param(const std::string& key) {
@@ -100,9 +111,10 @@ std::vector<int> forced_breaks(Points pts, const std::vector<int>& corners) {
 // The point of a piece's span (unrolled index, see join_chain) farthest from its shape.
 std::pair<int, double> worst_point(const Piece& pc, Points pts, bool closed) {
   const int m = static_cast<int>(pts.size()) - 1;
+  fitting::ShapeDistance distance(pc.shape);
   std::pair<int, double> worst{pc.i0, -1};
   for (int k = pc.i0; k <= pc.i1; ++k) {
-    double d = pc.shape.distance_to(closed ? pts[((k % m) + m) % m] : pts[k]);
+    double d = distance(closed ? pts[((k % m) + m) % m] : pts[k]);
     if (d > worst.second) worst = {k, d};
   }
   return worst;
@@ -304,6 +316,7 @@ void fit(Scene& scene, const FitOptions& opt) {
   FitParams p = resolve_fit_params(sw, opt);
   record_fit_params(scene, sw, opt, p);
   std::vector<Primitive> prims;
+  std::vector<fitting::ChainRef> chains;
   for (const Edge& e : scene.graph->edges) {
     const Vertex* v0 = scene.graph->vertex(e.v0);
     const Vertex* v1 = scene.graph->vertex(e.v1);
@@ -313,6 +326,8 @@ void fit(Scene& scene, const FitOptions& opt) {
     if (v0 && v0->degree >= 2) ends.start = v0->p;
     if (v1 && v1->degree >= 2) ends.end = v1->p;
     ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
+    fitting::ChainRef chain{{}, &e.points, e.closed, e.closed ? ends.pin_closed_start : ends.start.has_value(),
+                            e.closed ? ends.pin_closed_start : ends.end.has_value()};
     for (const FittedPiece& fp : fit_polyline(e.points, e.closed, p, ends)) {
       Primitive pr;
       pr.id = fmt::format("p_{:04d}", prims.size() + 1);
@@ -322,12 +337,18 @@ void fit(Scene& scene, const FitOptions& opt) {
       pr.span1 = fp.span1;
       pr.fit_rms_px = fp.rms_px;
       pr.fit_max_px = fp.max_px;
-      if (fp.max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
+      chain.prims.push_back(static_cast<int>(prims.size()));
       prims.push_back(std::move(pr));
     }
+    if (chain.prims.empty()) continue;
+    chain.closed = chain.closed && prims[chain.prims.front()].shape.type != PrimType::circle &&
+                   prims[chain.prims.front()].shape.p0 == prims[chain.prims.back()].shape.p1;
+    chains.push_back(std::move(chain));
   }
+  scene.relations = p.beautify > 0 ? fitting::beautify(prims, chains, p) : json::array();
+  for (Primitive& pr : prims)
+    if (pr.fit_max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
   scene.primitives = std::move(prims);
-  scene.relations = json::array();
 }
 
 }  // namespace sv

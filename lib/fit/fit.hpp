@@ -10,8 +10,10 @@
 //      whose every point is within tolerance; among those, the least squared residual, with
 //      lines preferred over arcs;
 //   5. adjacent pieces are joined at one point (corner: the intersection of their curves;
-//      smooth: the breakpoint projected onto both), ends are pinned to the graph's vertices,
-//      and every piece is refitted between its joined endpoints.
+//      smooth: where they touch, or the breakpoint projected onto both), ends are pinned to
+//      the graph's junctions, and every piece is refitted between its joined endpoints;
+//   6. beautify: near relations (parallel, perpendicular, equal radius, concentric, coincident
+//      ends) are enforced by least squares where every primitive stays within tolerance.
 #pragma once
 #include <map>
 #include <optional>
@@ -36,9 +38,13 @@ struct FitParams {
   double join_max_px = 3;
   double max_sweep_deg = 350;
   double min_arc_sagitta_px = 0.5;
-  double arc_cost = 2;
+  double min_arc_sweep_deg = 10;
+  double arc_cost = 1;
   double circle_max_aspect = 1.3;
   double dot_length_px = 1;
+  double beautify = 1;
+  double relation_angle_deg = 3;
+  double relation_min_line_px = 10;
 };
 
 // Resolves every threshold from the stroke width (0 when unknown: defaults) and the user's
@@ -72,7 +78,8 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
                                       const ChainEnds& ends = {});
 
 // Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
-// then along each edge) and records the thresholds in scene.config. Needs scene.graph.
+// then along each edge), scene.relations with the relations beautify enforced, and records
+// the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);
 
 }  // namespace sv

@@ -5,12 +5,63 @@
 
 namespace sv::fitting {
 
+namespace {
+
+double segment_distance(Vec2 q, Vec2 a, Vec2 b) {
+  Vec2 v = b - a;
+  double l2 = dot(v, v);
+  double t = l2 > 0 ? std::clamp(dot(q - a, v) / l2, 0.0, 1.0) : 0.0;
+  return length(q - (a + v * t));
+}
+
+}  // namespace
+
+ShapeDistance::ShapeDistance(const Shape& s) : kind_(Kind::segment), a_(s.p0), b_(s.p1) {
+  if (s.type == PrimType::circle) {
+    kind_ = Kind::circle;
+    c_ = s.center;
+    r_ = s.radius;
+  } else if (s.type == PrimType::arc && std::isfinite(s.radius) && s.bulge != 0) {
+    kind_ = Kind::arc;
+    c_ = s.center;
+    r_ = s.radius;
+    u0_ = s.p0 - c_;
+    u1_ = s.p1 - c_;
+    sense_ = s.bulge > 0 ? 1 : -1;
+    major_ = std::abs(s.bulge) > 1;
+  }
+}
+
+double ShapeDistance::operator()(Vec2 q) const {
+  switch (kind_) {
+    case Kind::segment: return segment_distance(q, a_, b_);
+    case Kind::circle: return std::abs(length(q - c_) - r_);
+    case Kind::arc: break;
+  }
+  Vec2 v = q - c_;
+  // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
+  // radii (and not opposite them); for a major arc, outside the complementary minor wedge.
+  bool inside = major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
+                       : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 &&
+                             dot(v, u0_ + u1_) >= 0;
+  if (inside) return std::abs(length(v) - r_);
+  return std::min(length(q - a_), length(q - b_));
+}
+
+double max_distance(const Shape& s, Points pts) {
+  ShapeDistance d(s);
+  double worst = 0;
+  for (Vec2 q : pts) worst = std::max(worst, d(q));
+  return worst;
+}
+
 Deviation deviation(const Shape& s, Points pts) {
   Deviation d;
   if (pts.empty()) return d;
+  ShapeDistance distance(s);
   double sum = 0;
   for (Vec2 p : pts) {
-    double e = s.distance_to(p);
+    double e = distance(p);
     sum += e * e;
     d.max = std::max(d.max, e);
   }
@@ -71,54 +122,54 @@ std::optional<Circle> kasa_circle(Points pts) {
 }
 
 Circle refine_circle(Points pts, Circle c, int max_iterations) {
-  auto cost_of = [&](const Circle& q) {
-    double s = 0;
-    for (Vec2 p : pts) {
-      double e = dist(p, q.center) - q.radius;
-      s += e * e;
-    }
-    return s;
-  };
-  double cost = cost_of(c);
-  double lambda = 1e-3;
+  // One pass per iteration gives the cost, J^T J and J^T e at the current circle; a step that
+  // raised the cost is undone and retried with more damping (Levenberg).
+  Circle kept = c;
+  double kept_cost = INFINITY, lambda = 1e-3;
+  Eigen::Matrix3d jtj = Eigen::Matrix3d::Zero();
+  Eigen::Vector3d jte = Eigen::Vector3d::Zero();
   for (int it = 0; it < max_iterations; ++it) {
-    Eigen::Matrix3d jtj = Eigen::Matrix3d::Zero();
-    Eigen::Vector3d jte = Eigen::Vector3d::Zero();
+    Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
+    Eigen::Vector3d g = Eigen::Vector3d::Zero();
+    double cost = 0;
     for (Vec2 p : pts) {
       Vec2 d = p - c.center;
-      double r = norm(d);
+      double r = length(d);
       if (r < 1e-12) continue;
+      double e = r - c.radius;
       Eigen::Vector3d j(-d.x / r, -d.y / r, -1.0);
-      jtj += j * j.transpose();
-      jte += j * (r - c.radius);
+      a += j * j.transpose();
+      g += j * e;
+      cost += e * e;
     }
-    bool improved = false;
-    while (lambda < 1e8) {
-      Eigen::Matrix3d a = jtj;
-      a.diagonal() *= 1 + lambda;
-      Eigen::Vector3d step = a.ldlt().solve(-jte);
-      Circle next{{c.center.x + step(0), c.center.y + step(1)}, std::abs(c.radius + step(2))};
-      double next_cost = cost_of(next);
-      if (next_cost <= cost) {
-        double moved = step.norm();
-        c = next;
-        cost = next_cost;
-        lambda = std::max(lambda * 0.1, 1e-9);
-        improved = moved > 1e-9 * std::max(1.0, c.radius);
-        break;
-      }
+    if (cost <= kept_cost) {
+      kept = c;
+      kept_cost = cost;
+      jtj = a;
+      jte = g;
+      lambda = std::max(lambda * 0.1, 1e-9);
+    } else {
       lambda *= 10;
+      if (lambda > 1e8) break;
     }
-    if (!improved) break;
+    Eigen::Matrix3d damped = jtj;
+    damped.diagonal() *= 1 + lambda;
+    Eigen::Vector3d step = damped.ldlt().solve(-jte);
+    if (!step.allFinite() || step.norm() < 1e-4) break;  // pixels: far below any tolerance
+    c = {{kept.center.x + step(0), kept.center.y + step(1)}, std::abs(kept.radius + step(2))};
   }
-  return c;
+  return kept;
 }
 
 std::optional<Shape> arc_on_circle(const Circle& c, Points pts) {
   if (pts.size() < 2 || !(c.radius > 0) || !std::isfinite(c.radius)) return std::nullopt;
+  // The unwrapped angle the points cover, summed over steps short enough (about r/2 apart
+  // for ~1 px spacing) that no step turns by half a circle.
+  const size_t stride = std::clamp<size_t>(static_cast<size_t>(c.radius / 2), 1, 16);
   double sweep = 0;
   Vec2 prev = pts.front() - c.center;
-  for (size_t k = 1; k < pts.size(); ++k) {
+  for (size_t k = 0; k + 1 < pts.size();) {
+    k = std::min(k + stride, pts.size() - 1);
     Vec2 cur = pts[k] - c.center;
     sweep += std::atan2(cross(prev, cur), dot(prev, cur));
     prev = cur;
@@ -143,7 +194,7 @@ std::optional<Shape> fit_arc_between(Vec2 a, Vec2 b, double sweep_sign, double h
     Vec2 c = m + n * h;
     double r = std::sqrt(half2 + h * h), s = 0;
     for (Vec2 p : pts) {
-      double e = dist(p, c) - r;
+      double e = length(p - c) - r;
       s += e * e;
     }
     return s;
@@ -155,7 +206,7 @@ std::optional<Shape> fit_arc_between(Vec2 a, Vec2 b, double sweep_sign, double h
     double r = std::sqrt(half2 + h * h), jj = 0, je = 0;
     for (Vec2 p : pts) {
       Vec2 d = p - c;
-      double dn = norm(d);
+      double dn = length(d);
       if (dn < 1e-12) continue;
       double j = -dot(d, n) / dn - h / r;
       jj += j * j;

@@ -98,13 +98,13 @@ bool Segmenter::line_fits(int i, int j) const {
   // A root-mean-square residual above tolerance means some point is farther.
   if (moments_.line_sse(i, j) > n * tol_ * tol_) return false;
   Points span = pts_.subspan(i, n);
-  Shape s = line_segment(fit_line(span), span);
+  ShapeDistance d(line_segment(fit_line(span), span));
   for (Vec2 q : span)
-    if (point_segment_distance(q, s.p0, s.p1) > tol_) return false;
+    if (d(q) > tol_) return false;
   return true;
 }
 
-std::optional<Shape> Segmenter::arc_fits(int i, int j) const {
+std::optional<Shape> Segmenter::arc_fits(int i, int j, bool geometric) const {
   int n = j - i + 1;
   if (n < 3) return std::nullopt;
   // Kasa's residual is only approximately geometric: screen with a margin.
@@ -112,28 +112,28 @@ std::optional<Shape> Segmenter::arc_fits(int i, int j) const {
   auto kasa = moments_.circle(i, j);
   if (!kasa) return std::nullopt;
   Points span = pts_.subspan(i, n);
-  const double max_sweep = deg2rad(p_.max_sweep_deg);
+  const double max_sweep = deg2rad(p_.max_sweep_deg), min_sweep = deg2rad(p_.min_arc_sweep_deg);
   // The arc of a circle through the span, its largest point distance (inf if gated out).
   auto arc_of = [&](const Circle& c) -> std::pair<std::optional<Shape>, double> {
     auto arc = arc_on_circle(c, span);
-    if (!arc || std::abs(arc->sweep_rad()) > max_sweep || sagitta(*arc) < p_.min_arc_sagitta_px)
+    if (!arc || std::abs(arc->sweep_rad()) > max_sweep || std::abs(arc->sweep_rad()) < min_sweep ||
+        sagitta(*arc) < p_.min_arc_sagitta_px)
       return {std::nullopt, INFINITY};
-    double worst = 0;
-    for (Vec2 q : span) worst = std::max(worst, arc->distance_to(q));
-    return {arc, worst};
+    return {arc, max_distance(*arc, span)};
   };
   auto [arc, worst] = arc_of(*kasa);
-  if (arc && worst <= tol_) return arc;
+  if (arc && worst <= tol_ && !geometric) return arc;
   // Kasa shrinks the radius of short noisy arcs; the geometric fit may still succeed.
-  if (arc && worst > 3 * tol_) return std::nullopt;
-  auto [refined, refined_worst] = arc_of(refine_circle(span, *kasa, 8));
+  if (arc && worst > 3 * tol_ && !geometric) return std::nullopt;
+  auto [refined, refined_worst] = arc_of(refine_circle(span, *kasa));
   if (refined && refined_worst <= tol_) return refined;
+  if (arc && worst <= tol_) return arc;
   return std::nullopt;
 }
 
 bool Segmenter::fits(int i, int j, bool lines_only) const {
   if (line_fits(i, j)) return true;
-  return !lines_only && arc_fits(i, j).has_value();
+  return !lines_only && arc_fits(i, j, false).has_value();
 }
 
 std::optional<Shape> Segmenter::fit_span(int i, int j) const {
@@ -141,7 +141,7 @@ std::optional<Shape> Segmenter::fit_span(int i, int j) const {
     Points span = pts_.subspan(i, j - i + 1);
     return line_segment(fit_line(span), span);
   }
-  return arc_fits(i, j);
+  return arc_fits(i, j, true);
 }
 
 int Segmenter::reach_forward(int i, int known_good, int limit, bool lines_only) const {

@@ -46,7 +46,9 @@ class Segmenter {
 
  private:
   bool line_fits(int i, int j) const;
-  std::optional<Shape> arc_fits(int i, int j) const;
+  // An arc within tolerance: Kasa's circle when it fits (enough to decide admissibility),
+  // refined by Gauss-Newton on radial residuals when it does not or when `geometric`.
+  std::optional<Shape> arc_fits(int i, int j, bool geometric) const;
   bool fits(int i, int j, bool lines_only) const;
   // Furthest j in [known_good, limit] with fits(i, j), by galloping then bisection from a j
   // known to fit.
