@@ -4,11 +4,12 @@
 // written as OUT/CASE.json — a prediction the scorer reads (top-level commands, robot.start,
 // primitives). One summary line per case goes to stdout as JSON.
 //
-//   sv-route-corpus [--gt-ppi] [--dp PX] GT_DIR OUT_DIR
+//   sv-route-corpus [--gt-ppi] [--dp PX] [--views DIR] GT_DIR OUT_DIR
 //
 // --gt-ppi times the route at the scorer's scale (the GT polylines' bounding box at 200 mm)
 // instead of the primitives' own, so simulate's motion_time_s can be compared with the
-// scorer's est_time_s.
+// scorer's est_time_s. --views writes each routed drawing as DIR/CASE.png (draw order, pen-up
+// travel dashed) and DIR/CASE.svg.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -17,7 +18,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/hash.hpp"
 #include "core/scene.hpp"
+#include "render/view.hpp"
 #include "robot/motion.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
@@ -97,16 +100,18 @@ double gt_ppi(const json& gt) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Route the evaluation corpus's ground truth and write scorer predictions."};
-  std::string gt_dir, out_dir;
+  std::string gt_dir, out_dir, views_dir;
   bool use_gt_ppi = false;
   double dp_tol = 0.5;
   app.add_option("GT_DIR", gt_dir, "directory of CASE.gt.json")->required();
   app.add_option("OUT_DIR", out_dir, "where CASE.json predictions go")->required();
   app.add_flag("--gt-ppi", use_gt_ppi, "time at the scorer's scale (GT bounding box, 200 mm)");
   app.add_option("--dp", dp_tol, "Douglas-Peucker tolerance (px) for GT polylines")->capture_default_str();
+  app.add_option("--views", views_dir, "write CASE.png and CASE.svg views here");
   CLI11_PARSE(app, argc, argv);
 
   fs::create_directories(out_dir);
+  if (!views_dir.empty()) fs::create_directories(views_dir);
   std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(gt_dir)) {
     std::string name = e.path().filename().string();
@@ -120,7 +125,11 @@ int main(int argc, char** argv) {
     name = name.substr(0, name.size() - 8);
 
     Scene scene;
-    scene.source = Source{gt.value("source", name), "", gt["width"], gt["height"], gt.value("stroke_width_px", 0.0)};
+    fs::path png = path.parent_path() / (name + ".png");
+    std::ifstream png_in(png, std::ios::binary);
+    std::string png_bytes((std::istreambuf_iterator<char>(png_in)), {});
+    scene.source = Source{png.filename().string(), sha256_hex(png_bytes), gt["width"], gt["height"],
+                          gt.value("stroke_width_px", 0.0)};
     std::vector<Primitive> prims;
     for (const Shape& s : shapes_from_gt(gt, dp_tol)) {
       Primitive p;
@@ -136,6 +145,13 @@ int main(int argc, char** argv) {
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     simulate(scene, {});
     std::ofstream(fs::path(out_dir) / (name + ".json")) << dump_scene(scene);
+    if (!views_dir.empty()) {
+      ViewOptions v;
+      v.color_by = ColorBy::draw_order;
+      v.pen_up = true;
+      std::ofstream(fs::path(views_dir) / (name + ".png"), std::ios::binary) << encode_view_png(render_view(scene, v));
+      std::ofstream(fs::path(views_dir) / (name + ".svg")) << render_svg(scene);
+    }
     const json& m = scene.metrics;
     std::cout << json{{"case", name},
                       {"family", gt.value("family", "")},
