@@ -139,7 +139,9 @@ void draw_grid(cv::Mat& canvas, cv::Mat& area, const ViewTransform& t) {
   }
 }
 
-void draw_source(cv::Mat& area, const cv::Mat& gray, const ViewTransform& t) {
+void draw_source(cv::Mat& area, const cv::Mat& source, const ViewTransform& t) {
+  cv::Mat gray = source;
+  if (source.channels() == 3) cv::cvtColor(source, gray, cv::COLOR_BGR2GRAY);
   cv::Mat m = (cv::Mat_<double>(2, 3) << t.scale, 0, -t.region.x * t.scale, 0, t.scale, -t.region.y * t.scale);
   cv::Mat under;
   cv::warpAffine(gray, under, m, area.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, 255);

@@ -22,7 +22,7 @@ struct ViewOptions {
   ColorBy color_by = ColorBy::primitive_type;
   bool pen_up = false;  // pen-up travel, dashed
   bool ids = false;     // primitive ids beside the primitives
-  cv::Mat source;       // 8-bit gray source image, drawn faintly underneath when given
+  cv::Mat source;       // 8-bit gray (or BGR) source image, drawn faintly underneath when given
   double pen_px = 2;    // width of the drawn lines, view pixels
   bool legend = true;
 };

@@ -79,6 +79,24 @@ TEST_CASE("grid labels sit at the image coordinates they name", "[render]") {
   CHECK(dark_in(img, cv::Rect(m + t.area.width + 4, row100 - 6, m - 6, 12)));
 }
 
+TEST_CASE("the source is drawn faintly underneath, aligned with the grid", "[render]") {
+  Scene s = routed_scene({Shape::line({100, 50}, {100, 450})});
+  ViewOptions o;
+  o.source = cv::Mat(512, 512, CV_8UC1, cv::Scalar(255));
+  o.source(cv::Rect(300, 300, 11, 11)).setTo(0);  // ink over pixels 300..310
+  ViewTransform t = view_transform(s, o);
+  cv::Mat img = render_view(s, o);
+  auto at = [&](double x, double y) {
+    cv::Point2d v = t.to_view({x, y});
+    return img.at<cv::Vec3b>(static_cast<int>(std::lround(v.y)), static_cast<int>(std::lround(v.x)));
+  };
+  cv::Vec3b ink = at(305, 305);
+  CHECK(ink[0] > 100);  // faint, not black
+  CHECK(ink[0] < 230);
+  CHECK(at(305, 312) == cv::Vec3b(255, 255, 255));
+  CHECK(at(298, 305) == cv::Vec3b(255, 255, 255));
+}
+
 TEST_CASE("a crop shows its region at its own scale", "[render]") {
   Scene s = routed_scene({Shape::line({100, 50}, {100, 450}), Shape::circle({300, 300}, 60)});
   ViewOptions o;
