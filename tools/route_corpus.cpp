@@ -4,11 +4,14 @@
 // written as OUT/CASE.json — a prediction the scorer reads (top-level commands, robot.start,
 // primitives). One summary line per case goes to stdout as JSON.
 //
-//   sv-route-corpus [--gt-ppi] [--dp PX] GT_DIR OUT_DIR
+//   sv-route-corpus [--gt-ppi] [--dp PX] [--views DIR] [--baseline] [--set KEY=VALUE]... GT_DIR OUT_DIR
 //
 // --gt-ppi times the route at the scorer's scale (the GT polylines' bounding box at 200 mm)
 // instead of the primitives' own, so simulate's motion_time_s can be compared with the
-// scorer's est_time_s.
+// scorer's est_time_s. --views writes each routed drawing as DIR/CASE.png (draw order, pen-up
+// travel dashed) and DIR/CASE.svg. --baseline skips the planning: the primitives are drawn in
+// the GT's order and direction, driving forwards only, to measure what routing gains. --set
+// passes a route.* option.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -17,7 +20,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "core/hash.hpp"
 #include "core/scene.hpp"
+#include "render/view.hpp"
 #include "robot/motion.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
@@ -97,16 +102,21 @@ double gt_ppi(const json& gt) {
 
 int main(int argc, char** argv) {
   CLI::App app{"Route the evaluation corpus's ground truth and write scorer predictions."};
-  std::string gt_dir, out_dir;
-  bool use_gt_ppi = false;
+  std::string gt_dir, out_dir, views_dir;
+  std::vector<std::string> sets;
+  bool use_gt_ppi = false, baseline = false;
   double dp_tol = 0.5;
   app.add_option("GT_DIR", gt_dir, "directory of CASE.gt.json")->required();
   app.add_option("OUT_DIR", out_dir, "where CASE.json predictions go")->required();
   app.add_flag("--gt-ppi", use_gt_ppi, "time at the scorer's scale (GT bounding box, 200 mm)");
   app.add_option("--dp", dp_tol, "Douglas-Peucker tolerance (px) for GT polylines")->capture_default_str();
+  app.add_option("--views", views_dir, "write CASE.png and CASE.svg views here");
+  app.add_flag("--baseline", baseline, "GT order and direction, forwards only, instead of route()");
+  app.add_option("--set", sets, "route option KEY=VALUE (repeatable)");
   CLI11_PARSE(app, argc, argv);
 
   fs::create_directories(out_dir);
+  if (!views_dir.empty()) fs::create_directories(views_dir);
   std::vector<fs::path> cases;
   for (const auto& e : fs::directory_iterator(gt_dir)) {
     std::string name = e.path().filename().string();
@@ -120,7 +130,11 @@ int main(int argc, char** argv) {
     name = name.substr(0, name.size() - 8);
 
     Scene scene;
-    scene.source = Source{gt.value("source", name), "", gt["width"], gt["height"], gt.value("stroke_width_px", 0.0)};
+    fs::path png = path.parent_path() / (name + ".png");
+    std::ifstream png_in(png, std::ios::binary);
+    std::string png_bytes((std::istreambuf_iterator<char>(png_in)), {});
+    scene.source = Source{png.filename().string(), sha256_hex(png_bytes), gt["width"], gt["height"],
+                          gt.value("stroke_width_px", 0.0)};
     std::vector<Primitive> prims;
     for (const Shape& s : shapes_from_gt(gt, dp_tol)) {
       Primitive p;
@@ -131,11 +145,31 @@ int main(int argc, char** argv) {
     scene.primitives = prims;
     RouteOptions opts;
     if (use_gt_ppi) opts.ppi = gt_ppi(gt);
+    for (const std::string& kv : sets) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) throw CLI::ValidationError("--set", "expected KEY=VALUE: " + kv);
+      opts.overrides[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+    }
     auto t0 = std::chrono::steady_clock::now();
-    route(scene, opts);
+    if (baseline) {
+      std::vector<TourStep> tour;
+      for (const Primitive& p : prims) tour.push_back({p.id, false, 0});
+      scene.tour = tour;
+      opts.overrides["reverse_drive"] = 0;
+      emit_tour(scene, opts);
+    } else {
+      route(scene, opts);
+    }
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     simulate(scene, {});
     std::ofstream(fs::path(out_dir) / (name + ".json")) << dump_scene(scene);
+    if (!views_dir.empty()) {
+      ViewOptions v;
+      v.color_by = ColorBy::draw_order;
+      v.pen_up = true;
+      std::ofstream(fs::path(views_dir) / (name + ".png"), std::ios::binary) << encode_view_png(render_view(scene, v));
+      std::ofstream(fs::path(views_dir) / (name + ".svg")) << render_svg(scene);
+    }
     const json& m = scene.metrics;
     std::cout << json{{"case", name},
                       {"family", gt.value("family", "")},

@@ -37,7 +37,12 @@ static double arc_time_in(double radius_in, double deg) {
 
 double arc_time_s(double radius_px, double deg, double ppi) { return arc_time_in(radius_px / ppi, deg); }
 
-double spin_time_s(double deg) { return arc_time_in(0, deg); }
+// An arc of radius 0: both wheels travel the same distance at turn cruise, so it is one
+// trapezoid (the general arc formula reduces to this exactly; routing calls it millions of times).
+double spin_time_s(double deg) {
+  return trapezoid_time_s(2 * kPi * kWheelbaseRadiusIn * std::abs(deg) / 360 / kInchesPerMicrostep,
+                          kTurnCruiseSteps, kAccelSteps);
+}
 
 double command_time_s(const Command& c, double ppi) {
   switch (c.kind) {

@@ -47,7 +47,13 @@ Leg make_leg(const Shape& s, bool reverse, double entry_rad, double flat_px) {
   return l;
 }
 
-double CostModel::spin(double deg) const { return spin_time_s(wrap_deg(deg)); }
+// Turning the short way: |deg| wrapped into [0, 180]. Headings here stay within a few turns,
+// so a loop beats fmod on this hot path.
+double CostModel::spin(double deg) const {
+  double d = std::abs(deg);
+  while (d > 360) d -= 360;
+  return spin_time_s(d > 180 ? 360 - d : d);
+}
 
 double CostModel::transition(Vec2 p, double h, Vec2 q, double h2) const {
   double d = dist(p, q);

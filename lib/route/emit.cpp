@@ -44,8 +44,7 @@ class Emitter {
       Command& b = commands.back();
       if (b.kind == Command::Kind::line && b.pen_down && b.distance != 0 && (b.distance > 0) == (d > 0)) {
         b.distance = round_to(b.distance + d, kQuantum);
-        if (b.primitive.size() < id.size() || b.primitive.compare(b.primitive.size() - id.size(), id.size(), id))
-          b.primitive += "," + id;
+        b.primitive += "," + id;
         pose_ = apply_command(before_last_, b);
         return;
       }

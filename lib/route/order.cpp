@@ -10,8 +10,37 @@ namespace sv {
 TourPlanner::TourPlanner(const TrailSet& trails, const std::vector<Shape>& shapes, const CostModel& cost,
                          const OrderParams& params, std::optional<Pose> start)
     : trails_(trails), shapes_(shapes), cost_(cost), params_(params), start_(start) {
-  orients_.resize(trails_.trails.size());
-  for (size_t t = 0; t < trails_.trails.size(); ++t) add_orientations(static_cast<int>(t));
+  size_t n = trails_.trails.size();
+  orients_.resize(n);
+  for (size_t t = 0; t < n; ++t) add_orientations(static_cast<int>(t));
+  // Candidate lists: the trails whose entry and exit points come nearest, by bounding box.
+  constexpr size_t kNear = 16;
+  std::vector<BBox> box(n);
+  for (size_t t = 0; t < n; ++t)
+    for (const Orientation& o : orients_[t]) {
+      box[t].add(o.in_pt);
+      box[t].add(o.out_pt);
+    }
+  auto gap = [&](size_t a, size_t b) {
+    double dx = std::max({0.0, box[a].x0 - box[b].x1, box[b].x0 - box[a].x1});
+    double dy = std::max({0.0, box[a].y0 - box[b].y1, box[b].y0 - box[a].y1});
+    return std::hypot(dx, dy);
+  };
+  near_.resize(n);
+  for (size_t a = 0; a < n; ++a) {
+    std::vector<std::pair<double, int>> by;
+    for (size_t b = 0; b < n; ++b)
+      if (b != a) by.emplace_back(gap(a, b), static_cast<int>(b));
+    size_t k = std::min(kNear, by.size());
+    std::partial_sort(by.begin(), by.begin() + k, by.end());
+    for (size_t i = 0; i < k; ++i) near_[a].push_back(by[i].second);
+  }
+}
+
+std::vector<int> TourPlanner::positions(const Tour& t) const {
+  std::vector<int> pos(orients_.size(), -1);
+  for (size_t i = 0; i < t.size(); ++i) pos[t[i].trail] = static_cast<int>(i);
+  return pos;
 }
 
 std::vector<Traversal> TourPlanner::steps_of(int trail, const Orientation& o) const {
@@ -179,10 +208,14 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
 Tour TourPlanner::nearest_neighbour() const {
   int n = static_cast<int>(orients_.size());
   if (start_ || n == 0) return nearest_neighbour_from(-1);
-  constexpr int kMaxFirsts = 24;
+  // Up to 24 first trails, spread over the list; fewer on large drawings, where one greedy
+  // pass already scans n x (all orientations) transitions.
+  size_t work = 0;
+  for (const auto& list : orients_) work += list.size() * n;
+  int firsts = static_cast<int>(std::clamp<size_t>(4'000'000 / std::max<size_t>(work, 1), 1, 24));
+  firsts = std::min(firsts, n);
   Tour best;
   double best_cost = INFINITY;
-  int firsts = std::min(n, kMaxFirsts);
   for (int i = 0; i < firsts; ++i) {
     Tour t = nearest_neighbour_from(static_cast<int>(static_cast<long>(i) * n / firsts));
     double c = cost(t);
@@ -244,8 +277,20 @@ Tour TourPlanner::circuit_order() const {
 bool TourPlanner::two_opt(Tour& t) const {
   size_t n = t.size();
   bool improved = false;
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = i; j < n; ++j) {
+  std::vector<int> pos = positions(t);
+  std::vector<size_t> ends;
+  for (size_t i = 0; i < n; ++i) {
+    // Reversing t[i..j] creates t[i-1] -> t[j] and t[i] -> t[j+1]: try the j that make one
+    // of them a transition between near trails (and j = i, reversing t[i] alone).
+    ends.assign(1, i);
+    if (i > 0)
+      for (int w : near_[t[i - 1].trail])
+        if (pos[w] >= static_cast<int>(i)) ends.push_back(pos[w]);
+    for (int w : near_[t[i].trail])
+      if (pos[w] > static_cast<int>(i)) ends.push_back(pos[w] - 1);
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    for (size_t j : ends) {
       const Orientation &a = at(t[i]), &b = at(t[j]);
       const Orientation &ra = orients_[t[i].trail][a.rev], &rb = orients_[t[j].trail][b.rev];
       double before = i == 0 ? from_start(a) : trans(at(t[i - 1]), a);
@@ -257,15 +302,19 @@ bool TourPlanner::two_opt(Tour& t) const {
       if (after < before - 1e-9) {
         std::reverse(t.begin() + i, t.begin() + j + 1);
         for (size_t k = i; k <= j; ++k) t[k].orient = at(t[k]).rev;
+        pos = positions(t);
         improved = true;
+        break;
       }
     }
+  }
   return improved;
 }
 
 bool TourPlanner::or_opt(Tour& t) const {
   size_t n = t.size();
   bool improved = false;
+  std::vector<int> pos = positions(t);
   // The cost of entering `o` after `prev` (nullptr: from the start).
   auto enter = [&](const Orientation* prev, const Orientation& o) { return prev ? trans(*prev, o) : from_start(o); };
   for (size_t len = 1; len <= 3 && len < n; ++len)
@@ -276,11 +325,23 @@ bool TourPlanner::or_opt(Tour& t) const {
       double removed = enter(prev, first) + (next ? trans(last, *next) - enter(prev, *next) : 0);
       // The rest of the tour without the run: rest(q) for q in [0, n - len).
       auto rest = [&](size_t q) -> const Placement& { return q < i ? t[q] : t[q + len]; };
+      // Insert before rest(q): at the ends, or next to a trail near the run's ends.
+      std::vector<size_t> qs = {0, n - len};
+      for (const Placement* e : {&t[i], &t[i + len - 1]})
+        for (int w : near_[e->trail]) {
+          size_t p = static_cast<size_t>(pos[w]);
+          if (p >= i && p < i + len) continue;
+          size_t r = p < i ? p : p - len;
+          qs.push_back(r);
+          qs.push_back(r + 1);
+        }
+      std::sort(qs.begin(), qs.end());
+      qs.erase(std::unique(qs.begin(), qs.end()), qs.end());
       double best = -1e-9;
       size_t best_q = 0;
       bool best_flip = false;
-      for (size_t q = 0; q <= n - len; ++q) {  // insert before rest(q)
-        if (q == i) continue;                   // where it was
+      for (size_t q : qs) {
+        if (q == i) continue;  // where it was
         const Orientation* a = q > 0 ? &at(rest(q - 1)) : nullptr;
         const Orientation* b = q < n - len ? &at(rest(q)) : nullptr;
         for (bool flip : {false, true}) {
@@ -307,6 +368,7 @@ bool TourPlanner::or_opt(Tour& t) const {
         if (q < n - len) next_tour.push_back(rest(q));
       }
       t = std::move(next_tour);
+      pos = positions(t);
       improved = true;
     }
   return improved;

@@ -7,7 +7,9 @@
 // the motion model. The search is the reference's: nearest-neighbour seeds (and the Euler
 // circuits' own order), then 2-opt with segment reversal, or-opt moves of up to three trails
 // with optional reversal, and re-orientation of single trails, all first-improvement with O(1)
-// deltas (transitions are symmetric under reversal); free circles then get a continuous entry
+// deltas (transitions are symmetric under reversal). As in Lin-Kernighan implementations, the
+// moves only consider new transitions between near trails (candidate lists of the 16 nearest),
+// which keeps a pass linear in the number of trails; free circles then get a continuous entry
 // angle for their neighbours.
 #pragma once
 #include <optional>
@@ -45,7 +47,7 @@ class TourPlanner {
               const OrderParams& params, std::optional<Pose> start);
 
   // Greedy nearest neighbour on the true transition time, from the start pose or, without
-  // one, from the best of up to 24 first trails.
+  // one, the best of several first trails (24 on small drawings).
   Tour nearest_neighbour() const;
   // The Euler circuits' own order (trails joined by their matched pen-up edges), circuits
   // taken nearest-first.
@@ -70,6 +72,7 @@ class TourPlanner {
   double trans(const Orientation& a, const Orientation& b) const;
   double from_start(const Orientation& o) const;
   Tour nearest_neighbour_from(int first) const;
+  std::vector<int> positions(const Tour& t) const;
   bool two_opt(Tour& t) const;
   bool or_opt(Tour& t) const;
   bool reorient(Tour& t) const;
@@ -80,6 +83,7 @@ class TourPlanner {
   OrderParams params_;
   std::optional<Pose> start_;
   std::vector<std::vector<Orientation>> orients_;  // per trail
+  std::vector<std::vector<int>> near_;             // per trail, the nearest others
 };
 
 }  // namespace sv

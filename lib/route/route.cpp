@@ -46,18 +46,20 @@ double longest_side_px(const std::vector<Shape>& shapes) {
 // Resolves every option, records it in the config with its provenance and sets scene.robot.
 Setup setup(Scene& scene, const RouteOptions& options) {
   Setup su;
-  if (scene.primitives)
-    for (const Primitive& p : *scene.primitives) {
-      su.shapes.push_back(p.shape);
-      su.ids.push_back(p.id);
-    }
+  if (!scene.primitives) throw Error(Code::invalid_scene, "route: the scene has no primitives; run sv-fit first");
+  for (const Primitive& p : *scene.primitives) {
+    su.shapes.push_back(p.shape);
+    su.ids.push_back(p.id);
+  }
   std::map<std::string, double> given;
   for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k.substr(6) : k] = v;
   std::map<std::string, double> value;
+  std::map<std::string, std::string> from;
   for (const RouteOptionDoc& d : route_option_docs()) {
     auto it = given.find(d.key);
     value[d.key] = it == given.end() ? d.value : it->second;
-    set_config(scene, std::string("route.") + d.key, value[d.key], it == given.end() ? "default" : "user", d.doc);
+    from[d.key] = it == given.end() ? "default" : "user";
+    set_config(scene, std::string("route.") + d.key, value[d.key], from[d.key], d.doc);
     if (it != given.end()) given.erase(it);
   }
   if (!given.empty())
@@ -97,7 +99,7 @@ Setup setup(Scene& scene, const RouteOptions& options) {
              "length of the drawing's longest side on paper (0 when the ppi was given)");
   set_config(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default",
              "time of one pen lift or drop");
-  set_config(scene, "route.join_px", 2 * value["snap_px"], options.overrides.empty() ? "default" : "user",
+  set_config(scene, "route.join_px", 2 * value["snap_px"], from["snap_px"],
              "2 x route.snap_px: gaps up to this are drawn across without lifting the pen");
   scene.robot = robot;
 

@@ -26,7 +26,8 @@ struct RouteOptions {
 // Reads scene.primitives; writes scene.robot (ppi, footprint, pen time, start pose),
 // scene.tour, scene.commands (each drawing command tagged with its primitive id; a merged
 // line carries its ids joined by ',') and the config entries route.*. Throws
-// Error(invalid_selection) for an unknown or out-of-range option.
+// Error(invalid_scene) without primitives, Error(invalid_selection) for an unknown or
+// out-of-range option.
 void route(Scene& scene, const RouteOptions& options);
 
 // Re-emits scene.commands for scene.tour as it stands (after the order or a direction was

@@ -273,6 +273,16 @@ TEST_CASE("route records its options with provenance and refuses unknown ones", 
   }
 }
 
+TEST_CASE("an empty drawing routes to an empty stream; a scene without primitives is refused", "[route]") {
+  Scene s = scene_of({});
+  route(s, {});
+  CHECK(s.commands->empty());
+  CHECK(s.tour->empty());
+  CHECK(s.robot->ppi > 0);
+  Scene none;
+  CHECK_THROWS_AS(route(none, {}), Error);
+}
+
 TEST_CASE("emit_tour re-emits an edited tour onto the same geometry", "[route]") {
   Scene s = mixed_scene();
   route(s, {});
