@@ -10,7 +10,9 @@
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
 #include "robot/simulate.hpp"
+#include "render/view.hpp"
 #include "route/route.hpp"
+#include "store/store.hpp"
 
 namespace sv {
 
@@ -166,9 +168,26 @@ std::string scene_report(const Scene& s) {
   return out;
 }
 
+// The source image for a view's underlay: the store's blob, else the file at source.path when
+// its hash still matches; an empty Mat when neither is at hand.
+cv::Mat source_underlay(const Scene& s, Store* store) {
+  if (!s.source) return {};
+  std::string bytes;
+  if (store && store->has_object(s.source->sha256)) {
+    bytes = store->read_object(s.source->sha256);
+  } else if (s.source->path != "-" && fs::is_regular_file(s.source->path)) {
+    bytes = read_input(s.source->path, size_t(1) << 28);
+    if (sha256_hex(bytes) != s.source->sha256) return {};
+  } else {
+    return {};
+  }
+  return decode_png(bytes);
+}
+
 Stage simulate_stage() {
   struct Opts {
-    bool trace = false, report = false;
+    bool trace = false, report = false, pen_up = false, ids = false, no_source = false;
+    std::string png, svg, color_by = "type";
   };
   auto o = std::make_shared<Opts>();
   Stage st;
@@ -177,13 +196,38 @@ Stage simulate_stage() {
   st.add_options = [o](CLI::App& app) {
     app.add_flag("--trace", o->trace, "add each step's pose samples to the simulation");
     app.add_flag("--report", o->report, "print a one-screen summary on standard error");
+    app.add_option("--png", o->png, "write a view of what the robot draws (labelled grid) to this PNG file");
+    app.add_option("--svg", o->svg, "write the drawing as SVG with true arcs to this file");
+    app.add_option("--color-by", o->color_by, "colour of the PNG view's strokes")
+        ->check(CLI::IsMember({"type", "order", "none"}))->capture_default_str();
+    app.add_flag("--pen-up", o->pen_up, "draw pen-up travel, dashed, in the PNG view");
+    app.add_flag("--ids", o->ids, "write primitive ids beside the primitives in the PNG view");
+    app.add_flag("--no-source", o->no_source, "do not draw the source image under the PNG view");
   };
-  st.run = [o](StageInput&, Scene& out) -> json {
+  st.run = [o](StageInput& in, Scene& out) -> json {
     if (!out.commands) throw Error(Code::invalid_scene, "the scene has no commands (run sv-route first)");
+    drop_downstream_of_route(out);
     simulate(out, SimulateOptions{o->trace});
+    json images = json::object();
+    if (!o->png.empty()) {
+      ViewOptions vo;
+      vo.color_by = o->color_by == "order" ? ColorBy::draw_order
+                    : o->color_by == "none" ? ColorBy::none
+                                            : ColorBy::primitive_type;
+      vo.pen_up = o->pen_up;
+      vo.ids = o->ids;
+      if (!o->no_source) vo.source = source_underlay(out, in.store);
+      write_file(o->png, encode_png_rgb(render_view(out, vo)));
+      images["view"] = o->png;
+    }
+    if (!o->svg.empty()) {
+      write_file(o->svg, render_svg(out));
+      images["svg"] = o->svg;
+    }
     return {{"llm_text", fmt::format("simulate: {:.1f} s, {} pen-up moves", out.metrics.value("draw_time_s", 0.0),
                                      out.metrics.value("pen_up_moves", 0))},
-            {"metrics", out.metrics}};
+            {"metrics", out.metrics},
+            {"images", images}};
   };
   st.finish = [o](const Scene& s) {
     if (o->report) std::fputs(scene_report(s).c_str(), stderr);
