@@ -106,7 +106,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   int specks = remove_specks(ink.binary, min_speck);
   int holes = fill_holes(ink.binary, max_hole);
   if (holes > 0) skeleton = thin(ink.binary);
-  else if (specks > 0) skeleton = skeleton.mul(ink.binary);
+  else if (specks > 0) cv::bitwise_and(skeleton, ink.binary, skeleton);
 
   graph::CentreOptions copt;
   copt.max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
