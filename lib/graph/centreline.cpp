@@ -12,6 +12,10 @@ constexpr int kTangentReach = 2;          // least chain points each side giving
 constexpr double kMaxCornerTurnDeg = 40;  // sharper turns make a lopsided section
 constexpr double kMaxWidthFactor = 3;     // a wider section runs into another stroke
 constexpr double kMinCornerDeg = 30;      // legs turning less than this meet in a curve, not a corner
+constexpr double kMinCuspTurnDeg = 45;    // a cusp's base turns at least this much ...
+constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many widths beyond a round end
+constexpr double kCuspMaxWidth = 1.5;     // ... in a spike no wider than this many widths halfway out
+constexpr double kCuspMaxWidthSpread = 0.3;  // widths of a pen stroke vary less (10th-90th percentile)
 
 float median_of(std::vector<float>& v) {
   auto mid = v.begin() + v.size() / 2;
@@ -209,6 +213,89 @@ void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_wi
     if (end.tail) moved.reverse();
     g.edges[end.edge].trace = std::move(moved);
     node.p = target;
+  }
+}
+
+namespace {
+
+// Arc length at each point of a polyline.
+std::vector<double> arc_lengths(const Polyline& pts) {
+  std::vector<double> s(pts.size(), 0);
+  for (size_t i = 1; i < pts.size(); ++i) s[i] = s[i - 1] + dist(pts[i - 1], pts[i]);
+  return s;
+}
+
+// The point at arc length s; a closed polyline wraps around.
+Vec2 point_at(const Polyline& pts, double s, bool cyclic, double total) {
+  if (cyclic) s = std::fmod(std::fmod(s, total) + total, total);
+  return point_at_length(pts, s);
+}
+
+// Where the trace turns at point i and ink reaches far out beyond the turn, returns how far
+// (along the outward bisector), else 0.
+double spike_depth(const Polyline& pts, const std::vector<double>& s, size_t i, bool cyclic, const cv::Mat& coverage,
+                   double width, Vec2& outward) {
+  const double d = std::max(2.0, 0.5 * width), total = s.back();
+  Vec2 u = unit(point_at(pts, s[i] - d, cyclic, total) - pts[i]), v = unit(point_at(pts, s[i] + d, cyclic, total) - pts[i]);
+  if (dot(u, v) < -std::cos(deg2rad(kMinCuspTurnDeg)) || norm(u + v) < 1e-9) return 0;
+  outward = -unit(u + v);
+  double depth = distance_to_edge(coverage, pts[i], outward, 3 * width);
+  if (depth <= 0.5 * width + std::max(1.5, kCuspMargin * width)) return 0;
+  // A spike of two merged strokes is narrow; a bulge of a brush corner is not.
+  CrossSection middle = cross_section(coverage, pts[i] + outward * (0.5 * depth), perp(outward), 3 * width);
+  return middle.ok && middle.width <= kCuspMaxWidth * width ? depth : 0;
+}
+
+// Recovers the cusps of one trace: see recover_cusps.
+void recover_trace_cusps(Trace& t, bool cyclic, const cv::Mat& coverage, double width) {
+  const std::vector<double> s = arc_lengths(t.pts);
+  const size_t n = t.pts.size(), last = cyclic ? n - 1 : n;
+  const double d = std::max(2.0, 0.5 * width);
+  struct Cusp {
+    size_t at;
+    Vec2 tip;
+  };
+  std::vector<Cusp> cusps;
+  double best = 0;
+  Cusp current{};
+  for (size_t i = 0; i <= last; ++i) {
+    double depth = 0;
+    Vec2 out;
+    if (i < last && (cyclic || (s[i] >= d && s[i] <= s.back() - d)))
+      depth = spike_depth(t.pts, s, i, cyclic, coverage, width, out);
+    if (depth > best) best = depth, current = {i, t.pts[i] + out * (depth - 0.5 * width)};
+    if (depth == 0 && best > 0) cusps.push_back(current), best = 0;
+  }
+  if (cusps.empty()) return;
+  // Drop the rounded-off points around each cusp's base and run out to the tip and back.
+  Trace out;
+  size_t c = 0;
+  for (size_t i = 0; i < n; ++i) {
+    while (c < cusps.size() && s[cusps[c].at] + 0.5 * width < s[i]) {
+      if (out.pts.empty() || dist(out.pts.back(), cusps[c].tip) > 1e-9) out.push(cusps[c].tip);
+      ++c;
+    }
+    bool near = c < cusps.size() && std::abs(s[i] - s[cusps[c].at]) < 0.5 * width && i != 0 && i != n - 1;
+    if (!near) out.push(t.pts[i], t.width[i]);
+  }
+  t = std::move(out);
+}
+
+}  // namespace
+
+void recover_cusps(StrokeGraph& g, const cv::Mat& coverage, double stroke_width) {
+  for (Edge& e : g.edges) {
+    if (!e.alive || e.trace.pts.size() < 5) continue;
+    // Only a pen of steady width draws cusps; a brush's swelling strokes have bulges instead.
+    std::vector<float> w;
+    for (float x : e.trace.width)
+      if (!std::isnan(x)) w.push_back(x);
+    if (w.size() < 5) continue;
+    std::sort(w.begin(), w.end());
+    const double median = w[w.size() / 2];
+    if (w[w.size() * 9 / 10] - w[w.size() / 10] > kCuspMaxWidthSpread * median) continue;
+    const bool cyclic = e.closed && dist(e.trace.pts.front(), e.trace.pts.back()) < 1e-9;
+    recover_trace_cusps(e.trace, cyclic, coverage, median);
   }
 }
 

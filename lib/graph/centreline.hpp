@@ -30,6 +30,13 @@ void centre_on_ink(StrokeGraph& g, const cv::Mat& coverage, double stroke_width,
 // (a tapering brush tip).
 void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_width);
 
+// Two strokes that meet tangentially at a cusp merge into a spike of ink that thinning
+// erases, so the centreline turns at the spike's base instead of running out to its tip. Where
+// a trace turns and the ink reaches more than a round end's half width beyond the turn, the
+// rounded-off base is replaced by a run out to the cusp (half a width short of the tip) and
+// back.
+void recover_cusps(StrokeGraph& g, const cv::Mat& coverage, double stroke_width);
+
 // Puts each dot at the coverage-weighted centroid of the ink around it.
 void centre_dots(StrokeGraph& g, const cv::Mat& coverage, double stroke_width);
 

@@ -127,6 +127,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   graph::centre_on_ink(g, ink.coverage, w, copt);
   graph::collapse_dots(g, dot);
   graph::resolve_junctions(g, ink.coverage, jopt);
+  graph::recover_cusps(g, ink.coverage, w);
   graph::place_stroke_ends(g, ink.coverage, w);
   graph::centre_dots(g, ink.coverage, w);
   scene.graph = graph::to_scene_graph(g, w, spacing);
