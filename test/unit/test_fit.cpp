@@ -44,7 +44,10 @@ Polyline join(std::initializer_list<Polyline> parts) {
   return out;
 }
 
-FitParams params(double stroke_width = 4) { return resolve_fit_params(stroke_width, {}); }
+// The tests jitter points uniformly by up to 0.3 px: a trace noise of 0.3 / sqrt(3) px.
+FitParams params(double stroke_width = 4, double noise = 0.3 / std::sqrt(3.0)) {
+  return resolve_fit_params(stroke_width, noise, {});
+}
 
 double max_dist(const Shape& s, const Polyline& pts, int i0, int i1) {
   double worst = 0;
@@ -242,6 +245,15 @@ TEST_CASE("a closed chain's spans cover every point once around", "[fit]") {
   CHECK(covered == last);
 }
 
+TEST_CASE("trace noise is measured about the neighbours' chords", "[fit]") {
+  Polyline clean = trace(200, [](double s) { return Vec2{10 + s, 20 + 0.3 * s}; });
+  Polyline arc = trace(100, [](double s) { return Vec2{100, 100} + from_angle(s / 40) * 40; });
+  CHECK(trace_noise_px({&clean, &arc}) < 0.02);
+  Polyline jittered = segment({10, 20}, {400, 140}, 0.3);
+  CHECK(trace_noise_px({&jittered}) == Approx(0.3 / std::sqrt(3.0)).epsilon(0.25));
+  CHECK(trace_noise_px({}) == 0);
+}
+
 TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
   FitParams p = params();
   auto out = fit_polyline({{40.2, 30.1}}, false, p);
@@ -289,7 +301,10 @@ TEST_CASE("fit fills the scene's primitives and records its thresholds", "[fit]"
   CHECK(prims[0].shape.p1 == Vec2{100, 10});
   CHECK(prims[1].shape.p0 == Vec2{100, 10});
   CHECK(s.relations.is_array());
-  CHECK(s.config["fit.tolerance_px"]["value"].get<double>() == Approx(1.25));
+  double noise = s.config["fit.trace_noise_px"]["value"].get<double>();
+  CHECK(noise == Approx(0.3 / std::sqrt(3.0)).epsilon(0.25));
+  CHECK(s.config["fit.trace_noise_px"]["from"] == "image");
+  CHECK(s.config["fit.tolerance_px"]["value"].get<double>() == Approx(1.0 + 1.5 * noise).margin(1e-4));
   CHECK(s.config["fit.tolerance_px"]["from"] == "stroke_width");
   CHECK(s.config["fit.max_sweep_deg"]["from"] == "default");
   for (const auto& [key, entry] : s.config.items()) {
