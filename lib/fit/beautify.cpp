@@ -219,18 +219,28 @@ class Model {
   }
 
   // Levenberg-Marquardt on the sparse normal equations, finite-difference Jacobian per block.
+  // The damping is additive (Levenberg's lambda I): Marquardt's scaling by diag(J^T J) would
+  // damp the stiff relation directions and crawl along the weakly anchored ones.
   std::vector<double> solve() const {
     std::vector<double> x = x_;
     double cost = cost_of(x), lambda = 1e-3;
+    const int n = static_cast<int>(x.size());
+    Eigen::SparseMatrix<double> eye(n, n);
+    eye.setIdentity();
+    // The sparsity pattern never changes (every Jacobian entry of a block is stored), so the
+    // fill-reducing ordering is computed once.
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
+    bool analyzed = false;
     for (int it = 0; it < kIterations; ++it) {
       auto [jac, r] = linearize(x);
       Eigen::SparseMatrix<double> h = jac.transpose() * jac;
       Eigen::VectorXd g = jac.transpose() * r;
       bool improved = false;
       while (lambda < 1e10 && !improved) {
-        Eigen::SparseMatrix<double> a = h;
-        for (int k = 0; k < a.cols(); ++k) a.coeffRef(k, k) += lambda * (h.coeff(k, k) + 1e-9);
-        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(a);
+        Eigen::SparseMatrix<double> a = h + lambda * eye;
+        if (!analyzed) ldlt.analyzePattern(a);
+        analyzed = true;
+        ldlt.factorize(a);
         if (ldlt.info() != Eigen::Success) {
           lambda *= 10;
           continue;
@@ -370,20 +380,24 @@ class Model {
     for (const Block& b : blocks_) rows += b.rows;
     Eigen::VectorXd r(rows);
     std::vector<Eigen::Triplet<double>> entries;
-    std::vector<double> x = x0, base, moved;
+    // Central differences: the relation residuals are stiff, and one-sided differences are
+    // not accurate enough for Gauss-Newton to converge quickly.
+    constexpr double h = 1e-5;
+    std::vector<double> x = x0, ahead, behind;
     int row = 0;
     for (const Block& b : blocks_) {
-      base.assign(b.rows, 0.0);
-      b.eval(x, base.data());
-      for (int k = 0; k < b.rows; ++k) r(row + k) = base[k];
+      ahead.assign(b.rows, 0.0);
+      behind.assign(b.rows, 0.0);
+      b.eval(x, ahead.data());
+      for (int k = 0; k < b.rows; ++k) r(row + k) = ahead[k];
       for (int v : b.vars) {
-        double h = 1e-6 * std::max(1.0, std::abs(x[v]));
-        x[v] += h;
-        moved.assign(b.rows, 0.0);
-        b.eval(x, moved.data());
+        x[v] = x0[v] + h;
+        b.eval(x, ahead.data());
+        x[v] = x0[v] - h;
+        b.eval(x, behind.data());
         x[v] = x0[v];
         for (int k = 0; k < b.rows; ++k)
-          if (double d = (moved[k] - base[k]) / h; d != 0) entries.emplace_back(row + k, v, d);
+          entries.emplace_back(row + k, v, (ahead[k] - behind[k]) / (2 * h));
       }
       row += b.rows;
     }
