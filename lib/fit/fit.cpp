@@ -29,7 +29,8 @@ struct ParamSpec {
 
 const ParamSpec kParams[] = {
     {"fit.trace_noise_px", &FitParams::trace_noise_px,
-     "noise of one traced centreline point, measured about the chords of its neighbours", nullptr, true},
+     "noise of one traced centreline point, measured about the chords of its neighbours", nullptr,
+     true},
     {"fit.noise_allowance", &FitParams::noise_allowance,
      "the tolerance allows this many times the trace noise on top of its stroke-width part"},
     {"fit.max_noise_allowance_px", &FitParams::max_noise_allowance_px,
@@ -38,7 +39,8 @@ const ParamSpec kParams[] = {
      "largest distance of an edge point to its primitive: min(sw/4, 1) + min(noise_allowance * "
      "trace_noise, max_noise_allowance) px",
      [](double sw, const FitParams& p) {
-       return std::min(0.25 * sw, 1.0) + std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
+       return std::min(0.25 * sw, 1.0) +
+              std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
      }},
     {"fit.corner_angle_deg", &FitParams::corner_angle_deg,
      "turn within the corner window that makes a sharp corner (a forced breakpoint)"},
@@ -85,7 +87,8 @@ FittedPiece finish(const Piece& pc, Points pts, int span0, int span1) {
 std::vector<FittedPiece> fit_dot(const Polyline& points, const FitParams& p) {
   fitting::LineFit f = fitting::fit_line(points);
   Vec2 half = f.dir * (0.5 * p.dot_length_px);
-  Piece pc{Shape::line(f.centroid - half, f.centroid + half), 0, static_cast<int>(points.size()) - 1};
+  Piece pc{Shape::line(f.centroid - half, f.centroid + half), 0,
+           static_cast<int>(points.size()) - 1};
   return {finish(pc, points, pc.i0, pc.i1)};
 }
 
@@ -133,8 +136,9 @@ constexpr int kRepairRounds = 3;
 // Segments pts (a breakpoint forced at each corner) and joins the pieces into a chain; a
 // piece that joining pushed beyond tolerance is split at its worst point and the chain joined
 // again. Returns the pieces and the closing joint's move (see join_chain).
-std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>& corners, bool closed,
-                                             const ChainEnds& ends, const FitParams& p) {
+std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>& corners,
+                                             bool closed, const ChainEnds& ends,
+                                             const FitParams& p) {
   fitting::Segmenter seg(pts, p);
   auto free = fitting::segment_polyline(seg, forced_breaks(pts, corners));
   std::optional<Vec2> start = ends.start, end = ends.end;
@@ -161,7 +165,8 @@ std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>&
   }
 }
 
-std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p, const ChainEnds& ends) {
+std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
+                                  const ChainEnds& ends) {
   std::vector<int> corners;
   for (const auto& c : fitting::find_corners(points, false, p)) corners.push_back(c.index);
   auto pieces = fit_chain(points, corners, false, ends, p).first;
@@ -212,10 +217,12 @@ std::vector<int> rotated_corners(const std::vector<int>& corners, int s, int m) 
 }
 
 // The pieces of a loop started at s, before joining.
-std::vector<Piece> segment_loop(Points loop, int s, const std::vector<int>& corners, const FitParams& p) {
+std::vector<Piece> segment_loop(Points loop, int s, const std::vector<int>& corners,
+                                const FitParams& p) {
   Polyline w = rotated_loop(loop, s);
   fitting::Segmenter seg(w, p);
-  return fitting::segment_polyline(seg, forced_breaks(w, rotated_corners(corners, s, static_cast<int>(loop.size()))));
+  return fitting::segment_polyline(
+      seg, forced_breaks(w, rotated_corners(corners, s, static_cast<int>(loop.size()))));
 }
 
 // The breakpoint of a loop's pieces where the direction turns most (an index of the loop).
@@ -233,7 +240,8 @@ int sharpest_break(const std::vector<Piece>& pieces, int s, int m) {
   return best;
 }
 
-std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, const ChainEnds& ends) {
+std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
+                                  const ChainEnds& ends) {
   Polyline loop = points;
   bool repeats_start = loop.size() > 1 && dist(loop.front(), loop.back()) <= 1e-3;
   if (repeats_start) loop.pop_back();
@@ -277,7 +285,9 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, co
   }
   fitting::split_long_arcs(pieces, w, p);
   drop_empty(pieces);
-  auto original = [&](int k) { return k == m ? (s == 0 && repeats_start ? last : s) : (s + k) % m; };
+  auto original = [&](int k) {
+    return k == m ? (s == 0 && repeats_start ? last : s) : (s + k) % m;
+  };
   std::vector<FittedPiece> out;
   for (const Piece& pc : pieces) out.push_back(finish(pc, w, original(pc.i0), original(pc.i1)));
   return out;
@@ -306,7 +316,8 @@ FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const F
   p.trace_noise_px = trace_noise;
   for (const auto& [key, value] : opt.overrides) {
     const ParamSpec* s = find_param(key);
-    if (!s) throw Error(Code::invalid_selection, "unknown fit option '" + key + "'", {{"key", key}});
+    if (!s)
+      throw Error(Code::invalid_selection, "unknown fit option '" + key + "'", {{"key", key}});
     if (!std::isfinite(value) || value < 0 || (value == 0 && s->field == &FitParams::tolerance_px))
       throw Error(Code::invalid_selection, "fit option '" + key + "' needs a positive value",
                   {{"key", key}, {"value", value}});
@@ -318,12 +329,13 @@ FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const F
   return p;
 }
 
-void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt, const FitParams& p) {
+void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
+                       const FitParams& p) {
   for (const auto& s : kParams) {
-    std::string from = opt.overrides.count(s.key)                  ? "user"
-                       : s.measured                                 ? "image"
+    std::string from = opt.overrides.count(s.key)               ? "user"
+                       : s.measured                             ? "image"
                        : (s.from_stroke && stroke_width_px > 0) ? "stroke_width"
-                                                                 : "default";
+                                                                : "default";
     set_config(scene, s.key, p.*s.field, from, s.doc);
   }
 }
@@ -355,7 +367,10 @@ void fit(Scene& scene, const FitOptions& opt) {
     if (v0 && v0->degree >= 2) ends.start = v0->p;
     if (v1 && v1->degree >= 2) ends.end = v1->p;
     ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
-    fitting::ChainRef chain{{}, &e.points, e.closed, e.closed ? ends.pin_closed_start : ends.start.has_value(),
+    fitting::ChainRef chain{{},
+                            &e.points,
+                            e.closed,
+                            e.closed ? ends.pin_closed_start : ends.start.has_value(),
                             e.closed ? ends.pin_closed_start : ends.end.has_value()};
     for (const FittedPiece& fp : fit_polyline(e.points, e.closed, p, ends)) {
       Primitive pr;
