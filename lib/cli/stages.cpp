@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "export/export.hpp"
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
@@ -188,6 +189,10 @@ Stage simulate_stage() {
   struct Opts {
     bool trace = false, report = false, pen_up = false, ids = false, no_source = false;
     std::string png, svg, color_by = "type";
+    double pen_time_s = -1;
+    std::string commands, gcode, gcode_units = "mm";
+    GcodeOptions g;
+    bool gcode_no_flip = false;
   };
   auto o = std::make_shared<Opts>();
   Stage st;
@@ -203,12 +208,37 @@ Stage simulate_stage() {
     app.add_flag("--pen-up", o->pen_up, "draw pen-up travel, dashed, in the PNG view");
     app.add_flag("--ids", o->ids, "write primitive ids beside the primitives in the PNG view");
     app.add_flag("--no-source", o->no_source, "do not draw the source image under the PNG view");
+    app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: robot.pen_time_s of the scene)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--commands", o->commands,
+                   "write the Doodlebot command stream {start, commands} (as the robot and the scorer read it) to this file");
+    app.add_option("--gcode", o->gcode, "write the drawing as G-code for pen plotters to this file");
+    app.add_option("--gcode-units", o->gcode_units, "G-code units: mm at the robot's scale, or px")
+        ->check(CLI::IsMember({"mm", "px"}))->capture_default_str();
+    app.add_option("--gcode-pen-up", o->g.pen_up, "G-code line that lifts the pen (e.g. \"G0 Z5\")")->capture_default_str();
+    app.add_option("--gcode-pen-down", o->g.pen_down, "G-code line that lowers the pen (e.g. \"G1 Z0 F500\")")
+        ->capture_default_str();
+    app.add_option("--gcode-feed", o->g.feed, "G-code drawing feed rate, units per minute")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_flag("--gcode-no-flip", o->gcode_no_flip, "keep the image's y-down axis (the plot comes out mirrored)");
   };
   st.run = [o](StageInput& in, Scene& out) -> json {
     if (!out.commands) throw Error(Code::invalid_scene, "the scene has no commands (run sv-route first)");
     drop_downstream_of_route(out);
+    if (o->pen_time_s >= 0 && out.robot) out.robot->pen_time_s = o->pen_time_s;
     simulate(out, SimulateOptions{o->trace});
     json images = json::object();
+    if (!o->commands.empty()) {
+      write_file(o->commands, doodlebot_stream_text(out));
+      images["commands"] = o->commands;
+    }
+    if (!o->gcode.empty()) {
+      GcodeOptions g = o->g;
+      g.units = o->gcode_units == "px" ? GcodeOptions::Units::px : GcodeOptions::Units::mm;
+      g.flip_y = !o->gcode_no_flip;
+      write_file(o->gcode, gcode(out, g));
+      images["gcode"] = o->gcode;
+    }
     if (!o->png.empty()) {
       ViewOptions vo;
       vo.color_by = o->color_by == "order" ? ColorBy::draw_order

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "robot/replay.hpp"
+#include "route/simplify.hpp"
 
 namespace sv {
 
@@ -97,7 +98,16 @@ Emission emit_commands(const std::vector<Shape>& shapes, const std::vector<std::
                        const std::vector<Traversal>& steps, const CostModel& cost, const EmitParams& params,
                        const std::optional<Pose>& start) {
   std::vector<Leg> legs;
-  for (const Traversal& s : steps) legs.push_back(make_leg(shapes[s.prim], s.reverse, s.entry_rad, cost.flat_px));
+  std::vector<std::string> leg_ids;
+  for (const Traversal& s : steps) {
+    legs.push_back(make_leg(shapes[s.prim], s.reverse, s.entry_rad, cost.flat_px));
+    leg_ids.push_back(ids[s.prim]);
+  }
+  if (params.deviation_px > 0) {
+    SimplifiedLegs sl = simplify_legs(legs, leg_ids, cost, {params.deviation_px, params.window}, start);
+    legs = std::move(sl.legs);
+    leg_ids = std::move(sl.ids);
+  }
 
   // A dot reached without travel is touched in place; any other dot faces along the travel
   // that reaches it, so it is a straight leg of that heading for the Viterbi pass.
@@ -127,7 +137,7 @@ Emission emit_commands(const std::vector<Shape>& shapes, const std::vector<std::
   Emitter em(params, p0);
   for (size_t i = 0; i < legs.size(); ++i) {
     const Leg& l = legs[i];
-    const std::string& id = ids[steps[i].prim];
+    const std::string& id = leg_ids[i];
     if (bit[i] < 0) {
       em.dot(id);
       continue;

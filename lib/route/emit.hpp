@@ -19,6 +19,8 @@ namespace sv {
 struct EmitParams {
   double min_spin_deg = 0.01;
   double drift_px = 0.005;
+  double deviation_px = 0;  // > 0: redraw pen-down runs with fewer commands within this (route/simplify.hpp)
+  int window = 24;
 };
 
 struct Emission {

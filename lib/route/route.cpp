@@ -16,6 +16,10 @@ const std::vector<RouteOptionDoc>& route_option_docs() {
       {"snap_px", 0.75, "primitive ends closer than this are one vertex of the endpoint graph"},
       {"min_spin_deg", 0.01, "turns below this are skipped when they move the next move's end by at most drift_px"},
       {"drift_px", 0.005, "largest displacement a skipped turn or a flattened arc may cause"},
+      {"deviation_px", 0.25,
+       "largest distance the drawn path may leave the primitives' path when consecutive pieces are redrawn as "
+       "one line or arc (0: every primitive is its own command)"},
+      {"merge_window", 24, "primitives one redrawn command may replace"},
       {"reverse_drive", 1, "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"},
       {"circle_entries", 24, "entry angles tried per free circle while ordering (then refined continuously)"},
       {"closed_starts", 16, "start vertices tried per closed trail"},
@@ -73,6 +77,8 @@ Setup setup(Scene& scene, const RouteOptions& options) {
   require("snap_px", 1e-6);
   require("min_spin_deg", 0);
   require("drift_px", 0);
+  require("deviation_px", 0);
+  require("merge_window", 1);
   require("circle_entries", 1);
   require("closed_starts", 1);
   require("max_passes", 0);
@@ -104,7 +110,8 @@ Setup setup(Scene& scene, const RouteOptions& options) {
   scene.robot = robot;
 
   su.cost = {robot.ppi, robot.pen_time_s, 2 * value["snap_px"], value["drift_px"], value["reverse_drive"] != 0};
-  su.emit = {value["min_spin_deg"], value["drift_px"]};
+  su.emit = {value["min_spin_deg"], value["drift_px"], value["deviation_px"],
+             static_cast<int>(value["merge_window"])};
   su.trails = {value["snap_px"], static_cast<int>(value["exact_matching_max"])};
   su.order = {static_cast<int>(value["circle_entries"]), static_cast<int>(value["closed_starts"]),
               static_cast<int>(value["max_passes"])};

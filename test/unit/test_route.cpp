@@ -344,3 +344,46 @@ TEST_CASE("transitions cost the same both ways, so reversing a run is exact", "[
   double away = 180 + rad2deg(angle_of(q - p));
   CHECK(cost.transition(p, away, q, away) == Approx(line_time_s(dist(p, q), 60) + 0.2));
 }
+
+TEST_CASE("near-collinear pieces are drawn as one line within route.deviation_px", "[route]") {
+  // A straight stroke traced as ten pieces that zigzag by 0.1 px: ten lines and nine spins
+  // without the shortcut, one line with it.
+  std::vector<Shape> shapes;
+  for (int i = 0; i < 10; ++i)
+    shapes.push_back(Shape::line({20.0 + 20 * i, 50 + (i % 2 ? 0.1 : 0.0)}, {40.0 + 20 * i, 50 + (i % 2 ? 0.0 : 0.1)}));
+  Scene exact = scene_of(shapes), merged = scene_of(shapes);
+  RouteOptions keep;
+  keep.overrides["deviation_px"] = 0;
+  route(exact, keep);
+  route(merged, {});
+  CHECK(exact.commands->size() >= 10);
+  REQUIRE(merged.commands->size() == 1);
+  CHECK((*merged.commands)[0].primitive.find("p_0001") != std::string::npos);
+  CHECK(time_of(merged) < 0.5 * time_of(exact));
+  CHECK(deviation(exact) < 0.01);
+  CHECK(deviation(merged) <= 0.25 + 0.01);
+  CHECK(merged.config.contains("route.deviation_px"));
+}
+
+TEST_CASE("a circle split into arcs, or a curve traced as short lines, is drawn as one arc", "[route]") {
+  // Four quarter arcs of one circle: one full-turn arc command.
+  Scene quarters = scene_of({arc_through({100, 100}, 40, 0, 90), arc_through({100, 100}, 40, 90, 90),
+                             arc_through({100, 100}, 40, 180, 90), arc_through({100, 100}, 40, 270, 90)});
+  route(quarters, {});
+  REQUIRE(quarters.commands->size() == 1);
+  CHECK((*quarters.commands)[0].kind == Command::Kind::arc);
+  CHECK(std::abs((*quarters.commands)[0].degrees) == Approx(360));
+  CHECK(deviation(quarters) <= 0.26);
+
+  // A 90-degree bend of radius 150 px traced as 24 chords (each 0.08 px from the curve): one arc.
+  std::vector<Shape> chords;
+  for (int i = 0; i < 24; ++i) {
+    double a = deg2rad(90.0 * i / 24), b = deg2rad(90.0 * (i + 1) / 24);
+    chords.push_back(Shape::line(Vec2{50, 50} + from_angle(a) * 150, Vec2{50, 50} + from_angle(b) * 150));
+  }
+  Scene curve = scene_of(chords);
+  route(curve, {});
+  REQUIRE(curve.commands->size() <= 2);
+  CHECK((*curve.commands)[0].kind == Command::Kind::arc);
+  CHECK(deviation(curve) <= 0.26);
+}

@@ -1,0 +1,260 @@
+// The exports of sv-simulate carry the tour the robot draws: the Doodlebot stream, G-code read
+// back by a small parser, and SVG rendered by rsvg-convert.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <opencv2/imgproc.hpp>
+#include <sstream>
+
+#include "core/scene.hpp"
+#include "process.hpp"
+#include "raster/png.hpp"
+#include "robot/replay.hpp"
+
+using namespace svtest;
+using sv::Polyline;
+using sv::Vec2;
+
+namespace {
+
+std::string routed(const std::string& name) {
+  return fmt::format("{} --no-store {} | {} --no-store | {} --no-store", bin("sv-skeleton"),
+                     data(name + ".png"), bin("sv-fit"), bin("sv-route"));
+}
+
+// Segments in buckets of a uniform grid: nearest distance from a point to a set of polylines.
+class SegmentIndex {
+ public:
+  explicit SegmentIndex(const std::vector<Polyline>& lines, double cell = 2.0) : cell_(cell) {
+    for (const auto& l : lines) {
+      if (l.size() == 1) add(l[0], l[0]);
+      for (size_t i = 1; i < l.size(); ++i) add(l[i - 1], l[i]);
+    }
+  }
+  double distance(Vec2 q, double cap) const {
+    double best = INFINITY;
+    int r = static_cast<int>(std::ceil(cap / cell_));
+    long cx = std::lround(std::floor(q.x / cell_)), cy = std::lround(std::floor(q.y / cell_));
+    for (long dy = -r; dy <= r; ++dy)
+      for (long dx = -r; dx <= r; ++dx) {
+        auto it = grid_.find({cx + dx, cy + dy});
+        if (it == grid_.end()) continue;
+        for (size_t k : it->second) best = std::min(best, sv::point_segment_distance(q, segs_[k].first, segs_[k].second));
+      }
+    return best;
+  }
+
+ private:
+  void add(Vec2 a, Vec2 b) {
+    size_t k = segs_.size();
+    segs_.emplace_back(a, b);
+    long x0 = std::lround(std::floor(std::min(a.x, b.x) / cell_)), x1 = std::lround(std::floor(std::max(a.x, b.x) / cell_));
+    long y0 = std::lround(std::floor(std::min(a.y, b.y) / cell_)), y1 = std::lround(std::floor(std::max(a.y, b.y) / cell_));
+    for (long y = y0; y <= y1; ++y)
+      for (long x = x0; x <= x1; ++x) grid_[{x, y}].push_back(k);
+  }
+  double cell_;
+  std::vector<std::pair<Vec2, Vec2>> segs_;
+  std::map<std::pair<long, long>, std::vector<size_t>> grid_;
+};
+
+// Densifies polylines to points at most `step` apart.
+std::vector<Vec2> dense(const std::vector<Polyline>& lines, double step) {
+  std::vector<Vec2> out;
+  for (const auto& l : lines) {
+    out.push_back(l[0]);
+    for (size_t i = 1; i < l.size(); ++i) {
+      int n = std::max(1, static_cast<int>(std::ceil(sv::dist(l[i - 1], l[i]) / step)));
+      for (int k = 1; k <= n; ++k) out.push_back(l[i - 1] + (l[i] - l[i - 1]) * (static_cast<double>(k) / n));
+    }
+  }
+  return out;
+}
+
+// Largest distance between two sets of polylines, both ways.
+double hausdorff(const std::vector<Polyline>& a, const std::vector<Polyline>& b) {
+  SegmentIndex ia(a), ib(b);
+  double worst = 0;
+  for (Vec2 q : dense(a, 0.1)) worst = std::max(worst, ib.distance(q, 1.0));
+  for (Vec2 q : dense(b, 0.1)) worst = std::max(worst, ia.distance(q, 1.0));
+  return worst;
+}
+
+// A small G-code reader: G0/G1/G2/G3 with X Y I J (absolute XY, relative IJ), the pen lowered
+// and lifted by the given lines. Returns the pen-down paths in G-code units; arcs sampled every
+// `step` units. Fails the test on anything it does not understand or on an inconsistent arc.
+struct ParsedGcode {
+  std::vector<Polyline> strokes;
+  int arcs = 0, lines = 0;
+};
+
+ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, const std::string& pen_down, double step) {
+  ParsedGcode out;
+  std::istringstream in(text);
+  std::string line;
+  bool down = false;
+  Vec2 at{0, 0};
+  Polyline cur;
+  auto lift = [&] {
+    if (!cur.empty()) out.strokes.push_back(cur);
+    cur.clear();
+  };
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == ';') continue;
+    if (line == pen_down) {
+      down = true;
+      cur = {at};
+      continue;
+    }
+    if (line == pen_up) {
+      lift();
+      down = false;
+      continue;
+    }
+    std::istringstream words(line);
+    std::string w;
+    std::string g;
+    std::map<char, double> v;
+    while (words >> w) {
+      if (w[0] == 'G' || w[0] == 'M') {
+        if (g.empty()) g = w;
+        continue;
+      }
+      v[w[0]] = std::stod(w.substr(1));
+    }
+    if (g == "G21" || g == "M2") continue;
+    REQUIRE((g == "G0" || g == "G1" || g == "G2" || g == "G3"));
+    Vec2 to{v.count('X') ? v['X'] : at.x, v.count('Y') ? v['Y'] : at.y};
+    if (g == "G0") {
+      CHECK_FALSE(down);  // travel only with the pen up
+      at = to;
+      continue;
+    }
+    REQUIRE(down);
+    if (g == "G1") {
+      ++out.lines;
+      cur.push_back(to);
+    } else {
+      ++out.arcs;
+      REQUIRE(v.count('I'));
+      REQUIRE(v.count('J'));
+      Vec2 c = at + Vec2{v['I'], v['J']};
+      double r = sv::dist(at, c);
+      REQUIRE(r > 0);
+      CHECK(std::abs(sv::dist(to, c) - r) < 1e-3 * std::max(1.0, r));  // a controller would reject it
+      double a0 = sv::angle_of(at - c), a1 = sv::angle_of(to - c);
+      // G2 is clockwise in the y-up frame: the angle decreases.
+      double sweep = g == "G2" ? -std::fmod(a0 - a1 + 4 * sv::kPi, 2 * sv::kPi) : std::fmod(a1 - a0 + 4 * sv::kPi, 2 * sv::kPi);
+      if (std::abs(sweep) < 1e-9) sweep = g == "G2" ? -2 * sv::kPi : 2 * sv::kPi;
+      CHECK(std::abs(sweep) <= sv::kPi + 1e-6);  // the export keeps arcs within half a turn
+      int n = std::max(1, static_cast<int>(std::ceil(std::abs(sweep) * r / step)));
+      for (int k = 1; k <= n; ++k) cur.push_back(c + sv::from_angle(a0 + sweep * k / n) * r);
+    }
+    at = to;
+  }
+  lift();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("G-code of five drawings reads back onto the drawn paths within 0.1 px", "[e2e][export]") {
+  struct Case {
+    const char* name;
+    bool mm;
+    const char *up, *down;
+  };
+  const Case cases[] = {
+      {"feather_umbrella_w8", true, "M5", "M3 S1000"},
+      {"lucide_circle-check_w8", true, "M5", "M3 S1000"},
+      {"tabler_hexagons_w5", false, "G0 Z5", "G1 Z0 F300"},
+      {"hand_circle-pause_w10", true, "G0 Z5", "G1 Z0 F300"},
+      {"hershey_futural_02_w4", false, "M5", "M3 S1000"},
+  };
+  int arcs = 0;
+  for (const Case& c : cases) {
+    INFO(c.name);
+    auto nc = scratch() / (std::string(c.name) + ".nc");
+    Run r = run(routed(c.name) + " | " +
+                fmt::format("{} --no-store --gcode {} --gcode-units {} --gcode-pen-up '{}' --gcode-pen-down '{}'",
+                            bin("sv-simulate"), nc.string(), c.mm ? "mm" : "px", c.up, c.down));
+    REQUIRE(r.status == 0);
+    sv::Scene s = sv::parse_scene(r.out);
+    std::string text = slurp(nc);
+    CHECK(text.find("nan") == std::string::npos);
+    CHECK(text.find("inf") == std::string::npos);
+    double scale = c.mm ? 25.4 / s.robot->ppi : 1.0, height = s.source->height - 1;
+    ParsedGcode g = parse_gcode(text, c.up, c.down, 0.05 * scale);
+    arcs += g.arcs;
+    // Undo the units and the y flip.
+    for (auto& st : g.strokes)
+      for (Vec2& p : st) p = {p.x / scale, height - p.y / scale};
+    sv::Replay rp = sv::replay(*s.commands, s.robot->start, 0.05);
+    CHECK(g.strokes.size() == rp.strokes.size());
+    double h = hausdorff(g.strokes, rp.strokes);
+    INFO(fmt::format("{} strokes, {} G1, {} G2/G3, deviation {:.4f} px", g.strokes.size(), g.lines, g.arcs, h));
+    CHECK(h <= 0.1);
+  }
+  CHECK(arcs > 0);  // the drawings have arcs, and they stay arcs
+}
+
+TEST_CASE("the Doodlebot stream is the scene's commands from its start pose", "[e2e][export]") {
+  auto file = scratch() / "stream.json";
+  Run r = run(routed("feather_umbrella_w8") + " | " + bin("sv-simulate") + " --no-store --commands " + file.string());
+  REQUIRE(r.status == 0);
+  sv::Scene s = sv::parse_scene(r.out);
+  auto j = nlohmann::json::parse(slurp(file));
+  REQUIRE(j["commands"].size() == s.commands->size());
+  CHECK(j["start"]["x"].get<double>() == Approx(s.robot->start.x));
+  CHECK(j["start"]["heading_deg"].get<double>() == Approx(s.robot->start.heading_deg));
+  for (size_t i = 0; i < s.commands->size(); ++i) {
+    const auto& c = (*s.commands)[i];
+    const auto& o = j["commands"][i];
+    CHECK(o["kind"] == (c.kind == sv::Command::Kind::line ? "line" : c.kind == sv::Command::Kind::spin ? "spin" : "arc"));
+    if (c.kind == sv::Command::Kind::line) {
+      CHECK(o["distance"].get<double>() == Approx(c.distance));
+      CHECK(o["penDown"].get<bool>() == c.pen_down);
+    } else {
+      CHECK(o["degrees"].get<double>() == Approx(c.degrees));
+    }
+  }
+}
+
+TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes", "[e2e][export]") {
+  if (run("command -v rsvg-convert").status != 0) {
+    WARN("rsvg-convert is not installed; SVG rendering not checked");
+    return;
+  }
+  for (const char* name : {"feather_umbrella_w8", "tabler_circle-letter-x_w8", "hershey_scripts_09_w6"}) {
+    INFO(name);
+    auto svg = scratch() / (std::string(name) + ".svg");
+    auto png = scratch() / (std::string(name) + ".svg.png");
+    Run r = run(routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string());
+    REQUIRE(r.status == 0);
+    sv::Scene s = sv::parse_scene(r.out);
+    int w = s.source->width, h = s.source->height;
+    REQUIRE(run(fmt::format("rsvg-convert -b white -w {} -h {} {} -o {}", w, h, svg.string(), png.string())).status == 0);
+    cv::Mat rendered = sv::decode_png(slurp(png)) < 128;
+    // The replayed strokes as ink: pixel centres (at integers) within half a stroke width.
+    cv::Mat expect(h, w, CV_8UC1, cv::Scalar(0));
+    double half = s.source->stroke_width_px / 2;
+    SegmentIndex strokes(sv::replay(*s.commands, s.robot->start, 0.25).strokes, 4.0);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        if (strokes.distance({double(x), double(y)}, half) <= half) expect.at<uchar>(y, x) = 255;
+    cv::Mat k = cv::getStructuringElement(cv::MORPH_ELLIPSE, {3, 3}), grown_r, grown_e;
+    cv::dilate(rendered, grown_r, k);
+    cv::dilate(expect, grown_e, k);
+    double ink_r = cv::countNonZero(rendered), ink_e = cv::countNonZero(expect);
+    double both = cv::countNonZero(rendered & expect), either = cv::countNonZero(rendered | expect);
+    double r_near_e = cv::countNonZero(rendered & grown_e) / ink_r;  // rendered ink within 1 px of expected
+    double e_near_r = cv::countNonZero(expect & grown_r) / ink_e;
+    INFO(fmt::format("ink {} vs {} px, IoU {:.3f}, within 1 px: {:.4f} / {:.4f}", ink_r, ink_e, both / either,
+                     r_near_e, e_near_r));
+    CHECK(both / either >= 0.98);
+    CHECK(r_near_e >= 0.99);
+    CHECK(e_near_r >= 0.99);
+  }
+}
