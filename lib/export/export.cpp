@@ -110,7 +110,9 @@ class GcodeWriter {
       return;
     }
     pen(true);
-    int k = std::max(1, static_cast<int>(std::ceil(std::abs(sweep_deg) / 180 - 1e-9)));
+    // Pieces of at most 120 degrees: far from the half turn, where rounded coordinates make
+    // the centre and the direction of an arc ambiguous to a controller.
+    int k = std::max(1, static_cast<int>(std::ceil(std::abs(sweep_deg) / 120 - 1e-9)));
     double a0 = angle_of(from - center);
     bool cw_on_screen = sweep_deg > 0;
     const char* g = (cw_on_screen == o_.flip_y) ? "G2" : "G3";

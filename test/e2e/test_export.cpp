@@ -148,7 +148,7 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
       // G2 is clockwise in the y-up frame: the angle decreases.
       double sweep = g == "G2" ? -std::fmod(a0 - a1 + 4 * sv::kPi, 2 * sv::kPi) : std::fmod(a1 - a0 + 4 * sv::kPi, 2 * sv::kPi);
       if (std::abs(sweep) < 1e-9) sweep = g == "G2" ? -2 * sv::kPi : 2 * sv::kPi;
-      CHECK(std::abs(sweep) <= sv::kPi + 1e-6);  // the export keeps arcs within half a turn
+      CHECK(std::abs(sweep) <= sv::deg2rad(120) + 1e-4);  // the export keeps arcs well within half a turn
       int n = std::max(1, static_cast<int>(std::ceil(std::abs(sweep) * r / step)));
       for (int k = 1; k <= n; ++k) cur.push_back(c + sv::from_angle(a0 + sweep * k / n) * r);
     }
