@@ -155,14 +155,19 @@ void mend_uncentred_runs(Trace& t, bool cyclic, const cv::Mat& coverage, double 
 }
 
 // Starts a closed trace at a centred point, so that no corner straddles the seam.
-void rotate_to_centred(Trace& t) {
+// Restarts a closed trace (first point repeated last) at point `start`.
+void rotate_closed(Trace& t, size_t start) {
   const size_t m = t.pts.size() - 1;
-  size_t start = 0;
-  while (start < m && std::isnan(t.width[start])) ++start;
-  if (start == 0 || start == m) return;
+  if (start == 0 || start >= m) return;
   Trace r;
   for (size_t k = 0; k <= m; ++k) r.push(t.pts[(start + k) % m], t.width[(start + k) % m]);
   t = std::move(r);
+}
+
+void rotate_to_centred(Trace& t) {
+  size_t start = 0;
+  while (start + 1 < t.pts.size() && std::isnan(t.width[start])) ++start;
+  rotate_closed(t, start);
 }
 
 }  // namespace
@@ -246,6 +251,20 @@ double spike_depth(const Polyline& pts, const std::vector<double>& s, size_t i, 
   return middle.ok && middle.width <= kCuspMaxWidth * width ? depth : 0;
 }
 
+// The point of a closed polyline where it turns least over a chord of half a width each way.
+size_t straightest_point(const Polyline& pts, double width) {
+  const std::vector<double> s = arc_lengths(pts);
+  const double d = std::max(2.0, 0.5 * width);
+  size_t best = 0;
+  double straightest = 2;
+  for (size_t i = 0; i + 1 < pts.size(); ++i) {
+    Vec2 u = unit(pts[i] - point_at(pts, s[i] - d, true, s.back()));
+    Vec2 v = unit(point_at(pts, s[i] + d, true, s.back()) - pts[i]);
+    if (1 - dot(u, v) < straightest) straightest = 1 - dot(u, v), best = i;
+  }
+  return best;
+}
+
 // Recovers the cusps of one trace: see recover_cusps.
 void recover_trace_cusps(Trace& t, bool cyclic, const cv::Mat& coverage, double width) {
   const std::vector<double> s = arc_lengths(t.pts);
@@ -295,7 +314,18 @@ void recover_cusps(StrokeGraph& g, const cv::Mat& coverage, double stroke_width)
     const double median = w[w.size() / 2];
     if (w[w.size() * 9 / 10] - w[w.size() / 10] > kCuspMaxWidthSpread * median) continue;
     const bool cyclic = e.closed && dist(e.trace.pts.front(), e.trace.pts.back()) < 1e-9;
-    recover_trace_cusps(e.trace, cyclic, coverage, median);
+    if (!cyclic) {
+      recover_trace_cusps(e.trace, false, coverage, median);
+      continue;
+    }
+    // A cusp must not straddle the seam of a loop: work from its straightest point, then
+    // restart at the anchor again (or move the anchor if it was at a cusp).
+    const Vec2 anchor = e.trace.pts.front();
+    rotate_closed(e.trace, straightest_point(e.trace.pts, median));
+    recover_trace_cusps(e.trace, true, coverage, median);
+    for (size_t k = 0; k < e.trace.pts.size(); ++k)
+      if (dist(e.trace.pts[k], anchor) < 1e-9) rotate_closed(e.trace, k);
+    g.nodes[e.n0].p = e.trace.pts.front();
   }
 }
 
