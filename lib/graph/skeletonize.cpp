@@ -116,7 +116,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
                              "(a junction, a corner's other leg) and is not used for centring or directions");
   double spur = cfg.set("graph.spur_protrusion_px", 0.5 * w, "stroke_width",
                         "a branch from a junction to a free end is a thinning spur when its tip reaches less than "
-                        "this beyond the largest ink disc at the junction");
+                        "this beyond the junction's ink disc and beyond the edge of another arm it lies in");
   double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
   graph::JunctionOptions jopt = junction_options(cfg, w, copt.clean_ratio);
   double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
