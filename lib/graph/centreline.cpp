@@ -230,18 +230,23 @@ std::vector<double> arc_lengths(const Polyline& pts) {
   return s;
 }
 
-// The point at arc length s; a closed polyline wraps around.
-Vec2 point_at(const Polyline& pts, double s, bool cyclic, double total) {
-  if (cyclic) s = std::fmod(std::fmod(s, total) + total, total);
-  return point_at_length(pts, s);
+// The point at arc length at (s: the polyline's arc lengths); a closed polyline wraps around.
+Vec2 point_at(const Polyline& pts, const std::vector<double>& s, double at, bool cyclic) {
+  const double total = s.back();
+  if (cyclic && total > 0) at = std::fmod(std::fmod(at, total) + total, total);
+  if (at <= 0) return pts.front();
+  if (at >= total) return pts.back();
+  size_t i = std::upper_bound(s.begin(), s.end(), at) - s.begin();  // s[i-1] <= at < s[i]
+  double f = (at - s[i - 1]) / (s[i] - s[i - 1]);
+  return pts[i - 1] + (pts[i] - pts[i - 1]) * f;
 }
 
 // Where the trace turns at point i and ink reaches far out beyond the turn, returns how far
 // (along the outward bisector), else 0.
 double spike_depth(const Polyline& pts, const std::vector<double>& s, size_t i, bool cyclic, const cv::Mat& coverage,
                    double width, Vec2& outward) {
-  const double d = std::max(2.0, 0.5 * width), total = s.back();
-  Vec2 u = unit(point_at(pts, s[i] - d, cyclic, total) - pts[i]), v = unit(point_at(pts, s[i] + d, cyclic, total) - pts[i]);
+  const double d = std::max(2.0, 0.5 * width);
+  Vec2 u = unit(point_at(pts, s, s[i] - d, cyclic) - pts[i]), v = unit(point_at(pts, s, s[i] + d, cyclic) - pts[i]);
   if (dot(u, v) < -std::cos(deg2rad(kMinCuspTurnDeg)) || norm(u + v) < 1e-9) return 0;
   outward = -unit(u + v);
   double depth = distance_to_edge(coverage, pts[i], outward, 3 * width);
@@ -258,8 +263,8 @@ size_t straightest_point(const Polyline& pts, double width) {
   size_t best = 0;
   double straightest = 2;
   for (size_t i = 0; i + 1 < pts.size(); ++i) {
-    Vec2 u = unit(pts[i] - point_at(pts, s[i] - d, true, s.back()));
-    Vec2 v = unit(point_at(pts, s[i] + d, true, s.back()) - pts[i]);
+    Vec2 u = unit(pts[i] - point_at(pts, s, s[i] - d, true));
+    Vec2 v = unit(point_at(pts, s, s[i] + d, true) - pts[i]);
     if (1 - dot(u, v) < straightest) straightest = 1 - dot(u, v), best = i;
   }
   return best;
