@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kTangentReach = 2;          // least chain points each side giving the local direction
 constexpr double kMaxCornerTurnDeg = 40;  // sharper turns make a lopsided section
-constexpr double kMaxWidthFactor = 3;     // a wider section runs into another stroke
+constexpr double kMinSectionReach = 64;   // px; strokes of other widths than the drawing's
 constexpr double kMinCornerDeg = 30;      // legs turning less than this meet in a curve, not a corner
 constexpr double kMinCuspTurnDeg = 45;    // a cusp's base turns at least this much ...
 constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many widths beyond a round end
@@ -58,7 +58,8 @@ struct Section {
 
 // Measures every point's cross-section; a point is moved to the section's centre when the
 // section is no wider than clean_ratio times the median of its neighbours' (a wider one
-// runs into the ink of a junction or of a corner's other leg) and the move is small.
+// runs into the ink of a junction or of a corner's other leg) and the move is small for
+// that width.
 void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_width, const CentreOptions& opt) {
   const Polyline& pts = t.pts;
   const int n = static_cast<int>(pts.size());
@@ -67,7 +68,7 @@ void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_
   // Thinning of a thick stroke wanders by a pixel or two: its direction needs a longer chord.
   const int reach_pts = std::max(kTangentReach, static_cast<int>(std::lround(stroke_width / 3)));
   const int window = std::max(3, static_cast<int>(std::lround(stroke_width)));
-  const double reach = kMaxWidthFactor * stroke_width / 2 + 2;
+  const double reach = std::max(kMinSectionReach, 2 * stroke_width);
   const double min_cos = std::cos(deg2rad(kMaxCornerTurnDeg));
   std::vector<Section> sec(n);
   for (int i = 0; i < n; ++i) {
@@ -76,19 +77,20 @@ void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_
     if (norm(in) > 0 && norm(ahead) > 0 && dot(unit(in), unit(ahead)) < min_cos) continue;
     Vec2 normal = perp(unit(fwd - back));
     CrossSection cs = cross_section(coverage, p, normal, reach);
-    if (cs.ok && cs.width <= kMaxWidthFactor * stroke_width) sec[i] = {true, normal, cs.offset, cs.width};
+    if (cs.ok) sec[i] = {true, normal, cs.offset, cs.width};
   }
   Polyline out = pts;
   std::vector<float> near;
   for (int i = 0; i < n; ++i) {
-    if (!sec[i].ok || std::abs(sec[i].offset) > opt.max_shift) continue;
+    if (!sec[i].ok || std::abs(sec[i].offset) > std::max(1.0, opt.max_shift_ratio * sec[i].width)) continue;
+    const bool node_pixel = !cyclic && (i == 0 || i == n - 1);  // stays with its node
     near.clear();
     for (int k = -window; k <= window; ++k) {
       int j = cyclic ? wrap(i + k) : i + k;
       if (j >= 0 && j < n && sec[j].ok) near.push_back(static_cast<float>(sec[j].width));
     }
     if (sec[i].width > opt.clean_ratio * median_of(near)) continue;
-    out[i] = pts[i] + sec[i].normal * sec[i].offset;
+    if (!node_pixel) out[i] = pts[i] + sec[i].normal * sec[i].offset;
     t.width[i] = static_cast<float>(sec[i].width);
   }
   if (cyclic) out.back() = out.front(), t.width.back() = t.width.front();
@@ -212,7 +214,7 @@ void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_wi
     bool behind = false;
     for (size_t i = 0; i < t.pts.size(); ++i) {
       if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
-      behind = behind || (s >= cap && dot(t.pts[i] - target, d) < 0);
+      behind = behind || (s >= cap && dot(t.pts[i] - target, d) < 0) || i + 1 == t.pts.size();
       if (behind) moved.push(t.pts[i], t.width[i]);
     }
     if (end.tail) moved.reverse();

@@ -109,8 +109,9 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   else if (specks > 0) cv::bitwise_and(skeleton, ink.binary, skeleton);
 
   graph::CentreOptions copt;
-  copt.max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
-                           "sub-pixel centring moves a skeleton point at most this far");
+  copt.max_shift_ratio = cfg.set("graph.refine_max_shift_ratio", copt.max_shift_ratio, "default",
+                                 "sub-pixel centring moves a skeleton point at most this fraction of its "
+                                 "cross-section's width (at least 1 px)");
   copt.clean_ratio = cfg.set("graph.clean_width_ratio", 1.25, "default",
                              "a cross-section wider than this times its neighbours' median runs into other ink "
                              "(a junction, a corner's other leg) and is not used for centring or directions");
