@@ -71,7 +71,7 @@ graph::JunctionOptions junction_options(Config& cfg, double w, double clean_rati
   graph::JunctionOptions j;
   j.merge_length = cfg.set("graph.junction_merge_px", 1.0 * w, "stroke_width",
                            "junction clusters joined by a shorter skeleton path are one junction");
-  j.crossing_length = cfg.set("graph.crossing_merge_px", 3.0 * w, "stroke_width",
+  j.crossing_length = cfg.set("graph.crossing_merge_px", 6.0 * w, "stroke_width",
                               "two 3-way junctions joined by a shorter path are tested as one crossing");
   j.clean_width_ratio = clean_ratio;
   j.clean_run = cfg.set("graph.arm_clean_run_px", std::max(2.0, 0.5 * w), "stroke_width",

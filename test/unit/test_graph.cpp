@@ -75,7 +75,7 @@ TEST_CASE("a T junction is one vertex of degree 3 where the strokes meet", "[gra
 }
 
 TEST_CASE("two crossing lines become two straight edges through the crossing", "[graph]") {
-  for (double angle : {90.0, 40.0}) {
+  for (double angle : {90.0, 40.0, 25.0}) {
     for (double w : {3.0, 8.0}) {
       INFO("angle " << angle << " width " << w);
       Vec2 c{100, 100}, d1 = from_angle(deg2rad(angle / 2)) * 70, d2 = from_angle(deg2rad(-angle / 2)) * 70;
