@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kTangentReach = 2;          // least chain points each side giving the local direction
 constexpr double kMaxCornerTurnDeg = 40;  // sharper turns make a lopsided section
-constexpr double kMinSectionReach = 64;   // px; strokes of other widths than the drawing's
+constexpr double kMinSectionReach = 64;   // px a section may reach: strokes wider than the typical one
 constexpr double kMinCornerDeg = 30;      // legs turning less than this meet in a curve, not a corner
 constexpr double kMinCuspTurnDeg = 45;    // a cusp's base turns at least this much ...
 constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many widths beyond a round end
