@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kTangentReach = 2;          // least chain points each side giving the local direction
 constexpr double kMaxCornerTurnDeg = 40;  // sharper turns make a lopsided section
-constexpr double kMaxWidthFactor = 3;     // a wider section runs into another stroke
+constexpr double kMinSectionReach = 64;   // px a section may reach: strokes wider than the typical one
 constexpr double kMinCornerDeg = 30;      // legs turning less than this meet in a curve, not a corner
 constexpr double kMinCuspTurnDeg = 45;    // a cusp's base turns at least this much ...
 constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many widths beyond a round end
@@ -58,7 +58,8 @@ struct Section {
 
 // Measures every point's cross-section; a point is moved to the section's centre when the
 // section is no wider than clean_ratio times the median of its neighbours' (a wider one
-// runs into the ink of a junction or of a corner's other leg) and the move is small.
+// runs into the ink of a junction or of a corner's other leg) and the move is small for
+// that width.
 void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_width, const CentreOptions& opt) {
   const Polyline& pts = t.pts;
   const int n = static_cast<int>(pts.size());
@@ -67,7 +68,7 @@ void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_
   // Thinning of a thick stroke wanders by a pixel or two: its direction needs a longer chord.
   const int reach_pts = std::max(kTangentReach, static_cast<int>(std::lround(stroke_width / 3)));
   const int window = std::max(3, static_cast<int>(std::lround(stroke_width)));
-  const double reach = kMaxWidthFactor * stroke_width / 2 + 2;
+  const double reach = std::max(kMinSectionReach, 2 * stroke_width);
   const double min_cos = std::cos(deg2rad(kMaxCornerTurnDeg));
   std::vector<Section> sec(n);
   for (int i = 0; i < n; ++i) {
@@ -76,19 +77,20 @@ void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_
     if (norm(in) > 0 && norm(ahead) > 0 && dot(unit(in), unit(ahead)) < min_cos) continue;
     Vec2 normal = perp(unit(fwd - back));
     CrossSection cs = cross_section(coverage, p, normal, reach);
-    if (cs.ok && cs.width <= kMaxWidthFactor * stroke_width) sec[i] = {true, normal, cs.offset, cs.width};
+    if (cs.ok) sec[i] = {true, normal, cs.offset, cs.width};
   }
   Polyline out = pts;
   std::vector<float> near;
   for (int i = 0; i < n; ++i) {
-    if (!sec[i].ok || std::abs(sec[i].offset) > opt.max_shift) continue;
+    if (!sec[i].ok || std::abs(sec[i].offset) > std::max(1.0, opt.max_shift_ratio * sec[i].width)) continue;
+    const bool node_pixel = !cyclic && (i == 0 || i == n - 1);  // stays with its node
     near.clear();
     for (int k = -window; k <= window; ++k) {
       int j = cyclic ? wrap(i + k) : i + k;
       if (j >= 0 && j < n && sec[j].ok) near.push_back(static_cast<float>(sec[j].width));
     }
     if (sec[i].width > opt.clean_ratio * median_of(near)) continue;
-    out[i] = pts[i] + sec[i].normal * sec[i].offset;
+    if (!node_pixel) out[i] = pts[i] + sec[i].normal * sec[i].offset;
     t.width[i] = static_cast<float>(sec[i].width);
   }
   if (cyclic) out.back() = out.front(), t.width.back() = t.width.front();
@@ -155,14 +157,19 @@ void mend_uncentred_runs(Trace& t, bool cyclic, const cv::Mat& coverage, double 
 }
 
 // Starts a closed trace at a centred point, so that no corner straddles the seam.
-void rotate_to_centred(Trace& t) {
+// Restarts a closed trace (first point repeated last) at point `start`.
+void rotate_closed(Trace& t, size_t start) {
   const size_t m = t.pts.size() - 1;
-  size_t start = 0;
-  while (start < m && std::isnan(t.width[start])) ++start;
-  if (start == 0 || start == m) return;
+  if (start == 0 || start >= m) return;
   Trace r;
   for (size_t k = 0; k <= m; ++k) r.push(t.pts[(start + k) % m], t.width[(start + k) % m]);
   t = std::move(r);
+}
+
+void rotate_to_centred(Trace& t) {
+  size_t start = 0;
+  while (start + 1 < t.pts.size() && std::isnan(t.width[start])) ++start;
+  rotate_closed(t, start);
 }
 
 }  // namespace
@@ -207,7 +214,7 @@ void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_wi
     bool behind = false;
     for (size_t i = 0; i < t.pts.size(); ++i) {
       if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
-      behind = behind || (s >= cap && dot(t.pts[i] - target, d) < 0);
+      behind = behind || (s >= cap && dot(t.pts[i] - target, d) < 0) || i + 1 == t.pts.size();
       if (behind) moved.push(t.pts[i], t.width[i]);
     }
     if (end.tail) moved.reverse();
@@ -225,18 +232,23 @@ std::vector<double> arc_lengths(const Polyline& pts) {
   return s;
 }
 
-// The point at arc length s; a closed polyline wraps around.
-Vec2 point_at(const Polyline& pts, double s, bool cyclic, double total) {
-  if (cyclic) s = std::fmod(std::fmod(s, total) + total, total);
-  return point_at_length(pts, s);
+// The point at arc length at (s: the polyline's arc lengths); a closed polyline wraps around.
+Vec2 point_at(const Polyline& pts, const std::vector<double>& s, double at, bool cyclic) {
+  const double total = s.back();
+  if (cyclic && total > 0) at = std::fmod(std::fmod(at, total) + total, total);
+  if (at <= 0) return pts.front();
+  if (at >= total) return pts.back();
+  size_t i = std::upper_bound(s.begin(), s.end(), at) - s.begin();  // s[i-1] <= at < s[i]
+  double f = (at - s[i - 1]) / (s[i] - s[i - 1]);
+  return pts[i - 1] + (pts[i] - pts[i - 1]) * f;
 }
 
 // Where the trace turns at point i and ink reaches far out beyond the turn, returns how far
 // (along the outward bisector), else 0.
 double spike_depth(const Polyline& pts, const std::vector<double>& s, size_t i, bool cyclic, const cv::Mat& coverage,
                    double width, Vec2& outward) {
-  const double d = std::max(2.0, 0.5 * width), total = s.back();
-  Vec2 u = unit(point_at(pts, s[i] - d, cyclic, total) - pts[i]), v = unit(point_at(pts, s[i] + d, cyclic, total) - pts[i]);
+  const double d = std::max(2.0, 0.5 * width);
+  Vec2 u = unit(point_at(pts, s, s[i] - d, cyclic) - pts[i]), v = unit(point_at(pts, s, s[i] + d, cyclic) - pts[i]);
   if (dot(u, v) < -std::cos(deg2rad(kMinCuspTurnDeg)) || norm(u + v) < 1e-9) return 0;
   outward = -unit(u + v);
   double depth = distance_to_edge(coverage, pts[i], outward, 3 * width);
@@ -244,6 +256,20 @@ double spike_depth(const Polyline& pts, const std::vector<double>& s, size_t i, 
   // A spike of two merged strokes is narrow; a bulge of a brush corner is not.
   CrossSection middle = cross_section(coverage, pts[i] + outward * (0.5 * depth), perp(outward), 3 * width);
   return middle.ok && middle.width <= kCuspMaxWidth * width ? depth : 0;
+}
+
+// The point of a closed polyline where it turns least over a chord of half a width each way.
+size_t straightest_point(const Polyline& pts, double width) {
+  const std::vector<double> s = arc_lengths(pts);
+  const double d = std::max(2.0, 0.5 * width);
+  size_t best = 0;
+  double straightest = 2;
+  for (size_t i = 0; i + 1 < pts.size(); ++i) {
+    Vec2 u = unit(pts[i] - point_at(pts, s, s[i] - d, true));
+    Vec2 v = unit(point_at(pts, s, s[i] + d, true) - pts[i]);
+    if (1 - dot(u, v) < straightest) straightest = 1 - dot(u, v), best = i;
+  }
+  return best;
 }
 
 // Recovers the cusps of one trace: see recover_cusps.
@@ -295,7 +321,18 @@ void recover_cusps(StrokeGraph& g, const cv::Mat& coverage, double stroke_width)
     const double median = w[w.size() / 2];
     if (w[w.size() * 9 / 10] - w[w.size() / 10] > kCuspMaxWidthSpread * median) continue;
     const bool cyclic = e.closed && dist(e.trace.pts.front(), e.trace.pts.back()) < 1e-9;
-    recover_trace_cusps(e.trace, cyclic, coverage, median);
+    if (!cyclic) {
+      recover_trace_cusps(e.trace, false, coverage, median);
+      continue;
+    }
+    // A cusp must not straddle the seam of a loop: work from its straightest point, then
+    // restart at the anchor again (or move the anchor if it was at a cusp).
+    const Vec2 anchor = e.trace.pts.front();
+    rotate_closed(e.trace, straightest_point(e.trace.pts, median));
+    recover_trace_cusps(e.trace, true, coverage, median);
+    for (size_t k = 0; k < e.trace.pts.size(); ++k)
+      if (dist(e.trace.pts[k], anchor) < 1e-9) rotate_closed(e.trace, k);
+    g.nodes[e.n0].p = e.trace.pts.front();
   }
 }
 

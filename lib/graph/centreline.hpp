@@ -10,14 +10,15 @@
 namespace sv::graph {
 
 struct CentreOptions {
-  double max_shift = 1;       // a point moves at most this far (px)
+  double max_shift_ratio = 0.25;  // a point moves at most this fraction of its section's width (or 1 px)
   double clean_ratio = 1.25;  // sections wider than this times their neighbours' median run into other ink
 };
 
 // Centres every point of every edge in its cross-section (normal from the chain's local
 // direction) and records the width there. Points whose section is not clean keep their
 // place and an unknown width: near junctions and corners (the section runs into other ink,
-// so it is wider than its neighbours'), or where the centre lies more than max_shift away.
+// so it is wider than its neighbours'), or where the centre lies farther than
+// max_shift_ratio of the section's width (and 1 px) away.
 // Then mends runs of uncentred points between centred legs: at a corner (the legs turn by
 // 30 degrees or more) by the legs' intersection, elsewhere (where a pruned spur or a bump
 // bent the skeleton) by the straight chord. Closed loops are restarted at a centred point

@@ -13,6 +13,9 @@ namespace {
 // the least-squares point defined when the arms are nearly parallel.
 constexpr double kCentroidWeight = 0.1;
 
+// Arms paired up through a crossing, by index.
+using Pairing = std::vector<std::pair<int, int>>;
+
 // An arm of a junction: where its own stroke begins, and its direction there, as a line.
 struct Arm {
   End end;
@@ -56,7 +59,8 @@ double clean_start(const Trace& t, const std::vector<double>& s, double limit, c
 // arm_window px of it. A short or unclean arm falls back to its middle part. A loop edge
 // is measured over its first half only, so its two arms stay distinct.
 Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
-  Arm arm{end};
+  Arm arm;
+  arm.end = end;
   Trace t = g.trace_from(end);
   std::vector<double> s(t.pts.size(), 0);
   for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
@@ -170,7 +174,7 @@ void merge_close_junctions(StrokeGraph& g, double merge_length) {
 
 // A pairing of arms (indices into `arms`) is accepted when every pair continues straight
 // and every arm's line passes near the crossing point. Returns the sum of -cos(turn), or -1.
-double pairing_score(const std::vector<Arm>& arms, const std::vector<std::pair<int, int>>& pairs, Vec2 crossing,
+double pairing_score(const std::vector<Arm>& arms, const Pairing& pairs, Vec2 crossing,
                      const JunctionOptions& opt) {
   const double min_straightness = std::cos(deg2rad(opt.max_turn_deg));
   double score = 0;
@@ -186,7 +190,7 @@ double pairing_score(const std::vector<Arm>& arms, const std::vector<std::pair<i
 }
 
 // Joins each pair of arms through `crossing`, after trimming the distorted part of each.
-void join_through(StrokeGraph& g, const std::vector<Arm>& arms, const std::vector<std::pair<int, int>>& pairs,
+void join_through(StrokeGraph& g, const std::vector<Arm>& arms, const Pairing& pairs,
                   Vec2 crossing) {
   std::vector<End> ends;
   for (const Arm& a : arms) ends.push_back(a.end);
@@ -205,8 +209,7 @@ void join_through(StrokeGraph& g, const std::vector<Arm>& arms, const std::vecto
 }
 
 // All ways to split arms 0..n-1 into pairs (n even).
-void all_pairings(std::vector<int>& rest, std::vector<std::pair<int, int>>& current,
-                  std::vector<std::vector<std::pair<int, int>>>& out) {
+void all_pairings(std::vector<int>& rest, Pairing& current, std::vector<Pairing>& out) {
   if (rest.empty()) {
     out.push_back(current);
     return;
@@ -223,32 +226,30 @@ void all_pairings(std::vector<int>& rest, std::vector<std::pair<int, int>>& curr
   }
 }
 
-// Step 2 for one node: resolves it as a crossing if some pairing of its arms passes.
-bool resolve_crossing(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt,
-                      const std::vector<std::vector<std::pair<int, int>>>& candidates) {
-  std::vector<Arm> arms;
-  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
-  Vec2 crossing = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
+// The best accepted pairing among the candidates, or nullptr.
+const Pairing* best_pairing(const std::vector<Arm>& arms, const std::vector<Pairing>& candidates, Vec2 crossing,
+                            const JunctionOptions& opt) {
   double best = -1;
-  const std::vector<std::pair<int, int>>* chosen = nullptr;
-  for (const auto& pairs : candidates) {
+  const Pairing* chosen = nullptr;
+  for (const Pairing& pairs : candidates) {
     double score = pairing_score(arms, pairs, crossing, opt);
     if (score > best) best = score, chosen = &pairs;
   }
-  if (!chosen) return false;
-  join_through(g, arms, *chosen, crossing);
-  return true;
+  return chosen;
 }
 
-// The index of the arm at node n that is the end `end`.
-int arm_index(const StrokeGraph& g, int n, End end) {
-  const auto& ends = g.nodes[n].ends;
-  return static_cast<int>(std::find(ends.begin(), ends.end(), end) - ends.begin());
+// Step 2 for one node: resolves it as a crossing if some pairing of its arms passes.
+void resolve_crossing(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt,
+                      const std::vector<Pairing>& candidates) {
+  std::vector<Arm> arms;
+  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
+  Vec2 crossing = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
+  if (const Pairing* chosen = best_pairing(arms, candidates, crossing, opt)) join_through(g, arms, *chosen, crossing);
 }
 
 // A ribbon: two 3-way nodes joined by edge e. Merged into one 4-way node whose arms must
 // pair across the ribbon (one arm from each side), else it is left alone.
-bool resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const JunctionOptions& opt) {
+void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const JunctionOptions& opt) {
   const Edge& ribbon = g.edges[e];
   int a = ribbon.n0, b = ribbon.n1;
   std::vector<End> side_a, side_b;
@@ -256,7 +257,7 @@ bool resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
     if (end.edge != e) side_a.push_back(end);
   for (End end : g.nodes[b].ends)
     if (end.edge != e) side_b.push_back(end);
-  if (side_a.size() != 2 || side_b.size() != 2) return false;
+  if (side_a.size() != 2 || side_b.size() != 2) return;
   // Measure the arms from their own nodes before merging.
   std::vector<Arm> arms;
   for (End end : side_a) arms.push_back(measure_arm(g, end, opt));
@@ -264,20 +265,14 @@ bool resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
   Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
   double reach = ribbon.trace.length() / 2 + max_junction_move(arms);
   Vec2 crossing = meeting_point(arms, centre, reach, coverage);
-  const std::vector<std::vector<std::pair<int, int>>> candidates = {{{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
-  double best = -1;
-  const std::vector<std::pair<int, int>>* chosen = nullptr;
-  for (const auto& pairs : candidates) {
-    double score = pairing_score(arms, pairs, crossing, opt);
-    if (score > best) best = score, chosen = &pairs;
-  }
-  if (!chosen) return false;
+  const std::vector<Pairing> across = {{{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
+  const Pairing* chosen = best_pairing(arms, across, crossing, opt);
+  if (!chosen) return;
   g.remove_edge(e);
   int merged = g.add_node(crossing);
   move_ends(g, a, merged);
   move_ends(g, b, merged);
   join_through(g, arms, *chosen, crossing);
-  return true;
 }
 
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
@@ -323,8 +318,8 @@ void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOp
     if (!node.alive || node.loop || node.degree() < 4 || node.degree() % 2 != 0 || node.degree() > 8) continue;
     std::vector<int> rest(node.degree());
     std::iota(rest.begin(), rest.end(), 0);
-    std::vector<std::pair<int, int>> current;
-    std::vector<std::vector<std::pair<int, int>>> candidates;
+    Pairing current;
+    std::vector<Pairing> candidates;
     all_pairings(rest, current, candidates);
     resolve_crossing(g, static_cast<int>(n), coverage, opt, candidates);
   }

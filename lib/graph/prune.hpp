@@ -7,12 +7,15 @@
 
 namespace sv::graph {
 
-// Removes spurs: edges from a junction to a free end whose tip reaches less than
-// `max_protrusion` beyond the largest ink disc centred at the junction (a corner of a thick
-// stroke or a bump in its outline, not a stroke of its own). Shortest first and a few at a
-// time per junction, so that a junction keeps at least two edges: an isolated stroke is
-// never deleted, and a small blob whose branches are all short keeps its longest pair.
-// Junctions left with two edges are dissolved; repeats until nothing changes.
+// Removes spurs: edges from a junction to a free end that are no stroke of their own but a
+// bump in the outline, a corner of a thick stroke or the merged tip of a cusp. A spur's tip
+// reaches less than `max_protrusion` beyond the largest ink disc centred at the junction,
+// and lies within the ink of another arm of the junction, reaching less than that beyond its
+// edge (so a short arm across a crossing, or a stem standing beside a branch, stays).
+// Shortest first and a few at a time per junction, so that a junction keeps at least two
+// edges: an isolated stroke is never deleted, and a small blob whose branches are all short
+// keeps its longest pair. Junctions left with two edges are dissolved; repeats until nothing
+// changes.
 void prune_spurs(StrokeGraph& g, const cv::Mat& coverage, double max_protrusion, double stroke_width);
 
 // Replaces isolated strokes (free end to free end) shorter than max_length by a dot at their

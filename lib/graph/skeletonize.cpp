@@ -71,11 +71,12 @@ graph::JunctionOptions junction_options(Config& cfg, double w, double clean_rati
   graph::JunctionOptions j;
   j.merge_length = cfg.set("graph.junction_merge_px", 1.0 * w, "stroke_width",
                            "junction clusters joined by a shorter skeleton path are one junction");
-  j.crossing_length = cfg.set("graph.crossing_merge_px", 3.0 * w, "stroke_width",
+  j.crossing_length = cfg.set("graph.crossing_merge_px", 6.0 * w, "stroke_width",
                               "two 3-way junctions joined by a shorter path are tested as one crossing");
   j.clean_width_ratio = clean_ratio;
   j.clean_run = cfg.set("graph.arm_clean_run_px", std::max(2.0, 0.5 * w), "stroke_width",
-                        "... for at least this length of arm");
+                        "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) "
+                        "for this long; nearer the junction its ink is shared");
   j.arm_window = cfg.set("graph.arm_window_px", std::max(4.0, 1.0 * w), "stroke_width",
                          "length of arm over which its direction is measured, from where its own stroke begins");
   j.max_turn_deg = cfg.set("graph.crossing_max_turn_deg", 40, "default",
@@ -90,15 +91,16 @@ graph::JunctionOptions junction_options(Config& cfg, double w, double clean_rati
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) {
   if (gray.empty() || gray.type() != CV_8UC1) throw Error(Code::invalid_raster, "skeletonize needs a non-empty gray image");
   Config cfg(scene, opt.overrides);
+  // Stage 1: ink coverage and a binary image at 50% coverage (raster/ink.hpp).
   Ink ink = find_ink(cfg, gray);
   const bool all_dark = ink.uniform && ink.coverage.at<uchar>(0, 0) == 255;
 
+  // Stage 2: skeleton and stroke width, then specks and pinholes removed (raster/).
   cv::Mat skeleton = thin(ink.binary);
   double measured = median_stroke_width(skeleton, ink.coverage);
   const double w = cfg.set("skeleton.stroke_width_px", measured > 0 ? measured : kDefaultStrokeWidth,
                            measured > 0 ? "image" : "default",
                            "median ink width across the skeleton, edge to edge at 50% coverage");
-
   double min_speck = cfg.set("skeleton.min_speck_area_px", 0.3 * w * w, "stroke_width",
                              "ink components of fewer pixels are noise (a round dot has 0.79 w^2)");
   double max_hole = cfg.set("skeleton.max_hole_area_px", 0.2 * w * w, "stroke_width",
@@ -109,19 +111,21 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   else if (specks > 0) cv::bitwise_and(skeleton, ink.binary, skeleton);
 
   graph::CentreOptions copt;
-  copt.max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
-                           "sub-pixel centring moves a skeleton point at most this far");
-  copt.clean_ratio = cfg.set("graph.clean_width_ratio", 1.25, "default",
+  copt.max_shift_ratio = cfg.set("graph.refine_max_shift_ratio", copt.max_shift_ratio, "default",
+                                 "sub-pixel centring moves a skeleton point at most this fraction of its "
+                                 "cross-section's width (at least 1 px)");
+  copt.clean_ratio = cfg.set("graph.clean_width_ratio", copt.clean_ratio, "default",
                              "a cross-section wider than this times its neighbours' median runs into other ink "
                              "(a junction, a corner's other leg) and is not used for centring or directions");
   double spur = cfg.set("graph.spur_protrusion_px", 0.5 * w, "stroke_width",
                         "a branch from a junction to a free end is a thinning spur when its tip reaches less than "
-                        "this beyond the largest ink disc at the junction");
+                        "this beyond the junction's ink disc and beyond the edge of another arm it lies in");
   double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
   graph::JunctionOptions jopt = junction_options(cfg, w, copt.clean_ratio);
   double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
   cfg.warn_unknown();
 
+  // Stage 3: the stroke graph (graph/): trace, prune, centre, resolve, finish the ends.
   graph::StrokeGraph g = graph::trace_skeleton(skeleton);
   graph::prune_spurs(g, ink.coverage, spur, w);
   graph::centre_on_ink(g, ink.coverage, w, copt);

@@ -46,7 +46,7 @@ struct Node {
   Vec2 p;
   std::vector<End> ends;  // a loop edge at this node contributes both its ends
   bool loop = false;      // anchors a closed edge
-  bool dot = false;       // a dot: its edge is a single point
+  bool dot = false;       // a dot: no edges here; the scene gets a single-point edge for it
   bool alive = true;
   int degree() const { return static_cast<int>(ends.size()); }
 };

@@ -108,14 +108,18 @@ class PaperLevels {
 cv::Mat paper_cells(const cv::Mat& gray, int paper_cut, int cell, double fallback) {
   const int sw = (gray.cols + cell - 1) / cell, sh = (gray.rows + cell - 1) / cell;
   std::vector<int64_t> isum(static_cast<size_t>(sw) * sh, 0), icount(isum.size(), 0);
-  std::vector<int> column_cell(gray.cols);
-  for (int x = 0; x < gray.cols; ++x) column_cell[x] = x / cell;
   for (int y = 0; y < gray.rows; ++y) {
     const uchar* g = gray.ptr<uchar>(y);
     int64_t* s = isum.data() + static_cast<size_t>(y / cell) * sw;
     int64_t* c = icount.data() + static_cast<size_t>(y / cell) * sw;
-    for (int x = 0; x < gray.cols; ++x)
-      if (g[x] > paper_cut) s[column_cell[x]] += g[x], c[column_cell[x]] += 1;
+    for (int cx = 0, x0 = 0; cx < sw; ++cx, x0 += cell) {
+      int sum = 0, count = 0;
+      for (int x = x0, x1 = std::min(x0 + cell, gray.cols); x < x1; ++x) {
+        int paper = g[x] > paper_cut;
+        sum += paper * g[x], count += paper;
+      }
+      s[cx] += sum, c[cx] += count;
+    }
   }
   cv::Mat sum(sh, sw, CV_32F), count(sh, sw, CV_32F);
   for (int y = 0; y < sh; ++y)

@@ -1,6 +1,7 @@
 #include "raster/thin.hpp"
 
 #include <array>
+#include <cstdint>
 #include <bit>
 #include <vector>
 
@@ -43,7 +44,7 @@ cv::Mat thin(const cv::Mat& binary) {
   cv::Mat padded;
   cv::copyMakeBorder(binary, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
   cv::min(padded, 1, padded);
-  CV_Assert(padded.isContinuous());
+  CV_Assert(padded.isContinuous() && padded.total() < (size_t(1) << 32));
   uchar* img = padded.data;
   const size_t size = padded.total();
   const int stride = padded.cols;
@@ -58,7 +59,8 @@ cv::Mat thin(const cv::Mat& binary) {
 
   // Pixels to examine: at first the border (ink with paper among its 4-neighbours), then
   // those next to a deleted pixel, in the same cycle and the next; nothing else can change.
-  std::vector<size_t> active, next, candidates;
+  // (32-bit indices: the lists are the largest allocations here.)
+  std::vector<uint32_t> active, next, candidates;
   for (size_t i = stride; i + stride < size; ++i)
     if (ink(i) && (!ink(i + 1) || !ink(i - 1) || !ink(i + stride) || !ink(i - stride))) active.push_back(i);
 
@@ -68,9 +70,9 @@ cv::Mat thin(const cv::Mat& binary) {
     next.clear();
     for (int side : sides) {
       candidates.clear();
-      for (size_t i : active)
+      for (uint32_t i : active)
         if (ink(i) && !ink(i + side) && deletable[config(i)]) candidates.push_back(i);
-      for (size_t i : candidates) {
+      for (uint32_t i : candidates) {
         if (!ink(i) || !deletable[config(i)]) continue;
         img[i] = 0;
         for (int k = 0; k < 8; ++k) {
@@ -83,8 +85,8 @@ cv::Mat thin(const cv::Mat& binary) {
         }
       }
     }
-    for (size_t i : next) img[i] &= kInk;
-    std::erase_if(next, [&](size_t i) { return !ink(i); });
+    for (uint32_t i : next) img[i] &= kInk;
+    std::erase_if(next, [&](uint32_t i) { return !ink(i); });
     active.swap(next);
   }
   return padded(cv::Rect(1, 1, binary.cols, binary.rows));

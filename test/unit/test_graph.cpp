@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <random>
 
 #include "core/error.hpp"
@@ -74,7 +75,7 @@ TEST_CASE("a T junction is one vertex of degree 3 where the strokes meet", "[gra
 }
 
 TEST_CASE("two crossing lines become two straight edges through the crossing", "[graph]") {
-  for (double angle : {90.0, 40.0}) {
+  for (double angle : {90.0, 40.0, 25.0}) {
     for (double w : {3.0, 8.0}) {
       INFO("angle " << angle << " width " << w);
       Vec2 c{100, 100}, d1 = from_angle(deg2rad(angle / 2)) * 70, d2 = from_angle(deg2rad(-angle / 2)) * 70;
@@ -239,4 +240,42 @@ TEST_CASE("the skeleton scene validates against the scene schema", "[graph]") {
   s.source->sha256 = std::string(64, 'a');
   s.source->path = "drawing.png";
   CHECK(scene_schema().first_error(to_json(s)) == "");
+}
+
+TEST_CASE("graph invariants hold on random drawings", "[graph]") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int round = 0; round < 40; ++round) {
+    const int w = 64 + int(rng() % 240), h = 64 + int(rng() % 240);
+    Drawing d(w, h, static_cast<uchar>(200 + rng() % 56), static_cast<uchar>(rng() % 100));
+    for (int k = 1 + int(rng() % 6); k > 0; --k) {
+      double width = 1.5 + u(rng) * 14;
+      Vec2 a{u(rng) * w, u(rng) * h}, b{u(rng) * w, u(rng) * h};
+      switch (rng() % 3) {
+        case 0: d.line(a, b, width); break;
+        case 1: d.circle(a, 3 + u(rng) * 60, width); break;
+        default: d.dot(a, width);
+      }
+    }
+    INFO("round " << round);
+    Scene s = skeleton_of(d.image());
+    const Graph& g = *s.graph;
+    std::map<std::string, int> ends;
+    for (const auto& e : g.edges) {
+      ++ends[e.v0], ++ends[e.v1];
+      REQUIRE(g.vertex(e.v0));
+      REQUIRE(g.vertex(e.v1));
+      CHECK(max_spacing(e.points) <= 1.0 + 1e-9);
+      CHECK(dist(e.points.front(), g.vertex(e.v0)->p) < 1e-9);
+      CHECK(dist(e.points.back(), g.vertex(e.v1)->p) < 1e-9);
+      if (e.closed) CHECK(e.v0 == e.v1);
+    }
+    for (const auto& v : g.vertices) {
+      CHECK(v.degree == ends[v.id]);
+      if (v.kind == "end") CHECK(v.degree == 1);
+      if (v.kind == "junction") CHECK(v.degree >= 3);
+    }
+    s.source->sha256 = std::string(64, 'a');
+    CHECK(scene_schema().first_error(to_json(s)) == "");
+  }
 }
