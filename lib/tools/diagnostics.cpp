@@ -511,7 +511,8 @@ ToolResult check_for_consistency(const ToolContext& ctx, const json& req) {
     for (const auto& p : *s.primitives)
       if (scope.touches(p)) ps.push_back(&p);
   std::vector<Finding> out;
-  auto action = [&](double dev, double tol) { return dev <= 0.6 * tol ? "snap_exact" : "investigate"; };
+  // Well inside the tolerance the relation is surely meant; near its edge, look first.
+  auto action = [&](double dev, double tol) { return dev <= 0.75 * tol ? "snap_exact" : "investigate"; };
   auto add = [&](const std::string& rel, const Primitive* a, const Primitive* b, double dev, const std::string& unit, double tol) {
     out.push_back({rel, {a->id, b->id}, dev, unit, action(dev, tol), (shape_mid(a->shape) + shape_mid(b->shape)) * 0.5});
   };

@@ -26,16 +26,29 @@ struct Scores {
   bool timed = false;  // false without a command stream
 };
 
-Scores score(const Scene& s, double tol) {
+// Scores of a scene; within a region, fidelity is measured on the paths inside it, draw time
+// is the drawing time of the primitives touching it and pen-ups those starting or ending in it.
+Scores score(const Scene& s, double tol, const Scope& scope) {
   Scores sc;
   Drawing d = drawing_of(s);
-  CoverageReport cov = analyze_coverage(s, d, tol, Scope{}, true);
-  sc.draw_time_s = d.total_s;
+  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
   sc.timed = d.from_commands;
   sc.precision = cov.metrics.precision, sc.recall = cov.metrics.recall, sc.f1 = cov.metrics.f1;
   sc.chamfer_px = cov.metrics.chamfer_px, sc.hausdorff_px = cov.metrics.hausdorff_px;
-  sc.primitive_count = s.primitives ? static_cast<int>(s.primitives->size()) : 0;
-  sc.pen_up_count = d.pen_ups;
+  if (scope.everything()) {
+    sc.draw_time_s = d.total_s;
+    sc.primitive_count = s.primitives ? static_cast<int>(s.primitives->size()) : 0;
+    sc.pen_up_count = d.pen_ups;
+    return sc;
+  }
+  if (s.primitives)
+    for (const auto& p : *s.primitives)
+      if (scope.touches(p)) {
+        ++sc.primitive_count;
+        auto t = d.primitive_s.find(p.id);
+        sc.draw_time_s += t == d.primitive_s.end() ? 0 : t->second;
+      }
+  for (const auto& [a, b] : d.pen_up) sc.pen_up_count += scope.contains(a) || scope.contains(b);
   return sc;
 }
 
@@ -75,8 +88,9 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   Scene holder;
   std::string rid;
   const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  const Scope scope = scope_of(s, req);
   const double sw = stroke_width_of(s), tol = default_tolerance(sw);
-  Scores sc = score(s, tol);
+  Scores sc = score(s, tol, scope);
   json wanted = json::array();
   for (const auto& m : req["metrics"]) {
     if (m == "semantic_overall") r.warnings.push_back("semantic_overall needs an oracle (AskOracle); not measured");
@@ -87,12 +101,12 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   json m = metrics_json(sc, wanted);
   r.fields = {{"metrics", m}, {"evaluated_revision_id", rid}, {"tolerance_px", round3(tol)},
               {"reference", "the stroke graph's centrelines"}};
-  r.llm_text = fmt::format("{}: {}", rid.substr(0, 12), metrics_text(m));
+  r.llm_text = fmt::format("{}{}: {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(), metrics_text(m));
   r.human_text = r.llm_text + fmt::format(" (fidelity at {:.1f} px against the stroke graph's centrelines; times from the "
                                           "firmware motion model at {:.1f} px/in)", tol, scene_ppi(s));
   Drawing d = drawing_of(s);
-  CoverageReport cov = analyze_coverage(s, d, tol, Scope{}, true);
-  View v = scene_view(ctx, s, Scope{}, fmt::format("{} f1 {:.3f}, {:.1f} s", rid.substr(0, 12), sc.f1, sc.draw_time_s));
+  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
+  View v = scene_view(ctx, s, scope, fmt::format("{} f1 {:.3f}, {:.1f} s", rid.substr(0, 12), sc.f1, sc.draw_time_s));
   draw_render(v, d, color::ink);
   int radius = std::max(1, static_cast<int>(std::lround(0.5 * sw * v.transform().scale)));
   for (Vec2 p : cov.missed) v.dot(p, color::missed, radius);
@@ -119,19 +133,22 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   const Scene& a = revision_scene(ctx, req["revision_a"], ha, &ida);
   const Scene& b = revision_scene(ctx, req["revision_b"], hb, &idb);
   const double tol = default_tolerance(stroke_width_of(b));
-  Scores sa = score(a, tol), sb = score(b, tol);
+  // The region is resolved in each revision (a primitive set must exist in the one it names).
+  const Scope scope_a = scope_of(a, req), scope_b = scope_of(b, req);
+  Scores sa = score(a, tol, scope_a), sb = score(b, tol, scope_b);
   json ma = metrics_json(sa, kAllMetrics), mb = metrics_json(sb, kAllMetrics), delta = json::object();
   for (auto it = mb.begin(); it != mb.end(); ++it) delta[it.key()] = round3(it.value().get<double>() - ma[it.key()].get<double>());
   json added = json::array(), removed = json::array(), changed = json::array();
   if (b.primitives)
     for (const auto& p : *b.primitives) {
       const Primitive* q = a.primitive(p.id);
+      if (!scope_b.touches(p) && !(q && scope_a.touches(*q))) continue;
       if (!q) added.push_back(p.id);
       else if (!same_geometry(p, *q)) changed.push_back(p.id);
     }
   if (a.primitives)
     for (const auto& p : *a.primitives)
-      if (!b.primitive(p.id)) removed.push_back(p.id);
+      if (!b.primitive(p.id) && scope_a.touches(p)) removed.push_back(p.id);
   r.fields = {{"metric_deltas", delta}, {"metrics_a", ma}, {"metrics_b", mb}, {"revision_a_id", ida}, {"revision_b_id", idb},
               {"added_primitive_ids", added}, {"removed_primitive_ids", removed}, {"changed_primitive_ids", changed}};
   r.llm_text = fmt::format("{} -> {}: deltas (b - a) {}; added {} removed {} changed {}", ida.substr(0, 12), idb.substr(0, 12),
@@ -259,9 +276,10 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   }
   const bool lower_better = axis == "chamfer";
   const double tol = default_tolerance(stroke_width_of(s));
+  const Scope scope = scope_of(s, req);
   std::vector<Point> pts;
   auto add = [&](const std::string& name, const std::string& source, const Scene& sc) {
-    Scores x = score(sc, tol);
+    Scores x = score(sc, tol, scope_of(sc, req));
     pts.push_back({name, source, x.draw_time_s, fidelity_of(x, axis)});
   };
   add("this", rid, s);
@@ -290,8 +308,8 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   const bool front = dominated_by.empty();
   r.fields = {{"dominated_by", dominated_by}, {"dominates", dominates_list}, {"on_pareto_front", front},
               {"points", points}, {"fidelity_axis", axis}};
-  r.llm_text = fmt::format("{} on the Pareto front; dominated by {}; dominates {}\n", front ? "ON" : "NOT", dominated_by.dump(),
-                           dominates_list.dump()) + text;
+  r.llm_text = fmt::format("{} on the Pareto front{}; dominated by {}; dominates {}\n", front ? "ON" : "NOT",
+                           scope.everything() ? "" : " (in " + scope.describe() + ")", dominated_by.dump(), dominates_list.dump()) + text;
   r.images["pareto"] = pareto_chart(pts, axis, 0);
   return r;
 }

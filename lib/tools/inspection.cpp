@@ -210,6 +210,7 @@ ToolResult get_primitive(const ToolContext& ctx, const json& req) {
   const Scene& s = ctx.scene;
   const Primitive& p = primitive_or_throw(s, req["id"]);
   const Shape& sh = p.shape;
+  const Scope scope = scope_of(s, req);  // limits the geometric neighbours listed
   Drawing d = drawing_of(s);
   json det = primitive_summary(p, d);
   if (sh.type == PrimType::arc) {
@@ -267,7 +268,7 @@ ToolResult get_primitive(const ToolContext& ctx, const json& req) {
     const double sw = stroke_width_of(s);
     if (s.primitives)
       for (const auto& q : *s.primitives) {
-        if (q.id == p.id) continue;
+        if (q.id == p.id || !scope.touches(q)) continue;
         bool touch = false;
         for (Vec2 e : {sh.start(), sh.end()}) touch = touch || (sh.type != PrimType::circle && q.shape.distance_to(e) <= sw);
         for (Vec2 e : {q.shape.start(), q.shape.end()})
@@ -456,6 +457,8 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
 ToolResult get_config(const ToolContext& ctx, const json& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
+  if (Scope scope = scope_of(s, req); !scope.everything())
+    r.warnings.push_back("thresholds apply to the whole drawing; use ExplainThreshold for those that decided " + scope.describe());
   json entries = json::array();
   std::string text;
   for (auto it = s.config.begin(); it != s.config.end(); ++it) {
@@ -632,6 +635,19 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
   }
   r.fields = {{"relevant_thresholds", list}, {"subject", subject}};
   r.llm_text = text;
+  // The subject on the source, each measured threshold beside it.
+  BBox focus = scope.bounds();
+  const Primitive* subject_p = req["primitive_id"].is_null() ? nullptr : s.primitive(req["primitive_id"]);
+  if (subject_p)
+    for (Vec2 q : shape_samples(subject_p->shape)) focus.add(q);
+  View v = crop_view(ctx, s, focus, 4 * stroke_width_of(s), subject_p ? subject_p->id + " and its thresholds" : "region and its thresholds", 480);
+  if (s.primitives)
+    for (const auto& p : *s.primitives) v.shape(p.shape, subject_p && p.id == subject_p->id ? color::highlight : color::faded, 2);
+  if (!subject_p) v.box(focus, color::highlight, 1);
+  for (const auto& j : list)
+    v.note(fmt::format("{} = {} ({}): measured {:g}{}", j["key"].get<std::string>(), j["value"].dump(), j["from"].get<std::string>(),
+                       j["measured"].get<double>(), j["would_change_at"].is_null() ? "" : ", flips at " + j["would_change_at"].dump()));
+  r.images["explanation"] = v.finish();
   return r;
 }
 

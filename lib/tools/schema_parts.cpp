@@ -44,6 +44,8 @@ json nullable(json s) {
   json t = s["type"];
   s["type"] = json::array({t, "null"});
   if (s.contains("enum")) s["enum"].push_back(nullptr);
+  // Present as null when not given, so handlers read one shape of request.
+  s["default"] = nullptr;
   return s;
 }
 

@@ -23,7 +23,7 @@ json object(json properties, std::initializer_list<const char*> required = {}, c
 json any(const std::string& doc);
 // Adds "default" to a property schema.
 json with_default(json s, json value);
-// Makes a property nullable (null means "not applicable").
+// Makes a property nullable, null by default (null means "not given").
 json nullable(json s);
 
 // A region of interest: rect, polygon, primitive set, vertex neighbourhood, or a region named

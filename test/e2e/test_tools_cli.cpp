@@ -1,0 +1,97 @@
+// sv-diagnose as an agent or a person calls it: the catalog listing, requests as options or one
+// JSON object, the envelope on stdout, views as PNG files, and the error contract.
+#include <catch2/catch.hpp>
+
+#include "core/schema.hpp"
+#include "process.hpp"
+#include "store/store.hpp"
+#include "../unit/tools_fixture.hpp"
+
+namespace {
+
+std::string dev_scene_file() {
+  static std::string path = [] {
+    auto p = svtest::scratch() / "tools-dev.json";
+    svtest::spit(p, sv::dump_scene(svtest::dev_drawing().routed()));
+    return p.string();
+  }();
+  return path;
+}
+
+std::string diagnose(const std::string& args) { return svtest::bin("sv-diagnose") + " " + args; }
+
+}  // namespace
+
+TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e][tools]") {
+  auto r = svtest::run(diagnose("tools"));
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["count"] == 13);  // 7 inspection + 6 diagnostics; GetCurrentRender is sv-simulate's
+  REQUIRE(j["tools"].size() == 13);
+  for (const auto& t : j["tools"]) {
+    CAPTURE(t["name"]);
+    CHECK(t["input_schema"]["type"] == "object");
+    CHECK(t["output_schema"]["properties"].contains("llm_text"));
+    CHECK(!t["description"].get<std::string>().empty());
+  }
+  auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
+  CHECK(all["count"] == 17);
+  auto man = svtest::run(diagnose("tools --man"));
+  CHECK(man.out.find(".TS") == 0);
+}
+
+TEST_CASE("sv-diagnose: options from the schema, JSON requests, envelope valid against its schema", "[e2e][tools]") {
+  auto r = svtest::run(diagnose("list-primitives --filter.types line --sort-by length_desc --limit 2 --region 10,10,110,110 " +
+                                dev_scene_file()));
+  REQUIRE(r.status == 0);
+  auto env = nlohmann::json::parse(r.out);
+  CHECK(env["ok"] == true);
+  CHECK(env["primitives"].size() == 2);
+  CHECK(env["total_count"] == 4);  // the square's four sides
+  auto schema = nlohmann::json::parse(svtest::run(diagnose("list-primitives --schema")).out);
+  CHECK(sv::Schema(schema["result"]).first_error(env) == "");
+  auto same = svtest::run(diagnose("ListPrimitives --request '{\"filter\": {\"types\": [\"line\"]}, \"sort_by\": "
+                                   "\"length_desc\", \"limit\": 2, \"region\": {\"kind\": \"rect\", \"rect\": [10, 10, 110, 110]}}' < " +
+                                   dev_scene_file()));
+  CHECK(same.out == r.out);
+}
+
+TEST_CASE("sv-diagnose: unknown fields exit 2, unknown ids exit 4, with an envelope and one stderr line", "[e2e][tools]") {
+  auto bad = svtest::run(diagnose("list-primitives --limt 3 " + dev_scene_file()));
+  CHECK(bad.status == 2);
+  CHECK(nlohmann::json::parse(bad.out)["error"]["code"] == "invalid_selection");
+  CHECK(bad.err.find("limt") != std::string::npos);
+  CHECK(svtest::count_lines(bad.err) == 1);
+  auto missing = svtest::run(diagnose("get-primitive --id p_9999 " + dev_scene_file()));
+  CHECK(missing.status == 4);
+  CHECK(nlohmann::json::parse(missing.out)["error"]["code"] == "not_found");
+  auto region = svtest::run(diagnose("check-topology --region p_0001,p_9999 " + dev_scene_file()));
+  CHECK(region.status == 4);
+  auto other = svtest::run(diagnose("evaluate-revision " + dev_scene_file()));
+  CHECK(other.status == 2);  // a tool of sv-simulate
+}
+
+TEST_CASE("sv-diagnose writes views: --png, --embed-images, the store's view cache", "[e2e][tools]") {
+  auto png = svtest::scratch() / "coverage.png";
+  auto r = svtest::run(diagnose("analyze-coverage --png " + png.string() + " " + dev_scene_file()));
+  REQUIRE(r.status == 0);
+  auto env = nlohmann::json::parse(r.out);
+  CHECK(env["images"]["coverage"] == png.string());
+  CHECK(svtest::slurp(png).substr(1, 3) == "PNG");
+  auto embedded = nlohmann::json::parse(svtest::run(diagnose("get-graph --embed-images " + dev_scene_file())).out);
+  CHECK(embedded["images_png_base64"]["graph"].get<std::string>().rfind("iVBORw0KGgo", 0) == 0);
+
+  auto dir = svtest::scratch() / "tools-store";
+  std::filesystem::create_directories(dir);
+  sv::Store store = sv::Store::init(dir);
+  sv::Scene s = svtest::dev_drawing().routed();
+  std::string id = store.put_scene(s);
+  store.advance_head("", id, "test");
+  auto st = svtest::run(diagnose("get-tour --rev HEAD --store " + dir.string()));
+  REQUIRE(st.status == 0);
+  auto senv = nlohmann::json::parse(st.out);
+  CHECK(senv["revision_id"] == id);
+  std::string view = senv["images"]["tour"];
+  CHECK(view.find(".svrev/views/") != std::string::npos);
+  CHECK(std::filesystem::exists(view));
+}
