@@ -198,6 +198,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
     } else {
       write_output(output, dump_scene(out));
     }
+    if (stage.finish) stage.finish(out);
     for (const auto& w : out.warnings) std::fprintf(stderr, "%s: warning: %s\n", stage.name.c_str(), w.c_str());
     return 0;
   });

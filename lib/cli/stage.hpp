@@ -29,6 +29,8 @@ struct Stage {
   // Produces the new scene from the input; returns the tool result's typed fields, including
   // "llm_text" (one compact line).
   std::function<json(StageInput&, Scene&)> run;
+  // Optional: runs once the new revision is recorded (side outputs that name the revision).
+  std::function<void(const Scene&)> finish;
 };
 
 // Parses "KEY=VALUE" settings (--set) into user overrides; refuses non-numeric values.

@@ -12,7 +12,10 @@ namespace sv {
 
 double round_to(double v, double quantum) {
   if (!std::isfinite(v)) return v;
-  double r = std::round(v / quantum) * quantum;
+  // Dividing by the integer 1/quantum gives the double nearest the decimal (255.5714, not
+  // 255.57139999999998), so the text is short and stable.
+  const double inv = std::round(1.0 / quantum);
+  double r = std::round(v * inv) / inv;
   // Normalise -0 so equal scenes serialize equally.
   return r == 0 ? 0.0 : r;
 }
@@ -24,6 +27,30 @@ constexpr double kTime = 1e-6; // seconds
 
 json pt(Vec2 p) { return json::array({round_to(p.x, kPx), round_to(p.y, kPx)}); }
 Vec2 pt_from(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>()}; }
+
+// Free-form sections (config, relations, regions, simulation, metrics) hold computed
+// numbers too; rounding them the same way keeps the serialization canonical and compact.
+json rounded_json(const json& j) {
+  if (j.is_number_float()) return round_to(j.get<double>(), 1e-6);
+  if (j.is_array() || j.is_object()) {
+    json out = j;
+    for (auto& v : out) v = rounded_json(v);
+    return out;
+  }
+  return j;
+}
+
+Shape rounded(const Shape& s) {
+  switch (s.type) {
+    case PrimType::line: return Shape::line({round_to(s.p0.x, kPx), round_to(s.p0.y, kPx)},
+                                            {round_to(s.p1.x, kPx), round_to(s.p1.y, kPx)});
+    case PrimType::arc: return Shape::arc({round_to(s.p0.x, kPx), round_to(s.p0.y, kPx)},
+                                          {round_to(s.p1.x, kPx), round_to(s.p1.y, kPx)}, round_to(s.bulge, 1e-6));
+    case PrimType::circle: return Shape::circle({round_to(s.center.x, kPx), round_to(s.center.y, kPx)},
+                                                round_to(s.radius, kPx));
+  }
+  return s;
+}
 
 void require_finite(double v, const std::string& where) {
   if (!std::isfinite(v)) throw Error(Code::invalid_scene, "non-finite number at " + where);
@@ -73,7 +100,7 @@ json to_json(const Scene& s, bool with_revision_id) {
                    {"height_px", src.height},
                    {"stroke_width_px", round_to(src.stroke_width_px, kPx)}};
   }
-  if (!s.config.empty()) j["config"] = s.config;
+  if (!s.config.empty()) j["config"] = rounded_json(s.config);
   if (s.graph) {
     json vs = json::array(), es = json::array();
     for (const auto& v : s.graph->vertices)
@@ -91,13 +118,15 @@ json to_json(const Scene& s, bool with_revision_id) {
     json ps = json::array();
     for (const auto& p : *s.primitives) {
       json o = {{"id", p.id}, {"type", prim_type_name(p.shape.type)}};
-      const Shape& sh = p.shape;
+      // Derived values come from the rounded defining values, so that parsing and writing
+      // again gives the same bytes (and the same revision id).
+      const Shape sh = rounded(p.shape);
       if (sh.type != PrimType::circle) {
         o["p0"] = pt(sh.p0);
         o["p1"] = pt(sh.p1);
       }
       if (sh.type == PrimType::arc) {
-        o["bulge"] = round_to(sh.bulge, 1e-6);
+        o["bulge"] = sh.bulge;
         if (std::isfinite(sh.radius)) {
           o["center"] = pt(sh.center);
           o["radius"] = round_to(sh.radius, kPx);
@@ -105,7 +134,7 @@ json to_json(const Scene& s, bool with_revision_id) {
       }
       if (sh.type == PrimType::circle) {
         o["center"] = pt(sh.center);
-        o["radius"] = round_to(sh.radius, kPx);
+        o["radius"] = sh.radius;
       }
       o["length_px"] = round_to(sh.length(), kPx);
       if (!p.edge.empty()) {
@@ -120,8 +149,8 @@ json to_json(const Scene& s, bool with_revision_id) {
     }
     j["primitives"] = std::move(ps);
   }
-  if (!s.relations.empty()) j["relations"] = s.relations;
-  if (!s.regions.empty()) j["regions"] = s.regions;
+  if (!s.relations.empty()) j["relations"] = rounded_json(s.relations);
+  if (!s.regions.empty()) j["regions"] = rounded_json(s.regions);
   if (s.tour) {
     json t = json::array();
     for (const auto& st : *s.tour) {
@@ -161,8 +190,8 @@ json to_json(const Scene& s, bool with_revision_id) {
     }
     j["commands"] = std::move(cs);
   }
-  if (!s.simulation.is_null()) j["simulation"] = s.simulation;
-  if (!s.metrics.is_null()) j["metrics"] = s.metrics;
+  if (!s.simulation.is_null()) j["simulation"] = rounded_json(s.simulation);
+  if (!s.metrics.is_null()) j["metrics"] = rounded_json(s.metrics);
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
   json rev = {{"tool", s.revision.tool}, {"args", s.revision.args}, {"note", s.revision.note}};
   rev["parent"] = s.revision.parent.empty() ? json(nullptr) : json(s.revision.parent);

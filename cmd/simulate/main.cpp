@@ -1,0 +1,4 @@
+// sv-simulate: see man/sv-simulate.1.
+#include "cli/stages.hpp"
+
+int main(int argc, char** argv) { return sv::run_stage_main(argc, argv, sv::simulate_stage()); }

@@ -1,0 +1,38 @@
+// Turning independently fitted pieces into one continuous chain.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "fit/segment.hpp"
+
+namespace sv::fitting {
+
+// The exact point where piece a (ending at breakpoint q) and piece b (starting there) meet:
+// at a corner (their directions differ by join_corner_deg or more) the intersection of their
+// curves nearest q, if within join_max_px of q; at a smooth join of a line and an arc, or of
+// two arcs, the point where their curves touch (the curves fix it far better than the
+// residuals fix a breakpoint where a curve leaves its tangent). nullopt when there is none.
+std::optional<Vec2> exact_joint(const Shape& a, const Shape& b, Vec2 q, const FitParams& p);
+// The fallback joint: q projected onto both curves, averaged.
+Vec2 projected_joint(const Shape& a, const Shape& b, Vec2 q);
+
+// Makes pieces (covering pts in order, consecutive ones sharing a breakpoint) one continuous
+// chain. Each joint is the exact joint when that keeps both neighbours within tolerance, else
+// whichever of the exact joint and the breakpoint projected onto either curve or both
+// (averaged) leaves the neighbours closest to their points; its breakpoint moves to the
+// point nearest it. Open ends sit at `start`/`end` (default: the end points projected
+// onto their pieces). A closed chain (pts repeats its first point at the end) ends where it
+// starts: at `start` when given, else at its closing joint, whose breakpoint may move across
+// the start; the return value is that move (points; negative: backwards), and the first and
+// last spans are then given in unrolled indices (first.i0 = move, last.i1 = m + move).
+// Finally each piece is refitted between its joints: the segment for a line; for an arc, the
+// best arc between them turning the same way, or the segment when that is within tolerance or
+// closer.
+int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optional<Vec2> start,
+               std::optional<Vec2> end, const FitParams& p);
+
+// Splits arcs sweeping more than max_sweep_deg into halves (the point span split where the
+// points pass the arc's middle).
+void split_long_arcs(std::vector<Piece>& pieces, Points pts, const FitParams& p);
+
+}  // namespace sv::fitting

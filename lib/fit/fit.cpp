@@ -1,0 +1,354 @@
+#include "fit/fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "fit/beautify.hpp"
+#include "fit/chain.hpp"
+#include "fit/segment.hpp"
+
+namespace sv {
+
+namespace {
+
+using fitting::Piece;
+using fitting::Points;
+
+// One threshold: its config key, its field, what it means, and (when it scales with the
+// stroke) its value for a stroke width.
+struct ParamSpec {
+  const char* key;
+  double FitParams::*field;
+  const char* doc;
+  double (*from_stroke)(double stroke_width_px);
+};
+
+const ParamSpec kParams[] = {
+    {"fit.tolerance_px", &FitParams::tolerance_px,
+     "largest distance of an edge point to its primitive: min(sw/4, 1) + 0.25 px",
+     [](double sw) { return std::min(0.25 * sw, 1.0) + 0.25; }},
+    {"fit.corner_angle_deg", &FitParams::corner_angle_deg,
+     "turn within the corner window that makes a sharp corner (a forced breakpoint)", nullptr},
+    {"fit.corner_window_px", &FitParams::corner_window_px,
+     "arc length before and after a point over which its turn is measured: max(3, sw/2)",
+     [](double sw) { return std::max(3.0, 0.5 * sw); }},
+    {"fit.join_corner_deg", &FitParams::join_corner_deg,
+     "turn between adjacent pieces above which they meet at the intersection of their curves",
+     nullptr},
+    {"fit.join_max_px", &FitParams::join_max_px,
+     "farthest a corner intersection may lie from the breakpoint: max(2, sw/2)",
+     [](double sw) { return std::max(2.0, 0.5 * sw); }},
+    {"fit.max_sweep_deg", &FitParams::max_sweep_deg, "largest sweep of one arc; longer ones split",
+     nullptr},
+    {"fit.min_arc_sagitta_px", &FitParams::min_arc_sagitta_px,
+     "an arc bowing less than this from its chord is a line", nullptr},
+    {"fit.min_arc_sweep_deg", &FitParams::min_arc_sweep_deg,
+     "an arc turning less than this is a line (a long flat arc would swallow straight runs)",
+     nullptr},
+    {"fit.arc_cost", &FitParams::arc_cost,
+     "extra description length of an arc over a line, in squared tolerances", nullptr},
+    {"fit.circle_max_aspect", &FitParams::circle_max_aspect,
+     "largest principal-axis ratio of a closed loop fitted as one circle", nullptr},
+    {"fit.dot_length_px", &FitParams::dot_length_px,
+     "an edge shorter than this is a dot, drawn as a line this long", nullptr},
+    {"fit.beautify", &FitParams::beautify,
+     "1: enforce near relations between primitives within tolerance; 0: leave them", nullptr},
+    {"fit.relation_angle_deg", &FitParams::relation_angle_deg,
+     "lines whose directions differ by less (or by less from a right angle) are made parallel (perpendicular)",
+     nullptr},
+    {"fit.relation_min_line_px", &FitParams::relation_min_line_px,
+     "shortest line whose direction takes part in parallel and perpendicular relations", nullptr},
+};
+
+const ParamSpec* find_param(const std::string& key) {
+  for (const auto& s : kParams)
+    if (key == s.key) return &s;
+  return nullptr;
+}
+
+FittedPiece finish(const Piece& pc, Points pts, int span0, int span1) {
+  auto d = fitting::deviation(pc.shape, pts.subspan(pc.i0, pc.i1 - pc.i0 + 1));
+  return {pc.shape, span0, span1, d.rms, d.max};
+}
+
+// A dot: a line dot_length_px long through the centroid, along the points' main axis.
+std::vector<FittedPiece> fit_dot(const Polyline& points, const FitParams& p) {
+  fitting::LineFit f = fitting::fit_line(points);
+  Vec2 half = f.dir * (0.5 * p.dot_length_px);
+  Piece pc{Shape::line(f.centroid - half, f.centroid + half), 0, static_cast<int>(points.size()) - 1};
+  return {finish(pc, points, pc.i0, pc.i1)};
+}
+
+// Pieces of zero length carry no drawing; their points go to the previous piece.
+void drop_empty(std::vector<Piece>& pieces) {
+  std::vector<Piece> out;
+  for (const Piece& pc : pieces) {
+    if (pc.shape.length() > 1e-9 || pieces.size() == 1) {
+      out.push_back(pc);
+    } else if (!out.empty()) {
+      out.back().i1 = pc.i1;
+    }
+  }
+  if (out.empty()) return;
+  if (out.front().i0 != pieces.front().i0) out.front().i0 = pieces.front().i0;
+  pieces = std::move(out);
+}
+
+// Breakpoints forced at the ends and at the corners.
+std::vector<int> forced_breaks(Points pts, const std::vector<int>& corners) {
+  int last = static_cast<int>(pts.size()) - 1;
+  std::vector<int> fixed{0};
+  for (int c : corners)
+    if (c > 0 && c < last) fixed.push_back(c);
+  fixed.push_back(last);
+  std::sort(fixed.begin(), fixed.end());
+  fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
+  return fixed;
+}
+
+// The point of a piece's span (unrolled index, see join_chain) farthest from its shape.
+std::pair<int, double> worst_point(const Piece& pc, Points pts, bool closed) {
+  const int m = static_cast<int>(pts.size()) - 1;
+  fitting::ShapeDistance distance(pc.shape);
+  std::pair<int, double> worst{pc.i0, -1};
+  for (int k = pc.i0; k <= pc.i1; ++k) {
+    double d = distance(closed ? pts[((k % m) + m) % m] : pts[k]);
+    if (d > worst.second) worst = {k, d};
+  }
+  return worst;
+}
+
+constexpr int kRepairRounds = 3;
+
+// Segments pts (a breakpoint forced at each corner) and joins the pieces into a chain; a
+// piece that joining pushed beyond tolerance is split at its worst point and the chain joined
+// again. Returns the pieces and the closing joint's move (see join_chain).
+std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>& corners, bool closed,
+                                             const ChainEnds& ends, const FitParams& p) {
+  fitting::Segmenter seg(pts, p);
+  auto free = fitting::segment_polyline(seg, forced_breaks(pts, corners));
+  std::optional<Vec2> start = ends.start, end = ends.end;
+  if (closed) end = start;
+  for (int round = 0;; ++round) {
+    auto joined = free;
+    int shift = fitting::join_chain(joined, pts, closed, start, end, p);
+    std::vector<Piece> next;
+    bool split = false;
+    for (size_t k = 0; k < joined.size(); ++k) {
+      const Piece& f = free[k];
+      auto [cut, worst] = worst_point(joined[k], pts, closed);
+      if (round < kRepairRounds && worst > p.tolerance_px && f.i1 - f.i0 >= 2) {
+        cut = std::clamp(cut, f.i0 + 1, f.i1 - 1);
+        for (const auto& part : {seg.fit_pieces(f.i0, cut), seg.fit_pieces(cut, f.i1)})
+          next.insert(next.end(), part.begin(), part.end());
+        split = true;
+      } else {
+        next.push_back(f);
+      }
+    }
+    if (!split) return {joined, shift};
+    free = std::move(next);
+  }
+}
+
+std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p, const ChainEnds& ends) {
+  std::vector<int> corners;
+  for (const auto& c : fitting::find_corners(points, false, p)) corners.push_back(c.index);
+  auto [pieces, shift] = fit_chain(points, corners, false, ends, p);
+  fitting::split_long_arcs(pieces, points, p);
+  drop_empty(pieces);
+  std::vector<FittedPiece> out;
+  for (const Piece& pc : pieces) out.push_back(finish(pc, points, pc.i0, pc.i1));
+  return out;
+}
+
+// A closed loop whose points all lie within tolerance of one circle, going round it once.
+std::optional<fitting::Circle> loop_circle(Points loop, const FitParams& p) {
+  auto kasa = fitting::kasa_circle(loop);
+  if (!kasa) return std::nullopt;
+  fitting::Circle c = fitting::refine_circle(loop, *kasa);
+  double winding = 0;
+  for (size_t k = 0; k < loop.size(); ++k) {
+    Vec2 a = loop[k] - c.center, b = loop[(k + 1) % loop.size()] - c.center;
+    winding += std::atan2(cross(a, b), dot(a, b));
+    if (std::abs(dist(loop[k], c.center) - c.radius) > p.tolerance_px) return std::nullopt;
+  }
+  if (std::abs(std::abs(winding) - 2 * kPi) > 0.5 * kPi) return std::nullopt;
+  // Principal axes of the scatter: a round loop has equal ones.
+  fitting::LineFit axis = fitting::fit_line(loop);
+  double major = 0, minor = 0;
+  for (Vec2 q : loop) {
+    Vec2 d = q - axis.centroid;
+    major += dot(d, axis.dir) * dot(d, axis.dir);
+    minor += cross(axis.dir, d) * cross(axis.dir, d);
+  }
+  if (minor <= 0 || std::sqrt(major / minor) > p.circle_max_aspect) return std::nullopt;
+  return c;
+}
+
+// The loop's points rotated to start at `s`, with the start repeated at the end.
+Polyline rotated_loop(Points loop, int s) {
+  Polyline w(loop.begin() + s, loop.end());
+  w.insert(w.end(), loop.begin(), loop.begin() + s);
+  w.push_back(loop[s]);
+  return w;
+}
+
+// The loop's corners as indices of the loop rotated to start at s.
+std::vector<int> rotated_corners(const std::vector<int>& corners, int s, int m) {
+  std::vector<int> out;
+  for (int c : corners) out.push_back(((c - s) % m + m) % m);
+  return out;
+}
+
+// The pieces of a loop started at s, before joining.
+std::vector<Piece> segment_loop(Points loop, int s, const std::vector<int>& corners, const FitParams& p) {
+  Polyline w = rotated_loop(loop, s);
+  fitting::Segmenter seg(w, p);
+  return fitting::segment_polyline(seg, forced_breaks(w, rotated_corners(corners, s, static_cast<int>(loop.size()))));
+}
+
+// The breakpoint of a loop's pieces where the direction turns most (an index of the loop).
+int sharpest_break(const std::vector<Piece>& pieces, int s, int m) {
+  int best = s;
+  double best_turn = -1;
+  for (size_t k = 1; k < pieces.size(); ++k) {
+    Vec2 a = pieces[k - 1].shape.end_tangent(), b = pieces[k].shape.start_tangent();
+    double turn = std::abs(std::atan2(cross(a, b), dot(a, b)));
+    if (turn > best_turn) {
+      best_turn = turn;
+      best = (pieces[k].i0 + s) % m;
+    }
+  }
+  return best;
+}
+
+std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, const ChainEnds& ends) {
+  Polyline loop = points;
+  bool repeats_start = loop.size() > 1 && dist(loop.front(), loop.back()) <= 1e-3;
+  if (repeats_start) loop.pop_back();
+  const int m = static_cast<int>(loop.size());
+  if (m < 3) return fit_open(points, p, ends);
+  const int last = static_cast<int>(points.size()) - 1;
+  if (auto c = loop_circle(loop, p)) {
+    Piece pc{Shape::circle(c->center, c->radius), 0, m - 1};
+    auto d = fitting::deviation(pc.shape, loop);
+    return {{pc.shape, 0, last, d.rms, d.max}};
+  }
+  auto found = fitting::find_corners(loop, true, p);
+  std::vector<int> corners;
+  for (const auto& c : found) corners.push_back(c.index);
+  // Where the chain starts: the junction it hangs from, else the sharpest corner, else the
+  // sharpest break of a first fit started anywhere (so that start is no arbitrary cut).
+  int s = 0;
+  if (!ends.pin_closed_start && !found.empty()) {
+    s = std::max_element(found.begin(), found.end(), [](const auto& a, const auto& b) {
+          return a.turn_rad < b.turn_rad;
+        })->index;
+  }
+  if (!ends.pin_closed_start && found.empty()) {
+    auto first = segment_loop(loop, s, corners, p);
+    if (first.size() > 1) {
+      int s2 = sharpest_break(first, s, m);
+      if (segment_loop(loop, s2, corners, p).size() <= first.size()) s = s2;
+    }
+  }
+  Polyline w = rotated_loop(loop, s);
+  ChainEnds loop_ends;
+  if (ends.pin_closed_start) loop_ends.start = ends.start.value_or(w.front());
+  auto [pieces, d] = fit_chain(w, rotated_corners(corners, s, m), true, loop_ends, p);
+  if (d != 0) {
+    s = ((s + d) % m + m) % m;
+    w = rotated_loop(loop, s);
+    for (Piece& pc : pieces) {
+      pc.i0 -= d;
+      pc.i1 -= d;
+    }
+  }
+  fitting::split_long_arcs(pieces, w, p);
+  drop_empty(pieces);
+  auto original = [&](int k) { return k == m ? (s == 0 && repeats_start ? last : s) : (s + k) % m; };
+  std::vector<FittedPiece> out;
+  for (const Piece& pc : pieces) out.push_back(finish(pc, w, original(pc.i0), original(pc.i1)));
+  return out;
+}
+
+}  // namespace
+
+FitParams resolve_fit_params(double stroke_width_px, const FitOptions& opt) {
+  FitParams p;
+  for (const auto& s : kParams)
+    if (s.from_stroke && stroke_width_px > 0) p.*s.field = s.from_stroke(stroke_width_px);
+  for (const auto& [key, value] : opt.overrides) {
+    const ParamSpec* s = find_param(key);
+    if (!s) throw Error(Code::invalid_selection, "unknown fit option '" + key + "'", {{"key", key}});
+    if (!std::isfinite(value) || value < 0 || (value == 0 && s->field == &FitParams::tolerance_px))
+      throw Error(Code::invalid_selection, "fit option '" + key + "' needs a positive value",
+                  {{"key", key}, {"value", value}});
+    p.*s->field = value;
+  }
+  return p;
+}
+
+void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt, const FitParams& p) {
+  for (const auto& s : kParams) {
+    std::string from = opt.overrides.count(s.key)                  ? "user"
+                       : (s.from_stroke && stroke_width_px > 0) ? "stroke_width"
+                                                                 : "default";
+    set_config(scene, s.key, p.*s.field, from, s.doc);
+  }
+}
+
+std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const FitParams& p,
+                                      const ChainEnds& ends) {
+  if (points.empty()) return {};
+  double length = polyline_length(points) + (closed ? dist(points.back(), points.front()) : 0.0);
+  if (points.size() == 1 || length < p.dot_length_px) return fit_dot(points, p);
+  if (closed) return fit_loop(points, p, ends);
+  return fit_open(points, p, ends);
+}
+
+void fit(Scene& scene, const FitOptions& opt) {
+  if (!scene.graph) throw Error(Code::invalid_scene, "fit needs the stroke graph (scene.graph)");
+  double sw = scene.source ? scene.source->stroke_width_px : 0.0;
+  FitParams p = resolve_fit_params(sw, opt);
+  record_fit_params(scene, sw, opt, p);
+  std::vector<Primitive> prims;
+  std::vector<fitting::ChainRef> chains;
+  for (const Edge& e : scene.graph->edges) {
+    const Vertex* v0 = scene.graph->vertex(e.v0);
+    const Vertex* v1 = scene.graph->vertex(e.v1);
+    // Junctions pin the chain so strokes connect; a free end needs no pin (the end point,
+    // projected onto the chain, is closer to the ink).
+    ChainEnds ends;
+    if (v0 && v0->degree >= 2) ends.start = v0->p;
+    if (v1 && v1->degree >= 2) ends.end = v1->p;
+    ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
+    fitting::ChainRef chain{{}, &e.points, e.closed, e.closed ? ends.pin_closed_start : ends.start.has_value(),
+                            e.closed ? ends.pin_closed_start : ends.end.has_value()};
+    for (const FittedPiece& fp : fit_polyline(e.points, e.closed, p, ends)) {
+      Primitive pr;
+      pr.id = fmt::format("p_{:04d}", prims.size() + 1);
+      pr.shape = fp.shape;
+      pr.edge = e.id;
+      pr.span0 = fp.span0;
+      pr.span1 = fp.span1;
+      pr.fit_rms_px = fp.rms_px;
+      pr.fit_max_px = fp.max_px;
+      chain.prims.push_back(static_cast<int>(prims.size()));
+      prims.push_back(std::move(pr));
+    }
+    if (chain.prims.empty()) continue;
+    chain.closed = chain.closed && prims[chain.prims.front()].shape.type != PrimType::circle &&
+                   prims[chain.prims.front()].shape.p0 == prims[chain.prims.back()].shape.p1;
+    chains.push_back(std::move(chain));
+  }
+  scene.relations = p.beautify > 0 ? fitting::beautify(prims, chains, p) : json::array();
+  for (Primitive& pr : prims)
+    if (pr.fit_max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
+  scene.primitives = std::move(prims);
+}
+
+}  // namespace sv

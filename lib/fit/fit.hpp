@@ -1,0 +1,85 @@
+// The fit stage: each stroke-graph edge (a centreline polyline) becomes the fewest lines,
+// arcs and whole circles that stay within a tolerance tied to the stroke width.
+//
+// Method, per edge:
+//   1. a dot (an edge shorter than a pixel) becomes a short line the pen's width draws;
+//   2. a closed loop whose points all lie within tolerance of one circle becomes that circle;
+//   3. sharp corners split the edge (they stay sharp, never rounded by an arc);
+//   4. between corners, dynamic programming over breakpoints finds the fewest pieces, each a
+//      line (orthogonal regression) or an arc (Kasa, then Gauss-Newton on radial residuals)
+//      whose every point is within tolerance; among those, the least squared residual, with
+//      lines preferred over arcs;
+//   5. adjacent pieces are joined at one point (corner: the intersection of their curves;
+//      smooth: where they touch, or the breakpoint projected onto both), ends are pinned to
+//      the graph's junctions, and every piece is refitted between its joined endpoints;
+//   6. beautify: near relations (parallel, perpendicular, equal radius, concentric, coincident
+//      ends) are enforced by least squares where every primitive stays within tolerance.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+struct FitOptions {
+  // "fit.KEY" -> value; recorded in the scene's config with provenance "user".
+  std::map<std::string, double> overrides;
+};
+
+// Every threshold of the fit stage (see fit_param_docs for what each means).
+struct FitParams {
+  double tolerance_px = 1.0;
+  double corner_angle_deg = 50;
+  double corner_window_px = 3;
+  double join_corner_deg = 15;
+  double join_max_px = 3;
+  double max_sweep_deg = 350;
+  double min_arc_sagitta_px = 0.5;
+  double min_arc_sweep_deg = 10;
+  double arc_cost = 1;
+  double circle_max_aspect = 1.3;
+  double dot_length_px = 1;
+  double beautify = 1;
+  double relation_angle_deg = 3;
+  double relation_min_line_px = 10;
+};
+
+// Resolves every threshold from the stroke width (0 when unknown: defaults) and the user's
+// overrides. Throws Error(invalid_selection) for an unknown key or a non-positive value.
+FitParams resolve_fit_params(double stroke_width_px, const FitOptions& opt);
+// Records the resolved thresholds in scene.config ("fit.tolerance_px", ...), each with its
+// provenance ("stroke_width", "default" or "user") and a one-line doc.
+void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
+                       const FitParams& p);
+
+// One fitted piece of a polyline: the shape, the inclusive index range of the points it was
+// fitted to (on a closed polyline it may wrap past the last point: span0 > span1), and the
+// distances of those points to the shape.
+struct FittedPiece {
+  Shape shape;
+  int span0 = 0, span1 = 0;
+  double rms_px = 0, max_px = 0;
+};
+
+// Where a chain must start and end: junction positions (unset: the end point projected onto
+// the chain). A closed chain whose start is pinned (its vertex joins other edges) starts and
+// ends at `start`; otherwise it starts where the fit finds a natural break.
+struct ChainEnds {
+  std::optional<Vec2> start, end;
+  bool pin_closed_start = false;
+};
+
+// Fits one polyline into a continuous chain of pieces (consecutive pieces share endpoints
+// exactly; a closed chain ends where it starts; a circle stands alone).
+std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const FitParams& p,
+                                      const ChainEnds& ends = {});
+
+// Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
+// then along each edge), scene.relations with the relations beautify enforced, and records
+// the thresholds in scene.config. Needs scene.graph.
+void fit(Scene& scene, const FitOptions& opt);
+
+}  // namespace sv

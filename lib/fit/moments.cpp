@@ -1,0 +1,97 @@
+#include "fit/moments.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace sv::fitting {
+
+SpanMoments::SpanMoments(Points pts) {
+  // Moments about the centroid of all points keep the fourth powers small.
+  for (Vec2 p : pts) origin_ = origin_ + p;
+  if (!pts.empty()) origin_ = origin_ / static_cast<double>(pts.size());
+  prefix_.assign(pts.size() + 1, Sums{});
+  for (size_t k = 0; k < pts.size(); ++k) {
+    double x = pts[k].x - origin_.x, y = pts[k].y - origin_.y;
+    Sums s = prefix_[k];
+    double xa = 1;
+    for (int a = 0; a <= kOrder; ++a) {
+      double xy = xa;
+      for (int b = 0; a + b <= kOrder; ++b) {
+        s[slot(a, b)] += xy;
+        xy *= y;
+      }
+      xa *= x;
+    }
+    prefix_[k + 1] = s;
+  }
+}
+
+void SpanMoments::central(int i, int j, double mu[5][5]) const {
+  double raw[5][5] = {};
+  for (int a = 0; a <= kOrder; ++a)
+    for (int b = 0; a + b <= kOrder; ++b)
+      raw[a][b] = prefix_[j + 1][slot(a, b)] - prefix_[i][slot(a, b)];
+  double n = raw[0][0], mx = raw[1][0] / n, my = raw[0][1] / n;
+  static constexpr double binom[5][5] = {
+      {1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 2, 1, 0, 0}, {1, 3, 3, 1, 0}, {1, 4, 6, 4, 1}};
+  double px[5] = {1}, py[5] = {1};  // powers of -mx and -my
+  for (int k = 1; k <= kOrder; ++k) {
+    px[k] = px[k - 1] * -mx;
+    py[k] = py[k - 1] * -my;
+  }
+  // Binomial shift of the raw sums to the span's centroid.
+  for (int p = 0; p <= kOrder; ++p)
+    for (int q = 0; p + q <= kOrder; ++q) {
+      double s = 0;
+      for (int a = 0; a <= p; ++a)
+        for (int b = 0; b <= q; ++b) s += binom[p][a] * binom[q][b] * px[p - a] * py[q - b] * raw[a][b];
+      mu[p][q] = s;
+    }
+}
+
+double SpanMoments::line_sse(int i, int j) const {
+  if (j - i < 2) return 0;
+  double mu[5][5];
+  central(i, j, mu);
+  double tr = mu[2][0] + mu[0][2];
+  double disc = std::hypot(mu[2][0] - mu[0][2], 2 * mu[1][1]);
+  return std::max(0.0, 0.5 * (tr - disc));  // the smaller eigenvalue of the scatter matrix
+}
+
+std::optional<SpanMoments::Kasa> SpanMoments::kasa(int i, int j) const {
+  if (j - i < 2) return std::nullopt;
+  double mu[5][5];
+  central(i, j, mu);
+  double n = j - i + 1;
+  double det = mu[2][0] * mu[0][2] - mu[1][1] * mu[1][1];
+  double scale = mu[2][0] + mu[0][2];
+  if (scale <= 0 || det <= 1e-12 * scale * scale) return std::nullopt;
+  // Kasa on centred data: z = u^2 + v^2 ~ beta . (u, v) + c, least squares.
+  double c = scale / n;
+  double su = mu[3][0] + mu[1][2], sv = mu[2][1] + mu[0][3];
+  double bu = (su * mu[0][2] - sv * mu[1][1]) / det;
+  double bv = (sv * mu[2][0] - su * mu[1][1]) / det;
+  double total = mu[4][0] + 2 * mu[2][2] + mu[0][4] - n * c * c;
+  Kasa k;
+  k.center = {bu / 2, bv / 2};
+  k.r2 = 0.25 * (bu * bu + bv * bv) + c;
+  k.residual = std::max(0.0, total - (bu * su + bv * sv));
+  double s0 = prefix_[j + 1][slot(0, 0)] - prefix_[i][slot(0, 0)];
+  k.centroid = origin_ + Vec2{prefix_[j + 1][slot(1, 0)] - prefix_[i][slot(1, 0)],
+                              prefix_[j + 1][slot(0, 1)] - prefix_[i][slot(0, 1)]} / s0;
+  return k;
+}
+
+double SpanMoments::circle_sse(int i, int j) const {
+  auto k = kasa(i, j);
+  if (!k) return std::numeric_limits<double>::infinity();
+  return k->residual / (4 * k->r2);
+}
+
+std::optional<Circle> SpanMoments::circle(int i, int j) const {
+  auto k = kasa(i, j);
+  if (!k) return std::nullopt;
+  return Circle{k->centroid + k->center, std::sqrt(k->r2)};
+}
+
+}  // namespace sv::fitting

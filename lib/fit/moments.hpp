@@ -1,0 +1,42 @@
+// Prefix sums of the raw moments x^a y^b (a + b <= 4) of a point sequence, so that the
+// residual of the best line or circle over any span [i, j] costs O(1). The dynamic program
+// compares many candidate spans; only the chosen ones are fitted point by point.
+#pragma once
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "core/geometry.hpp"
+#include "fit/primitive_fit.hpp"
+
+namespace sv::fitting {
+
+class SpanMoments {
+ public:
+  explicit SpanMoments(Points pts);
+  // Residual sum of squares of the orthogonal-regression line over points [i, j].
+  double line_sse(int i, int j) const;
+  // Residual sum of squares of Kasa's circle over [i, j], converted to geometric units
+  // (an algebraic residual d^2 - r^2 is about 2r times the radial one); +inf when degenerate.
+  double circle_sse(int i, int j) const;
+  // Kasa's circle over [i, j]; nullopt when the points are collinear or too few.
+  std::optional<Circle> circle(int i, int j) const;
+
+ private:
+  static constexpr int kOrder = 4;
+  using Sums = std::array<double, 15>;  // index (a, b) -> a * (11 - a) / 2 + b, a + b <= 4
+  static int slot(int a, int b) { return a * (2 * kOrder + 3 - a) / 2 + b; }
+  // Central moments mu[a][b] of [i, j] about its own centroid.
+  void central(int i, int j, double mu[5][5]) const;
+  struct Kasa {
+    Vec2 center;  // relative to the span's centroid
+    double r2 = 0, residual = 0;
+    Vec2 centroid;
+  };
+  std::optional<Kasa> kasa(int i, int j) const;
+
+  Vec2 origin_;
+  std::vector<Sums> prefix_;  // prefix_[k] = sums over points [0, k)
+};
+
+}  // namespace sv::fitting

@@ -1,0 +1,346 @@
+#include "graph/junctions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "raster/profile.hpp"
+
+namespace sv::graph {
+namespace {
+
+// Pull of the junction point towards the nodes' centroid, relative to one arm line: keeps
+// the least-squares point defined when the arms are nearly parallel.
+constexpr double kCentroidWeight = 0.1;
+
+// An arm of a junction: where its own stroke begins, and its direction there, as a line.
+struct Arm {
+  End end;
+  bool ok = false;
+  double clean_from = 0;  // arc length from the junction to where the arm's own stroke begins
+  Vec2 anchor;            // a point on the line
+  Vec2 dir;               // unit, pointing away from the junction
+};
+
+double median_of(std::vector<float> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + v.size() / 2;
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Arc length at which the arm's own stroke begins: the first point after which, for
+// `clean_run` px, every cross-section was measured and is no wider than clean_width_ratio
+// times the arm's typical width. Nearer the junction the ink is shared with the other arms
+// and thinning has bent the skeleton. Not found within `limit`: -1.
+double clean_start(const Trace& t, const std::vector<double>& s, double limit, const JunctionOptions& opt) {
+  std::vector<float> valid;
+  for (float w : t.width)
+    if (!std::isnan(w)) valid.push_back(w);
+  const double max_width = opt.clean_width_ratio * median_of(valid);
+  size_t run_start = 0;
+  bool in_run = false;
+  for (size_t i = 0; i < t.pts.size() && s[i] <= limit + opt.clean_run; ++i) {
+    bool clean = !std::isnan(t.width[i]) && t.width[i] <= max_width;
+    if (!clean) {
+      in_run = false;
+      continue;
+    }
+    if (!in_run) run_start = i, in_run = true;
+    if (s[i] - s[run_start] >= opt.clean_run) return s[run_start] <= limit ? s[run_start] : -1;
+  }
+  return -1;
+}
+
+// Finds where the arm's own stroke begins and fits a line (principal axis) to the next
+// arm_window px of it. A short or unclean arm falls back to its middle part. A loop edge
+// is measured over its first half only, so its two arms stay distinct.
+Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
+  Arm arm{end};
+  Trace t = g.trace_from(end);
+  std::vector<double> s(t.pts.size(), 0);
+  for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
+  double length = s.back();
+  if (g.node_of(end) == g.node_of(g.other_end(end))) length /= 2;
+  double s0 = clean_start(t, s, 0.5 * length, opt);
+  if (s0 < 0) s0 = std::min(opt.clean_run, 0.4 * length);
+  double s1 = std::min(s0 + opt.arm_window, length);
+  std::vector<Vec2> pts;
+  for (size_t i = 0; i < t.pts.size() && s[i] <= s1; ++i)
+    if (s[i] >= s0) pts.push_back(t.pts[i]);
+  arm.clean_from = s0;
+  if (pts.size() < 2) return arm;
+  Vec2 mean;
+  for (Vec2 p : pts) mean = mean + p;
+  mean = mean / double(pts.size());
+  double cxx = 0, cxy = 0, cyy = 0;
+  for (Vec2 p : pts) {
+    Vec2 d = p - mean;
+    cxx += d.x * d.x, cxy += d.x * d.y, cyy += d.y * d.y;
+  }
+  Vec2 dir = from_angle(0.5 * std::atan2(2 * cxy, cxx - cyy));
+  if (dot(dir, pts.back() - pts.front()) < 0) dir = -dir;
+  arm.ok = true;
+  arm.anchor = mean;
+  arm.dir = dir;
+  return arm;
+}
+
+// How far the junction point may move from the nodes' centroid: within the shared ink.
+double max_junction_move(const std::vector<Arm>& arms) {
+  double m = 0;
+  for (const Arm& a : arms) m = std::max(m, a.clean_from);
+  return m + 1;
+}
+
+double line_distance(const Arm& a, Vec2 p) { return std::abs(cross(a.dir, p - a.anchor)); }
+
+// Least-squares meeting point of the arm lines, pulled lightly towards `centre` (which fixes
+// the point along nearly parallel arms). Falls back to `centre` when the point is off the
+// ink or farther than max_move.
+Vec2 meeting_point(const std::vector<Arm>& arms, Vec2 centre, double max_move, const cv::Mat& coverage) {
+  double a = kCentroidWeight, b = 0, c = kCentroidWeight;
+  double rx = kCentroidWeight * centre.x, ry = kCentroidWeight * centre.y;
+  for (const Arm& arm : arms) {
+    if (!arm.ok) continue;
+    // Projector onto the line's normal: I - d d^T.
+    double pxx = 1 - arm.dir.x * arm.dir.x, pxy = -arm.dir.x * arm.dir.y, pyy = 1 - arm.dir.y * arm.dir.y;
+    a += pxx, b += pxy, c += pyy;
+    rx += pxx * arm.anchor.x + pxy * arm.anchor.y;
+    ry += pxy * arm.anchor.x + pyy * arm.anchor.y;
+  }
+  double det = a * c - b * b;
+  Vec2 p{(c * rx - b * ry) / det, (a * ry - b * rx) / det};
+  return dist(p, centre) <= max_move && coverage_at(coverage, p) >= 0.5 ? p : centre;
+}
+
+// Drops the points of the edge at `end` nearer than arc length `from` to that end (the
+// shared, distorted part of an arm), keeping at least two points.
+void trim_arm(StrokeGraph& g, End end, double from) {
+  Trace t = g.trace_from(end);
+  size_t first = 0;
+  double s = 0;
+  while (first + 2 < t.pts.size() && s < from) {
+    s += dist(t.pts[first], t.pts[first + 1]);
+    ++first;
+  }
+  if (first == 0) return;
+  Trace kept;
+  for (size_t i = first; i < t.pts.size(); ++i) kept.push(t.pts[i], t.width[i]);
+  if (end.tail) kept.reverse();
+  g.edges[end.edge].trace = std::move(kept);
+}
+
+// Moves every end at node n to node `into`.
+void move_ends(StrokeGraph& g, int n, int into) {
+  for (End end : g.nodes[n].ends) {
+    Edge& e = g.edges[end.edge];
+    (end.tail ? e.n1 : e.n0) = into;
+    g.nodes[into].ends.push_back(end);
+  }
+  g.nodes[n].ends.clear();
+  g.nodes[n].alive = false;
+}
+
+int find_root(std::vector<int>& parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+// Step 1: contracts short edges between junction nodes; the merged node sits at the mean of
+// the nodes it replaces.
+void merge_close_junctions(StrokeGraph& g, double merge_length) {
+  std::vector<int> parent(g.nodes.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (!edge.alive || edge.n0 == edge.n1) continue;
+    if (g.nodes[edge.n0].degree() < 3 || g.nodes[edge.n1].degree() < 3) continue;
+    if (edge.trace.length() >= merge_length) continue;
+    parent[find_root(parent, edge.n0)] = find_root(parent, edge.n1);
+  }
+  std::vector<std::vector<int>> groups(g.nodes.size());
+  for (size_t n = 0; n < parent.size(); ++n)
+    if (g.nodes[n].alive) groups[find_root(parent, static_cast<int>(n))].push_back(static_cast<int>(n));
+  for (const auto& group : groups) {
+    if (group.size() < 2) continue;
+    Vec2 sum;
+    for (int n : group) sum = sum + g.nodes[n].p;
+    int merged = g.add_node(sum / double(group.size()));
+    for (int n : group) move_ends(g, n, merged);
+    // Edges inside the group are now short loops at the merged node.
+    std::vector<int> inner;
+    for (End end : g.nodes[merged].ends)
+      if (!end.tail && g.edges[end.edge].n1 == merged && g.edges[end.edge].trace.length() < merge_length)
+        inner.push_back(end.edge);
+    for (int e : inner) g.remove_edge(e);
+  }
+}
+
+// A pairing of arms (indices into `arms`) is accepted when every pair continues straight
+// and every arm's line passes near the crossing point. Returns the sum of -cos(turn), or -1.
+double pairing_score(const std::vector<Arm>& arms, const std::vector<std::pair<int, int>>& pairs, Vec2 crossing,
+                     const JunctionOptions& opt) {
+  const double min_straightness = std::cos(deg2rad(opt.max_turn_deg));
+  double score = 0;
+  for (auto [i, j] : pairs) {
+    const Arm &a = arms[i], &b = arms[j];
+    if (!a.ok || !b.ok) return -1;
+    double straightness = -dot(a.dir, b.dir);
+    if (straightness < min_straightness) return -1;
+    if (line_distance(a, crossing) > opt.max_offset || line_distance(b, crossing) > opt.max_offset) return -1;
+    score += straightness;
+  }
+  return score;
+}
+
+// Joins each pair of arms through `crossing`, after trimming the distorted part of each.
+void join_through(StrokeGraph& g, const std::vector<Arm>& arms, const std::vector<std::pair<int, int>>& pairs,
+                  Vec2 crossing) {
+  std::vector<End> ends;
+  for (const Arm& a : arms) ends.push_back(a.end);
+  for (auto [i, j] : pairs) {
+    trim_arm(g, ends[i], arms[i].clean_from);
+    trim_arm(g, ends[j], arms[j].clean_from);
+    int joined = g.join(ends[i], ends[j], &crossing);
+    // A loop edge at this node has its other end among the arms: that end now belongs to
+    // the joined edge, at its start (from arm i's edge) or its end (from arm j's edge).
+    for (size_t k = 0; k < ends.size(); ++k) {
+      if (static_cast<int>(k) == i || static_cast<int>(k) == j) continue;
+      if (ends[k].edge == ends[i].edge) ends[k] = {joined, false};
+      else if (ends[k].edge == ends[j].edge) ends[k] = {joined, true};
+    }
+  }
+}
+
+// All ways to split arms 0..n-1 into pairs (n even).
+void all_pairings(std::vector<int>& rest, std::vector<std::pair<int, int>>& current,
+                  std::vector<std::vector<std::pair<int, int>>>& out) {
+  if (rest.empty()) {
+    out.push_back(current);
+    return;
+  }
+  int first = rest.front();
+  for (size_t k = 1; k < rest.size(); ++k) {
+    int second = rest[k];
+    std::vector<int> left;
+    for (size_t m = 1; m < rest.size(); ++m)
+      if (m != k) left.push_back(rest[m]);
+    current.emplace_back(first, second);
+    all_pairings(left, current, out);
+    current.pop_back();
+  }
+}
+
+// Step 2 for one node: resolves it as a crossing if some pairing of its arms passes.
+bool resolve_crossing(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt,
+                      const std::vector<std::vector<std::pair<int, int>>>& candidates) {
+  std::vector<Arm> arms;
+  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
+  Vec2 crossing = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
+  double best = -1;
+  const std::vector<std::pair<int, int>>* chosen = nullptr;
+  for (const auto& pairs : candidates) {
+    double score = pairing_score(arms, pairs, crossing, opt);
+    if (score > best) best = score, chosen = &pairs;
+  }
+  if (!chosen) return false;
+  join_through(g, arms, *chosen, crossing);
+  return true;
+}
+
+// The index of the arm at node n that is the end `end`.
+int arm_index(const StrokeGraph& g, int n, End end) {
+  const auto& ends = g.nodes[n].ends;
+  return static_cast<int>(std::find(ends.begin(), ends.end(), end) - ends.begin());
+}
+
+// A ribbon: two 3-way nodes joined by edge e. Merged into one 4-way node whose arms must
+// pair across the ribbon (one arm from each side), else it is left alone.
+bool resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const JunctionOptions& opt) {
+  const Edge& ribbon = g.edges[e];
+  int a = ribbon.n0, b = ribbon.n1;
+  std::vector<End> side_a, side_b;
+  for (End end : g.nodes[a].ends)
+    if (end.edge != e) side_a.push_back(end);
+  for (End end : g.nodes[b].ends)
+    if (end.edge != e) side_b.push_back(end);
+  if (side_a.size() != 2 || side_b.size() != 2) return false;
+  // Measure the arms from their own nodes before merging.
+  std::vector<Arm> arms;
+  for (End end : side_a) arms.push_back(measure_arm(g, end, opt));
+  for (End end : side_b) arms.push_back(measure_arm(g, end, opt));
+  Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
+  double reach = ribbon.trace.length() / 2 + max_junction_move(arms);
+  Vec2 crossing = meeting_point(arms, centre, reach, coverage);
+  const std::vector<std::vector<std::pair<int, int>>> candidates = {{{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
+  double best = -1;
+  const std::vector<std::pair<int, int>>* chosen = nullptr;
+  for (const auto& pairs : candidates) {
+    double score = pairing_score(arms, pairs, crossing, opt);
+    if (score > best) best = score, chosen = &pairs;
+  }
+  if (!chosen) return false;
+  g.remove_edge(e);
+  int merged = g.add_node(crossing);
+  move_ends(g, a, merged);
+  move_ends(g, b, merged);
+  join_through(g, arms, *chosen, crossing);
+  return true;
+}
+
+// Step 3: the junction moves to where its arms meet; each arm runs straight into it.
+void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
+  std::vector<Arm> arms;
+  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
+  Vec2 p = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
+  g.nodes[n].p = p;
+  for (const Arm& arm : arms) {
+    trim_arm(g, arm.end, arm.clean_from);
+    Trace t = g.trace_from(arm.end);
+    Trace moved{{p}, {kUnknownWidth}};
+    moved.append(t);
+    if (arm.end.tail) moved.reverse();
+    g.edges[arm.end.edge].trace = std::move(moved);
+  }
+}
+
+}  // namespace
+
+void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt) {
+  merge_close_junctions(g, opt.merge_length);
+
+  // Ribbons, shortest first; a node takes part in one at most.
+  std::vector<std::pair<double, int>> ribbons;
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (!edge.alive || edge.n0 == edge.n1) continue;
+    if (g.nodes[edge.n0].degree() != 3 || g.nodes[edge.n1].degree() != 3) continue;
+    double length = edge.trace.length();
+    if (length < opt.crossing_length) ribbons.emplace_back(length, static_cast<int>(e));
+  }
+  std::sort(ribbons.begin(), ribbons.end());
+  for (auto [length, e] : ribbons) {
+    const Edge& edge = g.edges[e];
+    if (!edge.alive || edge.n0 == edge.n1 || g.nodes[edge.n0].degree() != 3 || g.nodes[edge.n1].degree() != 3)
+      continue;
+    resolve_ribbon(g, e, coverage, opt);
+  }
+
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (!node.alive || node.loop || node.degree() < 4 || node.degree() % 2 != 0 || node.degree() > 8) continue;
+    std::vector<int> rest(node.degree());
+    std::iota(rest.begin(), rest.end(), 0);
+    std::vector<std::pair<int, int>> current;
+    std::vector<std::vector<std::pair<int, int>>> candidates;
+    all_pairings(rest, current, candidates);
+    resolve_crossing(g, static_cast<int>(n), coverage, opt, candidates);
+  }
+  g.dissolve_pass_through_nodes();
+
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() >= 3) place_junction(g, static_cast<int>(n), coverage, opt);
+}
+
+}  // namespace sv::graph

@@ -1,0 +1,36 @@
+// Junctions and crossings. Thinning turns the blob where strokes meet into a small cluster
+// of nodes and bends every arm towards it; a crossing of thick or shallow strokes becomes
+// two 3-way nodes joined by a short "ribbon" of merged ink. Here nodes of one physical
+// junction are merged, crossings are resolved into strokes that run straight through, and
+// the remaining junctions are moved to where their arms actually meet.
+#pragma once
+#include <opencv2/core.hpp>
+
+#include "graph/stroke_graph.hpp"
+
+namespace sv::graph {
+
+struct JunctionOptions {
+  double merge_length = 4;       // junction nodes joined by a shorter edge are one junction
+  double crossing_length = 12;   // two 3-way junctions joined by a shorter edge may be a crossing
+  double clean_width_ratio = 1.25;  // an arm's own stroke begins where its sections are no wider
+  double clean_run = 2;             // ... than this times its typical width, for this long (px)
+  double arm_window = 4;         // length of arm (px) over which its direction is measured
+  double max_turn_deg = 40;      // a stroke through a crossing bends at most this much
+  double max_offset = 2;         // every arm's line passes this close to the crossing point
+};
+
+// 1. Merges junction nodes joined by an edge shorter than merge_length.
+// 2. Pairs arms of 4-way (and 2k-way) junctions, and of two 3-way junctions joined by a
+//    ribbon shorter than crossing_length, into strokes through a crossing: every pair must
+//    continue straight (tangents anti-parallel within max_turn_deg, measured outside the
+//    shared ink) and every arm's line must pass near the common crossing point (least-squares
+//    intersection of the arm lines). Paired arms are joined into one edge through that
+//    point; two arms of one edge close it into a loop.
+// 3. Moves each remaining junction to the least-squares meeting point of its arms' lines
+//    (kept at the nodes' centroid when that point is off the ink, coverage being the
+//    image of raster/ink.hpp) and replaces the distorted part of every arm (up to where its own stroke begins, as
+//    told by its cross-section widths) by a straight run to it.
+void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt);
+
+}  // namespace sv::graph

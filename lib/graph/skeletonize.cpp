@@ -1,0 +1,141 @@
+#include "graph/skeletonize.hpp"
+
+#include <optional>
+#include <set>
+
+#include "core/error.hpp"
+#include "graph/centreline.hpp"
+#include "graph/junctions.hpp"
+#include "graph/prune.hpp"
+#include "graph/to_scene.hpp"
+#include "graph/trace.hpp"
+#include "raster/clean.hpp"
+#include "raster/ink.hpp"
+#include "raster/profile.hpp"
+#include "raster/thin.hpp"
+
+namespace sv {
+namespace {
+
+// Stroke width assumed when none can be measured (only dots, or a uniform image).
+constexpr double kDefaultStrokeWidth = 3;
+
+// Records each configuration value with its provenance; a user override replaces the
+// computed value.
+class Config {
+ public:
+  Config(Scene& scene, const std::map<std::string, double>& overrides) : scene_(scene), overrides_(overrides) {}
+
+  double set(const std::string& key, double value, const std::string& from, const std::string& doc) {
+    used_.insert(key);
+    auto it = overrides_.find(key);
+    if (it != overrides_.end()) {
+      set_config(scene_, key, it->second, "user", doc);
+      return it->second;
+    }
+    set_config(scene_, key, value, from, doc);
+    return value;
+  }
+
+  std::optional<double> user(const std::string& key) const {
+    auto it = overrides_.find(key);
+    return it == overrides_.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+
+  void warn_unknown() {
+    for (const auto& [key, value] : overrides_)
+      if (!used_.count(key)) scene_.warnings.push_back("unknown config key " + key + " ignored");
+  }
+
+ private:
+  Scene& scene_;
+  const std::map<std::string, double>& overrides_;
+  std::set<std::string> used_;
+};
+
+Ink find_ink(Config& cfg, const cv::Mat& gray) {
+  InkOptions io;
+  io.background_cell_px = cfg.set("skeleton.background_cell_px", io.background_cell_px, "default",
+                                  "cell size (px) of the local paper-level map that evens out tinted, blotchy paper");
+  io.threshold = cfg.user("skeleton.threshold");
+  Ink ink = separate_ink(gray, io);
+  cfg.set("skeleton.paper_level", ink.paper_level, "image", "median gray (0-255) of the paper");
+  cfg.set("skeleton.ink_level", ink.ink_level, "image",
+          "gray of full ink on paper-normalised gray (paper = 255): a low percentile of the ink class");
+  cfg.set("skeleton.threshold", ink.threshold, "image",
+          "ink where the paper-normalised gray is below this: midway between ink and paper, so edges sit at 50% coverage");
+  return ink;
+}
+
+graph::JunctionOptions junction_options(Config& cfg, double w) {
+  graph::JunctionOptions j;
+  j.merge_length = cfg.set("graph.junction_merge_px", 1.0 * w, "stroke_width",
+                           "junction clusters joined by a shorter skeleton path are one junction");
+  j.crossing_length = cfg.set("graph.crossing_merge_px", 3.0 * w, "stroke_width",
+                              "two 3-way junctions joined by a shorter path are tested as one crossing");
+  j.clean_width_ratio = cfg.set("graph.arm_clean_width_ratio", 1.25, "default",
+                                "an arm's own stroke begins where its cross-sections are at most this times its "
+                                "typical width (nearer the junction the ink is shared)");
+  j.clean_run = cfg.set("graph.arm_clean_run_px", std::max(2.0, 0.5 * w), "stroke_width",
+                        "... for at least this length of arm");
+  j.arm_window = cfg.set("graph.arm_window_px", std::max(4.0, 1.0 * w), "stroke_width",
+                         "length of arm over which its direction is measured, from where its own stroke begins");
+  j.max_turn_deg = cfg.set("graph.crossing_max_turn_deg", 40, "default",
+                           "a stroke through a crossing bends at most this much between its two arms");
+  j.max_offset = cfg.set("graph.crossing_max_offset_px", std::max(1.5, 0.5 * w), "stroke_width",
+                         "every arm's line passes at most this far from the crossing point");
+  return j;
+}
+
+}  // namespace
+
+void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) {
+  if (gray.empty() || gray.type() != CV_8UC1) throw Error(Code::invalid_raster, "skeletonize needs a non-empty gray image");
+  Config cfg(scene, opt.overrides);
+  Ink ink = find_ink(cfg, gray);
+  const bool all_dark = ink.uniform && ink.coverage.at<uchar>(0, 0) == 255;
+
+  cv::Mat skeleton = thin(ink.binary);
+  double measured = median_stroke_width(skeleton, ink.coverage);
+  const double w = cfg.set("skeleton.stroke_width_px", measured > 0 ? measured : kDefaultStrokeWidth,
+                           measured > 0 ? "image" : "default",
+                           "median ink width across the skeleton, edge to edge at 50% coverage");
+
+  double min_speck = cfg.set("skeleton.min_speck_area_px", 0.3 * w * w, "stroke_width",
+                             "ink components of fewer pixels are noise (a round dot has 0.79 w^2)");
+  double max_hole = cfg.set("skeleton.max_hole_area_px", 0.2 * w * w, "stroke_width",
+                            "enclosed paper regions of at most this many pixels are pinholes, filled before thinning");
+  int specks = remove_specks(ink.binary, min_speck);
+  int holes = fill_holes(ink.binary, max_hole);
+  if (holes > 0) skeleton = thin(ink.binary);
+  else if (specks > 0) skeleton = skeleton.mul(ink.binary);
+
+  double max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
+                             "sub-pixel centring moves a skeleton point at most this far");
+  double spur = cfg.set("graph.spur_protrusion_px", 0.5 * w, "stroke_width",
+                        "a branch from a junction to a free end is a thinning spur when its tip reaches less than "
+                        "this beyond the largest ink disc at the junction");
+  double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
+  graph::JunctionOptions jopt = junction_options(cfg, w);
+  double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
+  cfg.warn_unknown();
+
+  graph::StrokeGraph g = graph::trace_skeleton(skeleton);
+  graph::centre_on_ink(g, ink.coverage, w, max_shift);
+  graph::prune_spurs(g, ink.coverage, spur, w);
+  graph::collapse_dots(g, dot);
+  graph::resolve_junctions(g, ink.coverage, jopt);
+  graph::place_stroke_ends(g, ink.coverage, w);
+  graph::centre_dots(g, ink.coverage, w);
+  scene.graph = graph::to_scene_graph(g, w, spacing);
+
+  if (!scene.source) scene.source = Source{};
+  scene.source->width = gray.cols;
+  scene.source->height = gray.rows;
+  scene.source->stroke_width_px = w;
+  if (all_dark)
+    scene.warnings.push_back("the image is uniformly dark: traced as one filled shape");
+  if (scene.graph->edges.empty()) scene.warnings.push_back("no ink found: the drawing is empty");
+}
+
+}  // namespace sv

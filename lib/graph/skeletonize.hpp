@@ -1,0 +1,25 @@
+// The sv-skeleton stage: a gray raster to the scene's source, config and stroke graph.
+#pragma once
+#include <map>
+#include <opencv2/core.hpp>
+#include <string>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+struct SkeletonOptions {
+  // User values by config key ("skeleton.threshold", "graph.spur_length_px", ...); they take
+  // the place of the computed value and are recorded with from = "user".
+  std::map<std::string, double> overrides;
+};
+
+// Separates ink from paper, thins it, traces the skeleton into a stroke graph, and resolves
+// spurs, dots, junctions and crossings (see raster/ and graph/). Fills scene.source (width,
+// height, stroke_width_px; creates it if absent, leaving path and sha256 to the caller),
+// records every threshold in scene.config with its provenance, replaces scene.graph, and
+// adds a warning for an empty or uniformly dark image. gray: CV_8UC1 (decode_png's output).
+// Deterministic: the same pixels and options give the same scene.
+void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt = {});
+
+}  // namespace sv

@@ -1,0 +1,90 @@
+#include "raster/profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "raster/thin.hpp"
+
+namespace sv {
+namespace {
+
+constexpr double kStep = 0.5;           // sampling step along a normal, px
+constexpr double kMaxReach = 256;       // no stroke is wider than twice this
+constexpr size_t kMaxSamples = 20000;   // pixels sampled for the median width
+
+double texel(const cv::Mat& c, int x, int y) {
+  if (x < 0 || y < 0 || x >= c.cols || y >= c.rows) return 0;
+  return c.at<uchar>(y, x) * (1.0 / 255.0);
+}
+
+}  // namespace
+
+double coverage_at(const cv::Mat& coverage, Vec2 p) {
+  double fx = std::floor(p.x), fy = std::floor(p.y);
+  double ax = p.x - fx, ay = p.y - fy;
+  int x = static_cast<int>(fx), y = static_cast<int>(fy);
+  return (1 - ay) * ((1 - ax) * texel(coverage, x, y) + ax * texel(coverage, x + 1, y)) +
+         ay * ((1 - ax) * texel(coverage, x, y + 1) + ax * texel(coverage, x + 1, y + 1));
+}
+
+double distance_to_edge(const cv::Mat& coverage, Vec2 p, Vec2 d, double max_reach) {
+  double prev = coverage_at(coverage, p);
+  if (prev < 0.5) return -1;
+  for (double s = kStep; s <= max_reach + kStep; s += kStep) {
+    double c = coverage_at(coverage, p + d * s);
+    if (c < 0.5) return s - kStep + kStep * (prev - 0.5) / (prev - c);
+    prev = c;
+  }
+  return -1;
+}
+
+CrossSection cross_section(const cv::Mat& coverage, Vec2 p, Vec2 n, double max_reach) {
+  double a = distance_to_edge(coverage, p, n, max_reach);
+  if (a < 0) return {};
+  double b = distance_to_edge(coverage, p, -n, max_reach);
+  if (b < 0) return {};
+  return {true, (a - b) / 2, a + b};
+}
+
+double inscribed_radius(const cv::Mat& coverage, Vec2 p, double max_reach) {
+  if (coverage_at(coverage, p) < 0.5) return 0;
+  double r = max_reach;
+  for (int k = 0; k < 16; ++k) {
+    double d = distance_to_edge(coverage, p, from_angle(k * kPi / 8), r);
+    if (d >= 0) r = std::min(r, d);
+  }
+  return r;
+}
+
+double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
+  cv::Mat count = neighbour_count(skeleton);
+  std::vector<cv::Point> inside;
+  for (int y = 0; y < count.rows; ++y)
+    for (int x = 0; x < count.cols; ++x)
+      if (count.at<uchar>(y, x) == 2) inside.emplace_back(x, y);
+  size_t stride = std::max<size_t>(1, inside.size() / kMaxSamples);
+  const double reach = std::min(kMaxReach, 0.5 * std::max(skeleton.cols, skeleton.rows));
+  std::vector<double> widths;
+  for (size_t i = 0; i < inside.size(); i += stride) {
+    cv::Point q = inside[i];
+    // Principal axis of the nearby skeleton pixels: the stroke's direction.
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, n = 0;
+    for (int dy = -3; dy <= 3; ++dy)
+      for (int dx = -3; dx <= 3; ++dx) {
+        int x = q.x + dx, y = q.y + dy;
+        if (x < 0 || y < 0 || x >= skeleton.cols || y >= skeleton.rows || !skeleton.at<uchar>(y, x)) continue;
+        sx += dx, sy += dy, sxx += dx * dx, sxy += dx * dy, syy += dy * dy, n += 1;
+      }
+    double cxx = sxx / n - sx * sx / (n * n), cxy = sxy / n - sx * sy / (n * n), cyy = syy / n - sy * sy / (n * n);
+    double angle = 0.5 * std::atan2(2 * cxy, cxx - cyy);
+    CrossSection cs = cross_section(coverage, {double(q.x), double(q.y)}, perp(from_angle(angle)), reach);
+    if (cs.ok) widths.push_back(cs.width);
+  }
+  if (widths.empty()) return 0;
+  auto mid = widths.begin() + widths.size() / 2;
+  std::nth_element(widths.begin(), mid, widths.end());
+  return *mid;
+}
+
+}  // namespace sv

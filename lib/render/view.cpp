@@ -1,0 +1,344 @@
+#include "render/view.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <opencv2/imgproc.hpp>
+#include <set>
+
+#include "robot/replay.hpp"
+
+namespace sv {
+
+namespace {
+
+constexpr int kShift = 4;  // OpenCV fixed-point drawing: 1/16 view pixel
+constexpr double kFontScale = 0.4;
+const cv::Scalar kInk(40, 40, 40), kGrid(215, 215, 215), kTravel(150, 150, 150);
+
+// One move of the robot (or, before routing, one primitive) in image coordinates.
+struct Piece {
+  Polyline path;
+  bool pen_down = true;
+  bool starts_stroke = false;  // primitives before routing are strokes of their own
+  std::string primitive;       // ids, ','-joined when a command draws several
+  double degrees = 0;          // arcs: signed sweep; 0 for straight pieces
+  Vec2 center;                 // arcs
+  double radius = 0;
+};
+
+std::vector<Piece> pieces_of(const Scene& s, double step_px) {
+  std::vector<Piece> out;
+  if (s.commands && s.robot) {
+    for (const Move& m : replay_moves(*s.commands, s.robot->start, step_px)) {
+      if (m.kind == Command::Kind::spin) continue;
+      const Command& c = (*s.commands)[m.command];
+      Piece p;
+      p.path = m.path;
+      p.pen_down = m.pen_down;
+      p.primitive = c.primitive;
+      if (m.kind == Command::Kind::arc) {
+        p.degrees = c.degrees;
+        p.radius = c.radius;
+        p.center = Vec2{m.start.x, m.start.y} + from_angle(deg2rad(m.start.heading_deg + (c.degrees > 0 ? 90 : -90))) * c.radius;
+      }
+      out.push_back(std::move(p));
+    }
+  } else if (s.primitives) {
+    for (const Primitive& q : *s.primitives) {
+      Piece p;
+      p.path = q.shape.sample(step_px);
+      p.starts_stroke = true;
+      p.primitive = q.id;
+      if (q.shape.type != PrimType::line && std::isfinite(q.shape.radius)) {
+        p.degrees = rad2deg(q.shape.sweep_rad());
+        p.center = q.shape.center;
+        p.radius = q.shape.radius;
+      }
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, PrimType> types_of(const Scene& s) {
+  std::map<std::string, PrimType> t;
+  if (s.primitives)
+    for (const Primitive& p : *s.primitives) t[p.id] = p.shape.type;
+  return t;
+}
+
+std::string first_id(const std::string& ids) { return ids.substr(0, ids.find(',')); }
+
+cv::Scalar type_color(PrimType t) {
+  switch (t) {
+    case PrimType::line: return {200, 90, 0};
+    case PrimType::arc: return {0, 130, 255};
+    case PrimType::circle: return {170, 0, 200};
+  }
+  return kInk;
+}
+
+// Colour of the k-th of n drawn pieces on a perceptual ramp (first blue, last red).
+cv::Scalar order_color(size_t k, size_t n) {
+  static const cv::Mat ramp = [] {
+    cv::Mat gray(1, 256, CV_8UC1), bgr;
+    for (int i = 0; i < 256; ++i) gray.at<uint8_t>(0, i) = static_cast<uint8_t>(i);
+    cv::applyColorMap(gray, bgr, cv::COLORMAP_TURBO);
+    return bgr;
+  }();
+  int i = n > 1 ? static_cast<int>(std::lround(25 + 205.0 * k / (n - 1))) : 25;
+  cv::Vec3b c = ramp.at<cv::Vec3b>(0, i);
+  return {double(c[0]), double(c[1]), double(c[2])};
+}
+
+cv::Point fixed(cv::Point2d p) {
+  return {static_cast<int>(std::lround(p.x * (1 << kShift))), static_cast<int>(std::lround(p.y * (1 << kShift)))};
+}
+
+void dashed(cv::Mat& img, cv::Point2d a, cv::Point2d b, const cv::Scalar& color) {
+  double len = std::hypot(b.x - a.x, b.y - a.y);
+  constexpr double dash = 6, gap = 4;
+  for (double s = 0; s < len; s += dash + gap) {
+    double e = std::min(len, s + dash);
+    cv::line(img, fixed(a + (b - a) * (s / len)), fixed(a + (b - a) * (e / len)), color, 1, cv::LINE_AA, kShift);
+  }
+}
+
+void text(cv::Mat& img, const std::string& s, cv::Point org, const cv::Scalar& color = kInk) {
+  cv::putText(img, s, org, cv::FONT_HERSHEY_SIMPLEX, kFontScale, color, 1, cv::LINE_AA);
+}
+
+cv::Size text_size(const std::string& s) {
+  int base = 0;
+  return cv::getTextSize(s, cv::FONT_HERSHEY_SIMPLEX, kFontScale, 1, &base);
+}
+
+std::string label(double v) { return fmt::format("{}", static_cast<long>(std::lround(v))); }
+
+// Labels every grid line on all four edges of the drawing area.
+void draw_grid(cv::Mat& canvas, cv::Mat& area, const ViewTransform& t) {
+  const cv::Rect2d& r = t.region;
+  int m = t.margin;
+  for (double x = std::ceil(r.x / t.grid_step) * t.grid_step; x <= r.x + r.width; x += t.grid_step) {
+    int u = static_cast<int>(std::lround(t.to_view({x, 0}).x));
+    cv::line(area, {u - m, 0}, {u - m, area.rows - 1}, kGrid, 1);
+    std::string s = label(x);
+    cv::Size sz = text_size(s);
+    text(canvas, s, {u - sz.width / 2, m - 8});
+    text(canvas, s, {u - sz.width / 2, m + area.rows + 8 + sz.height});
+  }
+  for (double y = std::ceil(r.y / t.grid_step) * t.grid_step; y <= r.y + r.height; y += t.grid_step) {
+    int v = static_cast<int>(std::lround(t.to_view({0, y}).y));
+    cv::line(area, {0, v - m}, {area.cols - 1, v - m}, kGrid, 1);
+    std::string s = label(y);
+    cv::Size sz = text_size(s);
+    text(canvas, s, {m - 6 - sz.width, v + sz.height / 2});
+    text(canvas, s, {m + area.cols + 6, v + sz.height / 2});
+  }
+}
+
+void draw_source(cv::Mat& area, const cv::Mat& source, const ViewTransform& t) {
+  cv::Mat gray = source;
+  if (source.channels() == 3) cv::cvtColor(source, gray, cv::COLOR_BGR2GRAY);
+  cv::Mat m = (cv::Mat_<double>(2, 3) << t.scale, 0, -t.region.x * t.scale, 0, t.scale, -t.region.y * t.scale);
+  cv::Mat under;
+  cv::warpAffine(gray, under, m, area.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, 255);
+  under.convertTo(under, CV_8UC1, 0.3, 255 * 0.7);  // faint: 30 % of the ink's darkness
+  cv::cvtColor(under, area, cv::COLOR_GRAY2BGR);
+}
+
+constexpr int kLegendH = 30;
+
+int draw_legend(cv::Mat* canvas, int y, const ViewOptions& o, const Scene& s) {
+  int x = 10;
+  auto swatch = [&](const cv::Scalar& c, const std::string& name) {
+    if (canvas) cv::line(*canvas, {x, y}, {x + 20, y}, c, 3, cv::LINE_AA);
+    if (canvas) text(*canvas, name, {x + 26, y + 4});
+    x += 26 + text_size(name).width + 16;
+  };
+  if (o.color_by == ColorBy::primitive_type) {
+    std::map<PrimType, int> n;
+    if (s.primitives)
+      for (const Primitive& p : *s.primitives) ++n[p.shape.type];
+    for (PrimType t : {PrimType::line, PrimType::arc, PrimType::circle})
+      swatch(type_color(t), fmt::format("{} {}", prim_type_name(t), n[t]));
+  } else if (o.color_by == ColorBy::draw_order) {
+    if (canvas) text(*canvas, "first", {x, y + 4});
+    x += text_size("first").width + 6;
+    for (int k = 0; k < 100; ++k)
+      if (canvas) cv::line(*canvas, {x + k, y - 4}, {x + k, y + 4}, order_color(k, 100), 1);
+    x += 106;
+    if (canvas) text(*canvas, "last", {x, y + 4});
+    x += text_size("last").width + 16;
+  } else {
+    swatch(kInk, "drawn");
+  }
+  if (o.pen_up) {
+    if (canvas) dashed(*canvas, cv::Point2d(x, y), cv::Point2d(x + 20, y), kTravel);
+    if (canvas) text(*canvas, "pen-up travel", {x + 26, y + 4});
+    x += 26 + text_size("pen-up travel").width + 16;
+  }
+  std::string g = "grid: image pixels";
+  if (canvas) text(*canvas, g, {x, y + 4});
+  return x + text_size(g).width + 10;
+}
+
+}  // namespace
+
+cv::Point2d ViewTransform::to_view(Vec2 p) const {
+  return {margin + (p.x - region.x) * scale, margin + (p.y - region.y) * scale};
+}
+
+Vec2 ViewTransform::to_image(cv::Point2d v) const {
+  return {region.x + (v.x - margin) / scale, region.y + (v.y - margin) / scale};
+}
+
+double grid_step_for(double scale) {
+  double best = 1, best_err = INFINITY;
+  for (double decade = 1; decade <= 1e6; decade *= 10)
+    for (double m : {1.0, 2.0, 5.0}) {
+      double err = std::abs(std::log(m * decade * scale / 100));
+      if (err <= best_err) {
+        best_err = err;
+        best = m * decade;
+      }
+    }
+  return best;
+}
+
+ViewTransform view_transform(const Scene& scene, const ViewOptions& o) {
+  ViewTransform t;
+  if (o.crop && o.crop->width > 0 && o.crop->height > 0) {
+    t.region = *o.crop;
+  } else if (scene.source && scene.source->width > 0 && scene.source->height > 0) {
+    // Pixel centres are at integers, so the image covers [-0.5, W - 0.5].
+    t.region = {-0.5, -0.5, double(scene.source->width), double(scene.source->height)};
+  } else {
+    BBox box;
+    for (const Piece& p : pieces_of(scene, 1.0))
+      for (Vec2 q : p.path) box.add(q);
+    if (box.empty()) box = {-0.5, -0.5, 99.5, 99.5};
+    double pad = std::max(10.0, 0.05 * std::max(box.width(), box.height()));
+    t.region = {box.x0 - pad, box.y0 - pad, box.width() + 2 * pad, box.height() + 2 * pad};
+  }
+  t.scale = o.size_px / std::max(t.region.width, t.region.height);
+  t.grid_step = grid_step_for(t.scale);
+  t.area = {static_cast<int>(std::lround(t.region.width * t.scale)),
+            static_cast<int>(std::lround(t.region.height * t.scale))};
+  int legend_w = o.legend ? draw_legend(nullptr, 0, o, scene) : 0;
+  t.canvas = {std::max(t.area.width + 2 * t.margin, legend_w),
+              t.area.height + 2 * t.margin + (o.legend ? kLegendH : 0)};
+  return t;
+}
+
+cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
+  ViewTransform t = view_transform(scene, o);
+  cv::Mat canvas(t.canvas, CV_8UC3, cv::Scalar(255, 255, 255));
+  cv::Mat area = canvas(cv::Rect(t.margin, t.margin, t.area.width, t.area.height));
+  if (!o.source.empty()) draw_source(area, o.source, t);
+  draw_grid(canvas, area, t);
+
+  // Coordinates relative to the drawing area, so OpenCV clips at its edge.
+  auto local = [&](Vec2 p) { return t.to_view(p) - cv::Point2d(t.margin, t.margin); };
+  std::vector<Piece> pieces = pieces_of(scene, 1.0 / t.scale);
+  if (o.pen_up)
+    for (const Piece& p : pieces)
+      if (!p.pen_down) dashed(area, local(p.path.front()), local(p.path.back()), kTravel);
+  auto types = types_of(scene);
+  size_t drawn = 0, n_drawn = 0;
+  for (const Piece& p : pieces) n_drawn += p.pen_down;
+  int thickness = std::max(1, static_cast<int>(std::lround(o.pen_px)));
+  for (const Piece& p : pieces) {
+    if (!p.pen_down) continue;
+    cv::Scalar color = kInk;
+    auto it = types.find(first_id(p.primitive));
+    if (o.color_by == ColorBy::primitive_type && it != types.end()) color = type_color(it->second);
+    if (o.color_by == ColorBy::draw_order) color = order_color(drawn, n_drawn);
+    ++drawn;
+    std::vector<cv::Point> pts;
+    for (Vec2 q : p.path) pts.push_back(fixed(local(q)));
+    if (pts.size() == 1) pts.push_back(pts[0]);
+    cv::polylines(area, std::vector<std::vector<cv::Point>>{pts}, false, color, thickness, cv::LINE_AA, kShift);
+  }
+  if (o.ids && scene.primitives)
+    for (const Primitive& p : *scene.primitives) {
+      cv::Point2d at = local(p.shape.at(0.5));
+      text(area, p.id, {static_cast<int>(at.x) + 4, static_cast<int>(at.y) - 4}, {90, 90, 90});
+    }
+  cv::rectangle(canvas, cv::Rect(t.margin - 1, t.margin - 1, t.area.width + 2, t.area.height + 2), kGrid, 1);
+  if (o.legend) draw_legend(&canvas, t.margin * 2 + t.area.height + kLegendH / 2 - 4, o, scene);
+  return canvas;
+}
+
+namespace {
+
+std::string num(double v) { return fmt::format("{}", round_to(v, 1e-3)); }
+
+// Path data of an arc from `from` about `center`; a full turn is split into half turns
+// (an SVG arc cannot end where it starts).
+std::string arc_data(Vec2 from, Vec2 center, double radius, double sweep_deg) {
+  int k = std::abs(sweep_deg) < 359.999 ? 1 : static_cast<int>(std::ceil(std::abs(sweep_deg) / 180 - 1e-9));
+  double a0 = angle_of(from - center), sw = deg2rad(sweep_deg);
+  std::string d;
+  for (int i = 1; i <= k; ++i) {
+    Vec2 p = center + from_angle(a0 + sw * i / k) * radius;
+    d += fmt::format(" A {} {} 0 {} {} {} {}", num(radius), num(radius), std::abs(sweep_deg) / k > 180 ? 1 : 0,
+                     sweep_deg > 0 ? 1 : 0, num(p.x), num(p.y));
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string render_svg(const Scene& scene) {
+  ViewOptions o;
+  ViewTransform t = view_transform(scene, o);
+  double sw = scene.source && scene.source->stroke_width_px > 0 ? scene.source->stroke_width_px : 1;
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\">\n",
+      num(t.region.width), num(t.region.height), num(t.region.x), num(t.region.y), num(t.region.width),
+      num(t.region.height));
+  out += fmt::format(
+      "<g id=\"strokes\" fill=\"none\" stroke=\"black\" stroke-width=\"{}\" stroke-linecap=\"round\" "
+      "stroke-linejoin=\"round\">\n",
+      num(sw));
+  std::string travel;
+  std::string d;
+  std::set<std::string> ids;
+  auto flush = [&] {
+    if (d.empty()) return;
+    std::string names;
+    for (const auto& id : ids) names += (names.empty() ? "" : " ") + id;
+    out += fmt::format("<path data-primitives=\"{}\" d=\"{}\"/>\n", names, d);
+    d.clear();
+    ids.clear();
+  };
+  auto add_ids = [&](const std::string& list) {
+    for (size_t a = 0; a <= list.size();) {
+      size_t b = std::min(list.find(',', a), list.size());
+      if (b > a) ids.insert(list.substr(a, b - a));
+      a = b + 1;
+    }
+  };
+  for (const Piece& p : pieces_of(scene, 1.0)) {
+    Vec2 a = p.path.front(), b = p.path.back();
+    if (!p.pen_down) {
+      flush();
+      travel += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(a.x), num(a.y), num(b.x), num(b.y));
+      continue;
+    }
+    if (p.starts_stroke) flush();
+    if (d.empty()) d = fmt::format("M {} {}", num(a.x), num(a.y));
+    add_ids(p.primitive);
+    d += p.degrees == 0 ? fmt::format(" L {} {}", num(b.x), num(b.y)) : arc_data(a, p.center, p.radius, p.degrees);
+  }
+  flush();
+  out += "</g>\n";
+  if (!travel.empty()) out += "<g id=\"pen-up\" visibility=\"hidden\" stroke=\"gray\" stroke-dasharray=\"4 3\">\n" + travel + "</g>\n";
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace sv

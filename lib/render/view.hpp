@@ -1,0 +1,60 @@
+// Views for people: what the robot draws, on the labelled grid of DESIGN §6, as a raster
+// (OpenCV) or as SVG.
+//
+// A view shows a region of the image (the whole image by default) scaled to fit size_px,
+// inside a white margin. Grid lines sit at a round step of image pixels (1, 2, 5 x 10^k: the
+// one whose lines fall closest to 100 view pixels apart) and every line is labelled with its
+// coordinate on all four edges, so a number read off the picture is an image coordinate.
+#pragma once
+#include <opencv2/core.hpp>
+#include <optional>
+#include <string>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+enum class ColorBy { none, primitive_type, draw_order };
+
+struct ViewOptions {
+  int size_px = 1000;              // longer side of the drawing area, view pixels
+  std::optional<cv::Rect2d> crop;  // region shown, image pixels; default the whole image
+  ColorBy color_by = ColorBy::primitive_type;
+  bool pen_up = false;  // pen-up travel, dashed
+  bool ids = false;     // primitive ids beside the primitives
+  cv::Mat source;       // 8-bit gray (or BGR) source image, drawn faintly underneath when given
+  double pen_px = 2;    // width of the drawn lines, view pixels
+  bool legend = true;
+};
+
+// Image pixel coordinates (pixel centres at integers) <-> view pixels.
+struct ViewTransform {
+  cv::Rect2d region;  // the image area shown
+  double scale = 1;   // view pixels per image pixel
+  int margin = 48;    // white border holding the grid labels
+  double grid_step = 100;
+  cv::Size area;    // drawing area, view pixels
+  cv::Size canvas;  // whole view
+  cv::Point2d to_view(Vec2 p) const;
+  Vec2 to_image(cv::Point2d v) const;
+};
+
+// The round step (1, 2, 5 x 10^k image pixels) whose grid lines are closest to 100 view
+// pixels apart at `scale` view pixels per image pixel.
+double grid_step_for(double scale);
+ViewTransform view_transform(const Scene& scene, const ViewOptions& options);
+
+// Draws what the robot draws (the replayed commands; the primitives themselves when the
+// scene has no commands yet), anti-aliased, on the labelled grid, with a colour legend.
+cv::Mat render_view(const Scene& scene, const ViewOptions& options);
+
+// The same drawing as SVG: one <path> per pen-down stroke with true arcs (A commands; the
+// sweep flag is 1 for positive degrees, which turn clockwise on screen in SVG's y-down frame
+// as in ours), viewBox = the image (pixel centres at integers), stroke width = the source's;
+// pen-up travel in a hidden group.
+std::string render_svg(const Scene& scene);
+
+// PNG bytes of an 8-bit BGR image (a private libpng writer until lib/raster offers one).
+std::string encode_view_png(const cv::Mat& bgr);
+
+}  // namespace sv

@@ -1,0 +1,142 @@
+#include "robot/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "robot/motion.hpp"
+#include "robot/replay.hpp"
+
+namespace sv {
+
+namespace {
+
+json pose_json(const Pose& p) {
+  return json::array({round_to(p.x, 1e-4), round_to(p.y, 1e-4), round_to(wrap_deg(p.heading_deg), 1e-4)});
+}
+
+// What a reader of the step log should notice about a command.
+std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_width_px) {
+  std::vector<std::string> notes;
+  switch (c.kind) {
+    case Command::Kind::spin:
+      if (std::abs(c.degrees) > 180) notes.push_back(fmt::format("spin over 180 deg ({:.1f}): the long way round", c.degrees));
+      break;
+    case Command::Kind::line:
+      if (c.pen_down && c.distance == 0) notes.push_back("dot: pen touches down without moving");
+      if (c.distance < 0) notes.push_back("drives backwards");
+      if (!c.pen_down && stroke_width_px > 0 && std::abs(c.distance) < stroke_width_px)
+        notes.push_back("pen-up shorter than a stroke width");
+      break;
+    case Command::Kind::arc:
+      if (c.radius / ppi < kWheelbaseRadiusIn)
+        notes.push_back("radius inside the wheelbase: the inner wheel turns backwards");
+      break;
+  }
+  return notes;
+}
+
+json trace_of(const Move& m, const Command& c) {
+  json t = json::array();
+  if (m.kind == Command::Kind::spin) {
+    int n = std::max(1, static_cast<int>(std::ceil(std::abs(c.degrees) / 15)));
+    for (int k = 0; k <= n; ++k)
+      t.push_back(pose_json({m.start.x, m.start.y, m.start.heading_deg + c.degrees * k / n}));
+    return t;
+  }
+  // A pose every pixel of the path; the heading turns in proportion to the distance.
+  double total = polyline_length(m.path), done = 0;
+  auto at = [&](Vec2 p, double s) {
+    double f = total > 0 ? s / total : 1;
+    t.push_back(pose_json({p.x, p.y, m.start.heading_deg + (m.end.heading_deg - m.start.heading_deg) * f}));
+  };
+  at(m.path.front(), 0);
+  double next = 1;
+  for (size_t i = 1; i < m.path.size(); ++i) {
+    Vec2 a = m.path[i - 1], b = m.path[i];
+    double len = dist(a, b);
+    for (; next < done + len; next += 1) at(a + (b - a) * ((next - done) / len), next);
+    done += len;
+  }
+  if (total > 0) at(m.path.back(), total);
+  return t;
+}
+
+}  // namespace
+
+void simulate(Scene& scene, const SimulateOptions& options) {
+  if (!scene.commands || !scene.robot)
+    throw Error(Code::invalid_scene, "simulate: the scene has no command stream; run sv-route first");
+  const Robot& robot = *scene.robot;
+  if (!(robot.ppi > 0)) throw Error(Code::invalid_scene, "simulate: robot.ppi must be positive");
+  const auto& commands = *scene.commands;
+  double stroke_w = scene.source ? scene.source->stroke_width_px : 0;
+
+  json steps = json::array();
+  double t_down = 0, t_up = 0, t_spin = 0, len_down = 0, len_up = 0, spin_deg = 0;
+  int pen_up_moves = 0, pen_lifts = 0, pen_changes = 0, spins = 0, strokes = 0;
+  bool down = false;
+  auto add_step = [&](const char* op, const Move& m, const Pose& a, const Pose& b, double dur,
+                      std::vector<std::string> notes, const std::string& prim) {
+    json s = {{"index", steps.size()},       {"command", m.command},       {"op", op},
+              {"duration_s", round_to(dur, 1e-6)}, {"start", pose_json(a)}, {"end", pose_json(b)},
+              {"notes", std::move(notes)}};
+    s["primitive"] = prim.empty() ? json(nullptr) : json(prim);
+    steps.push_back(std::move(s));
+  };
+  for (const Move& m : replay_moves(commands, robot.start)) {
+    const Command& c = commands[m.command];
+    double dur = command_time_s(c, robot.ppi);
+    if (m.kind != Command::Kind::spin && m.pen_down != down) {
+      add_step(m.pen_down ? "pen_down" : "pen_up", m, m.start, m.start, robot.pen_time_s, {}, "");
+      ++pen_changes;
+      pen_lifts += !m.pen_down;
+      strokes += m.pen_down;
+      down = m.pen_down;
+    }
+    const char* op = m.kind == Command::Kind::spin ? "spin" : m.kind == Command::Kind::arc ? "arc" : "line";
+    add_step(op, m, m.start, m.end, dur, notes_for(c, robot.ppi, stroke_w), c.primitive);
+    if (options.trace) steps.back()["trace"] = trace_of(m, c);
+    if (m.kind == Command::Kind::spin) {
+      t_spin += dur;
+      spin_deg += std::abs(c.degrees);
+      ++spins;
+    } else if (m.pen_down) {
+      t_down += dur;
+      len_down += polyline_length(m.path);
+    } else {
+      t_up += dur;
+      len_up += polyline_length(m.path);
+      ++pen_up_moves;
+    }
+  }
+  double motion = t_down + t_up + t_spin, pen = pen_changes * robot.pen_time_s;
+  scene.simulation = {{"steps", std::move(steps)},
+                      {"total_s", round_to(motion + pen, 1e-6)},
+                      {"motion_time_s", round_to(motion, 1e-6)},
+                      {"pen_time_s", round_to(pen, 1e-6)},
+                      {"ppi", round_to(robot.ppi, 1e-4)}};
+  json prims = {{"line", 0}, {"arc", 0}, {"circle", 0}};
+  if (scene.primitives)
+    for (const Primitive& p : *scene.primitives) prims[prim_type_name(p.shape.type)] = prims[prim_type_name(p.shape.type)].get<int>() + 1;
+  scene.metrics = {{"draw_time_s", round_to(motion + pen, 1e-6)},
+                   {"motion_time_s", round_to(motion, 1e-6)},
+                   {"pen_down_time_s", round_to(t_down, 1e-6)},
+                   {"pen_up_travel_time_s", round_to(t_up, 1e-6)},
+                   {"spin_time_s", round_to(t_spin, 1e-6)},
+                   {"pen_time_s", round_to(pen, 1e-6)},
+                   {"pen_up_moves", pen_up_moves},
+                   {"pen_lifts", pen_lifts},
+                   {"pen_changes", pen_changes},
+                   {"spins", spins},
+                   {"spin_total_deg", round_to(spin_deg, 1e-4)},
+                   {"strokes", strokes},
+                   {"pen_down_length_px", round_to(len_down, 1e-4)},
+                   {"pen_up_length_px", round_to(len_up, 1e-4)},
+                   {"primitives", std::move(prims)},
+                   {"commands", commands.size()},
+                   {"ppi", round_to(robot.ppi, 1e-4)}};
+}
+
+}  // namespace sv

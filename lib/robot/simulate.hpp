@@ -1,0 +1,20 @@
+// sv-simulate's library: replay the command stream through the motion model.
+#pragma once
+#include "core/scene.hpp"
+
+namespace sv {
+
+struct SimulateOptions {
+  bool trace = false;  // add each step's pose samples (about 1 px or 15 degrees apart)
+};
+
+// Replays scene.commands from scene.robot.start at scene.robot.ppi and writes
+// scene.simulation = {steps: [{index, command, op (line, spin, arc, pen_up, pen_down),
+// primitive, duration_s, start: [x, y, heading_deg], end, notes}], total_s, motion_time_s,
+// pen_time_s, ppi} and scene.metrics (times split by kind, counts, lengths).
+// motion_time_s is the scorer's est_time_s for the same stream and ppi; pen changes are
+// timed separately (robot.pen_time_s each) and added in total_s / draw_time_s.
+// Throws Error(invalid_scene) when the scene has no commands or no robot.
+void simulate(Scene& scene, const SimulateOptions& options);
+
+}  // namespace sv

@@ -1,0 +1,454 @@
+#include "route/order.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace sv {
+
+TourPlanner::TourPlanner(const TrailSet& trails, const std::vector<Shape>& shapes, const CostModel& cost,
+                         const OrderParams& params, std::optional<Pose> start)
+    : trails_(trails), shapes_(shapes), cost_(cost), params_(params), start_(start) {
+  size_t n = trails_.trails.size();
+  orients_.resize(n);
+  for (size_t t = 0; t < n; ++t) add_orientations(static_cast<int>(t));
+  // Candidate lists: the trails whose entry and exit points come nearest, by bounding box.
+  constexpr size_t kNear = 16;
+  std::vector<BBox> box(n);
+  for (size_t t = 0; t < n; ++t)
+    for (const Orientation& o : orients_[t]) {
+      box[t].add(o.in_pt);
+      box[t].add(o.out_pt);
+    }
+  auto gap = [&](size_t a, size_t b) {
+    double dx = std::max({0.0, box[a].x0 - box[b].x1, box[b].x0 - box[a].x1});
+    double dy = std::max({0.0, box[a].y0 - box[b].y1, box[b].y0 - box[a].y1});
+    return std::hypot(dx, dy);
+  };
+  near_.resize(n);
+  for (size_t a = 0; a < n; ++a) {
+    std::vector<std::pair<double, int>> by;
+    for (size_t b = 0; b < n; ++b)
+      if (b != a) by.emplace_back(gap(a, b), static_cast<int>(b));
+    size_t k = std::min(kNear, by.size());
+    std::partial_sort(by.begin(), by.begin() + k, by.end());
+    for (size_t i = 0; i < k; ++i) near_[a].push_back(by[i].second);
+  }
+}
+
+std::vector<int> TourPlanner::positions(const Tour& t) const {
+  std::vector<int> pos(orients_.size(), -1);
+  for (size_t i = 0; i < t.size(); ++i) pos[t[i].trail] = static_cast<int>(i);
+  return pos;
+}
+
+std::vector<Traversal> TourPlanner::steps_of(int trail, const Orientation& o) const {
+  const Trail& t = trails_.trails[trail];
+  if (t.kind == Trail::Kind::circle) return {{t.steps[0].prim, o.reverse, o.entry_rad}};
+  size_t m = t.steps.size();
+  std::vector<Traversal> seq;
+  seq.reserve(m);
+  for (size_t k = 0; k < m; ++k) seq.push_back(t.steps[(o.rotation + k) % m]);
+  if (o.reverse) {
+    std::reverse(seq.begin(), seq.end());
+    for (auto& s : seq) s.reverse = !s.reverse;
+  }
+  return seq;
+}
+
+std::vector<Leg> TourPlanner::legs_of(int trail, const Orientation& o) const {
+  std::vector<Leg> legs;
+  for (const Traversal& s : steps_of(trail, o))
+    legs.push_back(make_leg(shapes_[s.prim], s.reverse, s.entry_rad, cost_.flat_px));
+  return legs;
+}
+
+void TourPlanner::add_circle_orientations(int trail, double entry_rad) {
+  auto& list = orients_[trail];
+  int base = static_cast<int>(list.size());
+  for (bool r : {false, true}) {
+    Leg l = make_leg(shapes_[trails_.trails[trail].steps[0].prim], r, entry_rad, cost_.flat_px);
+    Orientation o;
+    o.in_pt = o.out_pt = l.start;
+    o.in_h = o.out_h = l.h_in;
+    o.reverse = r;
+    o.entry_rad = entry_rad;
+    o.rev = base + (r ? 0 : 1);
+    list.push_back(o);
+  }
+}
+
+void TourPlanner::add_orientations(int trail) {
+  const Trail& t = trails_.trails[trail];
+  auto& list = orients_[trail];
+  if (t.kind == Trail::Kind::dot) {
+    Leg l = make_leg(shapes_[t.steps[0].prim], false, 0, cost_.flat_px);
+    Orientation o;
+    o.in_pt = o.out_pt = l.start;
+    o.in_h = o.out_h = l.h_in;  // NaN: a dot takes whatever heading arrives
+    list.push_back(o);
+    return;
+  }
+  if (t.kind == Trail::Kind::circle) {
+    for (int k = 0; k < params_.circle_entries; ++k)
+      add_circle_orientations(trail, 2 * kPi * k / params_.circle_entries);
+    return;
+  }
+  // Start vertices: an open trail starts at an end; a closed one where the turn it saves is
+  // largest (its own internal turning is least), at most closed_starts of them.
+  std::vector<int> rotations = {0};
+  if (t.kind == Trail::Kind::closed) {
+    std::vector<std::pair<double, int>> by_cost;
+    for (size_t r = 0; r < t.steps.size(); ++r) {
+      Orientation probe;
+      probe.rotation = static_cast<int>(r);
+      by_cost.emplace_back(choose_bits(legs_of(trail, probe), cost_, std::nullopt, -1, -1, nullptr),
+                           static_cast<int>(r));
+    }
+    std::stable_sort(by_cost.begin(), by_cost.end());
+    rotations.clear();
+    for (size_t k = 0; k < by_cost.size() && k < static_cast<size_t>(params_.closed_starts); ++k)
+      rotations.push_back(by_cost[k].second);
+  }
+  std::map<std::tuple<int, bool, int, int>, int> index;
+  for (int r : rotations)
+    for (bool rev : {false, true}) {
+      Orientation o;
+      o.rotation = r;
+      o.reverse = rev;
+      std::vector<Leg> legs = legs_of(trail, o);
+      for (int bf = 0; bf < cost_.bits(legs.front()); ++bf)
+        for (int bl = 0; bl < cost_.bits(legs.back()); ++bl) {
+          if (legs.size() == 1 && bf != bl) continue;
+          o.bit_first = bf;
+          o.bit_last = bl;
+          o.in_pt = legs.front().start;
+          o.in_h = heading_in(legs.front(), bf);
+          o.out_pt = legs.back().end;
+          o.out_h = heading_out(legs.back(), bl);
+          o.internal_s = choose_bits(legs, cost_, std::nullopt, bf, bl, nullptr);
+          index[{r, rev, bf, bl}] = static_cast<int>(list.size());
+          list.push_back(o);
+        }
+    }
+  // The same trail drawn the other way turns by the same amounts: share one value so the
+  // search's reversal deltas are exact.
+  for (size_t k = 0; k < list.size(); ++k) {
+    Orientation& o = list[k];
+    o.rev = index.at({o.rotation, !o.reverse, o.bit_last, o.bit_first});
+    if (static_cast<size_t>(o.rev) < k) o.internal_s = list[o.rev].internal_s;
+  }
+}
+
+double TourPlanner::trans(const Orientation& a, const Orientation& b) const {
+  return cost_.transition(a.out_pt, a.out_h, b.in_pt, b.in_h);
+}
+
+double TourPlanner::from_start(const Orientation& o) const {
+  if (!start_) return 0;
+  return cost_.transition({start_->x, start_->y}, start_->heading_deg, o.in_pt, o.in_h);
+}
+
+double TourPlanner::cost(const Tour& tour) const {
+  double c = 0;
+  for (size_t i = 0; i < tour.size(); ++i) {
+    const Orientation& o = at(tour[i]);
+    c += o.internal_s + (i == 0 ? from_start(o) : trans(at(tour[i - 1]), o));
+  }
+  return c;
+}
+
+std::vector<Traversal> TourPlanner::expand(const Tour& tour) const {
+  std::vector<Traversal> out;
+  for (const Placement& p : tour) {
+    auto s = steps_of(p.trail, at(p));
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  return out;
+}
+
+Tour TourPlanner::nearest_neighbour_from(int first) const {
+  size_t n = orients_.size();
+  Tour tour;
+  std::vector<bool> used(n, false);
+  const Orientation* cur = nullptr;
+  if (first >= 0) {
+    const auto& list = orients_[first];
+    int k = static_cast<int>(std::min_element(list.begin(), list.end(),
+                                              [](const Orientation& a, const Orientation& b) {
+                                                return a.internal_s < b.internal_s;
+                                              }) -
+                             list.begin());
+    tour.push_back({first, k});
+    used[first] = true;
+    cur = &list[k];
+  }
+  while (tour.size() < n) {
+    double best = INFINITY;
+    Placement pick;
+    for (size_t u = 0; u < n; ++u) {
+      if (used[u]) continue;
+      for (size_t k = 0; k < orients_[u].size(); ++k) {
+        const Orientation& o = orients_[u][k];
+        double c = (cur ? trans(*cur, o) : from_start(o)) + o.internal_s;
+        if (c < best) {
+          best = c;
+          pick = {static_cast<int>(u), static_cast<int>(k)};
+        }
+      }
+    }
+    tour.push_back(pick);
+    used[pick.trail] = true;
+    cur = &at(pick);
+  }
+  return tour;
+}
+
+Tour TourPlanner::nearest_neighbour() const {
+  int n = static_cast<int>(orients_.size());
+  if (start_ || n == 0) return nearest_neighbour_from(-1);
+  // Up to 24 first trails, spread over the list; fewer on large drawings, where one greedy
+  // pass already scans n x (all orientations) transitions.
+  size_t work = 0;
+  for (const auto& list : orients_) work += list.size() * n;
+  int firsts = static_cast<int>(std::clamp<size_t>(4'000'000 / std::max<size_t>(work, 1), 1, 24));
+  firsts = std::min(firsts, n);
+  Tour best;
+  double best_cost = INFINITY;
+  for (int i = 0; i < firsts; ++i) {
+    Tour t = nearest_neighbour_from(static_cast<int>(static_cast<long>(i) * n / firsts));
+    double c = cost(t);
+    if (c < best_cost) {
+      best_cost = c;
+      best = std::move(t);
+    }
+  }
+  return best;
+}
+
+Tour TourPlanner::circuit_order() const {
+  const auto& circuits = trails_.circuits;
+  std::vector<bool> used(circuits.size(), false);
+  Tour tour;
+  const Orientation* cur = nullptr;
+  // The cheapest way into `trail` from where the robot is; open trails keep the circuit's direction.
+  auto entry = [&](int trail) {
+    bool open = trails_.trails[trail].kind == Trail::Kind::open;
+    double best = INFINITY;
+    int pick = 0;
+    for (size_t k = 0; k < orients_[trail].size(); ++k) {
+      const Orientation& o = orients_[trail][k];
+      if (open && o.reverse) continue;
+      double c = (cur ? trans(*cur, o) : from_start(o)) + o.internal_s;
+      if (c < best) {
+        best = c;
+        pick = static_cast<int>(k);
+      }
+    }
+    return std::make_pair(best, pick);
+  };
+  for (size_t done = 0; done < circuits.size(); ++done) {
+    double best = INFINITY;
+    size_t pick_c = 0, pick_j = 0;
+    for (size_t c = 0; c < circuits.size(); ++c) {
+      if (used[c]) continue;
+      for (size_t j = 0; j < circuits[c].size(); ++j) {
+        double v = entry(circuits[c][j]).first;
+        if (v < best) {
+          best = v;
+          pick_c = c;
+          pick_j = j;
+        }
+      }
+      if (!cur && !start_) break;  // nothing to be near to: the first circuit as it is
+    }
+    used[pick_c] = true;
+    const auto& circ = circuits[pick_c];
+    for (size_t k = 0; k < circ.size(); ++k) {
+      int trail = circ[(pick_j + k) % circ.size()];
+      tour.push_back({trail, entry(trail).second});
+      cur = &at(tour.back());
+    }
+  }
+  return tour;
+}
+
+bool TourPlanner::two_opt(Tour& t) const {
+  size_t n = t.size();
+  bool improved = false;
+  std::vector<int> pos = positions(t);
+  std::vector<size_t> ends;
+  for (size_t i = 0; i < n; ++i) {
+    // Reversing t[i..j] creates t[i-1] -> t[j] and t[i] -> t[j+1]: try the j that make one
+    // of them a transition between near trails (and j = i, reversing t[i] alone).
+    ends.assign(1, i);
+    if (i > 0)
+      for (int w : near_[t[i - 1].trail])
+        if (pos[w] >= static_cast<int>(i)) ends.push_back(pos[w]);
+    for (int w : near_[t[i].trail])
+      if (pos[w] > static_cast<int>(i)) ends.push_back(pos[w] - 1);
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    for (size_t j : ends) {
+      const Orientation &a = at(t[i]), &b = at(t[j]);
+      const Orientation &ra = orients_[t[i].trail][a.rev], &rb = orients_[t[j].trail][b.rev];
+      double before = i == 0 ? from_start(a) : trans(at(t[i - 1]), a);
+      double after = i == 0 ? from_start(rb) : trans(at(t[i - 1]), rb);
+      if (j + 1 < n) {
+        before += trans(b, at(t[j + 1]));
+        after += trans(ra, at(t[j + 1]));
+      }
+      if (after < before - 1e-9) {
+        std::reverse(t.begin() + i, t.begin() + j + 1);
+        for (size_t k = i; k <= j; ++k) t[k].orient = at(t[k]).rev;
+        pos = positions(t);
+        improved = true;
+        break;
+      }
+    }
+  }
+  return improved;
+}
+
+bool TourPlanner::or_opt(Tour& t) const {
+  size_t n = t.size();
+  bool improved = false;
+  std::vector<int> pos = positions(t);
+  // The cost of entering `o` after `prev` (nullptr: from the start).
+  auto enter = [&](const Orientation* prev, const Orientation& o) { return prev ? trans(*prev, o) : from_start(o); };
+  for (size_t len = 1; len <= 3 && len < n; ++len)
+    for (size_t i = 0; i + len <= n; ++i) {
+      const Orientation* prev = i > 0 ? &at(t[i - 1]) : nullptr;
+      const Orientation* next = i + len < n ? &at(t[i + len]) : nullptr;
+      const Orientation &first = at(t[i]), &last = at(t[i + len - 1]);
+      double removed = enter(prev, first) + (next ? trans(last, *next) - enter(prev, *next) : 0);
+      // The rest of the tour without the run: rest(q) for q in [0, n - len).
+      auto rest = [&](size_t q) -> const Placement& { return q < i ? t[q] : t[q + len]; };
+      // Insert before rest(q): at the ends, or next to a trail near the run's ends.
+      std::vector<size_t> qs = {0, n - len};
+      for (const Placement* e : {&t[i], &t[i + len - 1]})
+        for (int w : near_[e->trail]) {
+          size_t p = static_cast<size_t>(pos[w]);
+          if (p >= i && p < i + len) continue;
+          size_t r = p < i ? p : p - len;
+          qs.push_back(r);
+          qs.push_back(r + 1);
+        }
+      std::sort(qs.begin(), qs.end());
+      qs.erase(std::unique(qs.begin(), qs.end()), qs.end());
+      double best = -1e-9;
+      size_t best_q = 0;
+      bool best_flip = false;
+      for (size_t q : qs) {
+        if (q == i) continue;  // where it was
+        const Orientation* a = q > 0 ? &at(rest(q - 1)) : nullptr;
+        const Orientation* b = q < n - len ? &at(rest(q)) : nullptr;
+        for (bool flip : {false, true}) {
+          const Orientation& f = flip ? orients_[t[i + len - 1].trail][last.rev] : first;
+          const Orientation& l = flip ? orients_[t[i].trail][first.rev] : last;
+          double added = enter(a, f) + (b ? trans(l, *b) - enter(a, *b) : 0);
+          if (added - removed < best) {
+            best = added - removed;
+            best_q = q;
+            best_flip = flip;
+          }
+        }
+      }
+      if (best >= -1e-9) continue;
+      Tour run(t.begin() + i, t.begin() + i + len);
+      if (best_flip) {
+        std::reverse(run.begin(), run.end());
+        for (auto& p : run) p.orient = at(p).rev;
+      }
+      Tour next_tour;
+      next_tour.reserve(n);
+      for (size_t q = 0; q <= n - len; ++q) {
+        if (q == best_q) next_tour.insert(next_tour.end(), run.begin(), run.end());
+        if (q < n - len) next_tour.push_back(rest(q));
+      }
+      t = std::move(next_tour);
+      pos = positions(t);
+      improved = true;
+    }
+  return improved;
+}
+
+bool TourPlanner::reorient(Tour& t) const {
+  size_t n = t.size();
+  bool improved = false;
+  for (size_t i = 0; i < n; ++i) {
+    auto around = [&](const Orientation& o) {
+      double c = o.internal_s + (i == 0 ? from_start(o) : trans(at(t[i - 1]), o));
+      if (i + 1 < n) c += trans(o, at(t[i + 1]));
+      return c;
+    };
+    double best = around(at(t[i])) - 1e-9;
+    const auto& list = orients_[t[i].trail];
+    for (size_t k = 0; k < list.size(); ++k) {
+      double c = around(list[k]);
+      if (c < best) {
+        best = c;
+        t[i].orient = static_cast<int>(k);
+        improved = true;
+      }
+    }
+  }
+  return improved;
+}
+
+void TourPlanner::improve(Tour& tour) const {
+  for (int pass = 0; pass < params_.max_passes; ++pass) {
+    bool a = two_opt(tour);
+    bool b = or_opt(tour);
+    bool c = reorient(tour);
+    if (!a && !b && !c) break;
+  }
+}
+
+void TourPlanner::refine_circles(Tour& tour) {
+  size_t n = tour.size();
+  for (size_t i = 0; i < n; ++i) {
+    int trail = tour[i].trail;
+    if (trails_.trails[trail].kind != Trail::Kind::circle) continue;
+    if (i == 0 && !start_ && n == 1) continue;
+    const Shape& s = shapes_[trails_.trails[trail].steps[0].prim];
+    auto around = [&](double entry, bool rev) {
+      Leg l = make_leg(s, rev, entry, cost_.flat_px);
+      Orientation o;
+      o.in_pt = o.out_pt = l.start;
+      o.in_h = o.out_h = l.h_in;
+      double c = i == 0 ? from_start(o) : trans(at(tour[i - 1]), o);
+      if (i + 1 < n) c += trans(o, at(tour[i + 1]));
+      return c;
+    };
+    // Sample every half degree, then a golden-section search within the best sample's bracket.
+    constexpr int kSamples = 720;
+    double best = INFINITY, best_entry = 0;
+    bool best_rev = false;
+    for (bool rev : {false, true})
+      for (int k = 0; k < kSamples; ++k) {
+        double e = 2 * kPi * k / kSamples, c = around(e, rev);
+        if (c < best) {
+          best = c;
+          best_entry = e;
+          best_rev = rev;
+        }
+      }
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    double lo = best_entry - 2 * kPi / kSamples, hi = best_entry + 2 * kPi / kSamples;
+    for (int it = 0; it < 40; ++it) {
+      double m1 = hi - g * (hi - lo), m2 = lo + g * (hi - lo);
+      if (around(m1, best_rev) < around(m2, best_rev)) hi = m2;
+      else lo = m1;
+    }
+    double e = (lo + hi) / 2;
+    if (around(e, best_rev) < best) best_entry = e;
+    const Orientation& cur = at(tour[i]);
+    if (around(best_entry, best_rev) >= around(cur.entry_rad, cur.reverse) - 1e-9) continue;
+    add_circle_orientations(trail, best_entry);
+    tour[i].orient = static_cast<int>(orients_[trail].size()) - (best_rev ? 1 : 2);
+  }
+}
+
+}  // namespace sv

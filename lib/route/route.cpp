@@ -1,0 +1,173 @@
+#include "route/route.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "robot/motion.hpp"
+#include "route/emit.hpp"
+#include "route/order.hpp"
+
+namespace sv {
+
+const std::vector<RouteOptionDoc>& route_option_docs() {
+  static const std::vector<RouteOptionDoc> docs = {
+      {"snap_px", 0.75, "primitive ends closer than this are one vertex of the endpoint graph"},
+      {"min_spin_deg", 0.01, "turns below this are skipped when they move the next move's end by at most drift_px"},
+      {"drift_px", 0.005, "largest displacement a skipped turn or a flattened arc may cause"},
+      {"reverse_drive", 1, "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"},
+      {"circle_entries", 24, "entry angles tried per free circle while ordering (then refined continuously)"},
+      {"closed_starts", 16, "start vertices tried per closed trail"},
+      {"max_passes", 50, "improvement passes (2-opt, or-opt, re-orientation) over the tour"},
+      {"exact_matching_max", 18, "odd vertices per component paired exactly; more are paired greedily"},
+  };
+  return docs;
+}
+
+namespace {
+
+struct Setup {
+  std::vector<Shape> shapes;
+  std::vector<std::string> ids;
+  CostModel cost;
+  EmitParams emit;
+  TrailParams trails;
+  OrderParams order;
+};
+
+double longest_side_px(const std::vector<Shape>& shapes) {
+  BBox box;
+  for (const Shape& s : shapes)
+    for (Vec2 p : s.sample(1.0)) box.add(p);
+  return std::max(box.width(), box.height());
+}
+
+// Resolves every option, records it in the config with its provenance and sets scene.robot.
+Setup setup(Scene& scene, const RouteOptions& options) {
+  Setup su;
+  if (!scene.primitives) throw Error(Code::invalid_scene, "route: the scene has no primitives; run sv-fit first");
+  for (const Primitive& p : *scene.primitives) {
+    su.shapes.push_back(p.shape);
+    su.ids.push_back(p.id);
+  }
+  std::map<std::string, double> given;
+  for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k.substr(6) : k] = v;
+  std::map<std::string, double> value;
+  std::map<std::string, std::string> from;
+  for (const RouteOptionDoc& d : route_option_docs()) {
+    auto it = given.find(d.key);
+    value[d.key] = it == given.end() ? d.value : it->second;
+    from[d.key] = it == given.end() ? "default" : "user";
+    set_config(scene, std::string("route.") + d.key, value[d.key], from[d.key], d.doc);
+    if (it != given.end()) given.erase(it);
+  }
+  if (!given.empty())
+    throw Error(Code::invalid_selection, fmt::format("route: unknown option '{}'", given.begin()->first),
+                {{"option", given.begin()->first}});
+  auto require = [&](const char* key, double lo) {
+    if (!(value[key] >= lo))
+      throw Error(Code::invalid_selection, fmt::format("route: {} must be at least {}", key, lo),
+                  {{"option", key}, {"value", value[key]}});
+  };
+  require("snap_px", 1e-6);
+  require("min_spin_deg", 0);
+  require("drift_px", 0);
+  require("circle_entries", 1);
+  require("closed_starts", 1);
+  require("max_passes", 0);
+  require("exact_matching_max", 0);
+
+  Robot robot;
+  if (options.ppi > 0) {
+    robot.ppi = options.ppi;
+    robot.footprint_mm = 0;
+  } else {
+    if (!(options.footprint_mm > 0))
+      throw Error(Code::invalid_selection, "route: footprint_mm must be positive", {{"option", "footprint_mm"}});
+    double side = longest_side_px(su.shapes);
+    if (side <= 0 && scene.source) side = std::max(scene.source->width, scene.source->height);
+    robot.footprint_mm = options.footprint_mm;
+    robot.ppi = side > 0 ? ppi_for_footprint(side, options.footprint_mm) : 1.0;
+  }
+  robot.pen_time_s = options.pen_time_s >= 0 ? options.pen_time_s : kDefaultPenTimeS;
+  set_config(scene, "route.ppi", robot.ppi, options.ppi > 0 ? "user" : "image",
+             "pixels per inch the times are computed at: the longest side of the primitives measures "
+             "route.footprint_mm on paper");
+  set_config(scene, "route.footprint_mm", robot.footprint_mm,
+             options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user",
+             "length of the drawing's longest side on paper (0 when the ppi was given)");
+  set_config(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default",
+             "time of one pen lift or drop");
+  set_config(scene, "route.join_px", 2 * value["snap_px"], from["snap_px"],
+             "2 x route.snap_px: gaps up to this are drawn across without lifting the pen");
+  scene.robot = robot;
+
+  su.cost = {robot.ppi, robot.pen_time_s, 2 * value["snap_px"], value["drift_px"], value["reverse_drive"] != 0};
+  su.emit = {value["min_spin_deg"], value["drift_px"]};
+  su.trails = {value["snap_px"], static_cast<int>(value["exact_matching_max"])};
+  su.order = {static_cast<int>(value["circle_entries"]), static_cast<int>(value["closed_starts"]),
+              static_cast<int>(value["max_passes"])};
+  return su;
+}
+
+void store(Scene& scene, const Setup& su, const std::vector<Traversal>& steps, Emission em) {
+  std::vector<TourStep> tour;
+  for (const Traversal& s : steps) {
+    bool circle = su.shapes[s.prim].type == PrimType::circle;
+    tour.push_back({su.ids[s.prim], s.reverse, circle ? wrap_deg(rad2deg(s.entry_rad)) : 0.0});
+  }
+  scene.tour = std::move(tour);
+  scene.commands = std::move(em.commands);
+  scene.robot->start = em.start;
+}
+
+}  // namespace
+
+void route(Scene& scene, const RouteOptions& options) {
+  Setup su = setup(scene, options);
+  TrailSet trails = build_trails(su.shapes, su.cost, su.trails);
+  TourPlanner planner(trails, su.shapes, su.cost, su.order, options.start);
+
+  // Candidates: the nearest-neighbour tour as it is (the floor), and improved from two seeds.
+  Tour nn = planner.nearest_neighbour();
+  std::vector<Tour> candidates = {nn, planner.circuit_order(), nn};
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    planner.improve(candidates[i]);
+    planner.refine_circles(candidates[i]);
+    planner.improve(candidates[i]);
+  }
+  // Judge them by the stream actually emitted.
+  double best = INFINITY;
+  std::vector<Traversal> best_steps;
+  Emission best_em;
+  for (const Tour& t : candidates) {
+    std::vector<Traversal> steps = planner.expand(t);
+    Emission em = emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start);
+    double time = stream_time_s(em.commands, su.cost.ppi, su.cost.pen_time_s);
+    if (time < best - 1e-9) {
+      best = time;
+      best_steps = std::move(steps);
+      best_em = std::move(em);
+    }
+  }
+  store(scene, su, best_steps, std::move(best_em));
+}
+
+void emit_tour(Scene& scene, const RouteOptions& options) {
+  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
+  Setup su = setup(scene, options);
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < su.ids.size(); ++i) index[su.ids[i]] = static_cast<int>(i);
+  std::vector<Traversal> steps;
+  for (const TourStep& t : *scene.tour) {
+    auto it = index.find(t.primitive);
+    if (it == index.end())
+      throw Error(Code::not_found, fmt::format("emit: tour names unknown primitive {}", t.primitive),
+                  {{"primitive", t.primitive}});
+    steps.push_back({it->second, t.reverse, deg2rad(t.entry_deg)});
+  }
+  store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start));
+}
+
+}  // namespace sv

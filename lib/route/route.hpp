@@ -1,0 +1,46 @@
+// Routing: the order, direction and command stream that draw the primitives fastest.
+//
+// route() minimizes the robot's draw time — pen-down drawing, pen-up travel, spins and pen
+// changes, priced by the firmware motion model at the drawing's physical scale — in three
+// stages: cover the primitives with the fewest pen-down trails (route/trails.hpp), order and
+// orient the trails (route/order.hpp), emit the commands (route/emit.hpp). The result is never
+// slower than the plain nearest-neighbour tour, and replays onto the primitives' geometry.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+struct RouteOptions {
+  double ppi = 0;             // 0: the primitives' longest side measures footprint_mm on paper
+  double footprint_mm = 200;
+  std::optional<Pose> start;  // default: at the first stroke's start, facing along it
+  double pen_time_s = -1;     // < 0: the robot default (kDefaultPenTimeS)
+  // Tuning keys of route_option_docs(), with or without the "route." prefix.
+  std::map<std::string, double> overrides;
+};
+
+// Reads scene.primitives; writes scene.robot (ppi, footprint, pen time, start pose),
+// scene.tour, scene.commands (each drawing command tagged with its primitive id; a merged
+// line carries its ids joined by ',') and the config entries route.*. Throws
+// Error(invalid_scene) without primitives, Error(invalid_selection) for an unknown or
+// out-of-range option.
+void route(Scene& scene, const RouteOptions& options);
+
+// Re-emits scene.commands for scene.tour as it stands (after the order or a direction was
+// edited), with the same scale and options; writes scene.robot and the config as route() does.
+// Throws Error(not_found) when the tour names a primitive the scene does not have.
+void emit_tour(Scene& scene, const RouteOptions& options);
+
+// The tuning keys (without the prefix) with their defaults and meaning.
+struct RouteOptionDoc {
+  const char* key;
+  double value;
+  const char* doc;
+};
+const std::vector<RouteOptionDoc>& route_option_docs();
+
+}  // namespace sv

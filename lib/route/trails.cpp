@@ -1,0 +1,363 @@
+#include "route/trails.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+#include "core/error.hpp"
+#include "robot/motion.hpp"
+
+namespace sv {
+
+std::vector<std::pair<int, int>> min_cost_pairing(const std::vector<std::vector<double>>& w, int exact_max) {
+  int n = static_cast<int>(w.size());
+  std::vector<std::pair<int, int>> pairs;
+  if (n < 2) return pairs;
+  if (n <= exact_max && n <= 30) {
+    // f[mask]: least cost of pairing the items in mask, the lowest of them paired first.
+    uint32_t full = (1u << n) - 1;
+    std::vector<double> f(size_t(full) + 1, INFINITY);
+    std::vector<int8_t> partner(size_t(full) + 1, -1);
+    f[0] = 0;
+    for (uint32_t mask = 1; mask <= full; ++mask) {
+      if (__builtin_popcount(mask) % 2) continue;
+      int i = __builtin_ctz(mask);
+      for (int j = i + 1; j < n; ++j) {
+        if (!(mask >> j & 1)) continue;
+        double c = f[mask & ~(1u << i) & ~(1u << j)] + w[i][j];
+        if (c < f[mask]) {
+          f[mask] = c;
+          partner[mask] = static_cast<int8_t>(j);
+        }
+      }
+    }
+    for (uint32_t mask = full; mask;) {
+      int i = __builtin_ctz(mask), j = partner[mask];
+      pairs.emplace_back(i, j);
+      mask &= ~(1u << i) & ~(1u << j);
+    }
+    return pairs;
+  }
+  std::vector<std::pair<int, int>> order;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) order.emplace_back(i, j);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return w[a.first][a.second] < w[b.first][b.second]; });
+  std::vector<bool> used(n, false);
+  for (auto [i, j] : order)
+    if (!used[i] && !used[j]) {
+      used[i] = used[j] = true;
+      pairs.emplace_back(i, j);
+    }
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (size_t a = 0; a < pairs.size(); ++a)
+      for (size_t b = a + 1; b < pairs.size(); ++b) {
+        auto [i, j] = pairs[a];
+        auto [k, l] = pairs[b];
+        double now = w[i][j] + w[k][l];
+        if (w[i][k] + w[j][l] < now - 1e-12) {
+          pairs[a] = {i, k};
+          pairs[b] = {j, l};
+          improved = true;
+        } else if (w[i][l] + w[j][k] < now - 1e-12) {
+          pairs[a] = {i, l};
+          pairs[b] = {j, k};
+          improved = true;
+        }
+      }
+  }
+  return pairs;
+}
+
+namespace {
+
+// Greedy clustering of primitive ends: an end joins the nearest vertex seed within snap_px,
+// else seeds a new vertex, so a vertex spans at most 2 snap_px. Cells of snap_px size make the
+// lookup local.
+class VertexIndex {
+ public:
+  explicit VertexIndex(double snap) : snap_(std::max(snap, 1e-9)) {}
+  int find_or_add(Vec2 p) {
+    auto [cx, cy] = cell(p);
+    int best = -1;
+    double bd = INFINITY;
+    for (long dx = -1; dx <= 1; ++dx)
+      for (long dy = -1; dy <= 1; ++dy) {
+        auto it = grid_.find({cx + dx, cy + dy});
+        if (it == grid_.end()) continue;
+        for (int id : it->second) {
+          double d = dist(points[id], p);
+          if (d <= snap_ && (d < bd || (d == bd && id < best))) {
+            bd = d;
+            best = id;
+          }
+        }
+      }
+    if (best >= 0) return best;
+    points.push_back(p);
+    grid_[cell(p)].push_back(static_cast<int>(points.size()) - 1);
+    return static_cast<int>(points.size()) - 1;
+  }
+  std::vector<Vec2> points;
+
+ private:
+  std::pair<long, long> cell(Vec2 p) const {
+    return {static_cast<long>(std::floor(p.x / snap_)), static_cast<long>(std::floor(p.y / snap_))};
+  }
+  double snap_;
+  std::map<std::pair<long, long>, std::vector<int>> grid_;
+};
+
+// An edge of the augmented graph: a primitive (line, arc, or circle self-loop) or a virtual
+// pen-up edge between two matched odd vertices. Half-edge 2e leaves u, 2e+1 leaves v.
+struct GraphEdge {
+  int u = 0, v = 0;
+  int prim = -1;  // -1: virtual
+  double entry_rad = 0;
+};
+
+class TransitionSystem {
+ public:
+  TransitionSystem(const std::vector<Shape>& shapes, const std::vector<Vec2>& vertices,
+                   std::vector<GraphEdge> edges, const CostModel& cost)
+      : vertices_(vertices), edges_(std::move(edges)), cost_(cost) {
+    size_t he = 2 * edges_.size();
+    out_.resize(he);
+    flippable_.resize(he);
+    mate_.assign(he, -1);
+    at_.resize(vertices_.size());
+    for (size_t e = 0; e < edges_.size(); ++e) {
+      const GraphEdge& g = edges_[e];
+      for (int end = 0; end < 2; ++end) {
+        int h = static_cast<int>(2 * e) + end;
+        at_[end ? g.v : g.u].push_back(h);
+        if (g.prim < 0) {
+          Vec2 from = vertices_[end ? g.v : g.u], to = vertices_[end ? g.u : g.v];
+          out_[h] = rad2deg(angle_of(to - from));
+          flippable_[h] = cost_.reverse_drive;
+        } else {
+          Leg l = make_leg(shapes[g.prim], end == 1, g.entry_rad, cost_.flat_px);
+          out_[h] = l.h_in;
+          flippable_[h] = cost_.bits(l) == 2;
+        }
+      }
+    }
+  }
+
+  // Time of the turn when the robot arrives at a vertex along half-edge x and leaves along y.
+  double turn_cost(int x, int y) const {
+    double turn = std::abs(wrap_deg(out_[y] - (out_[x] + 180)));
+    if (flippable_[x] || flippable_[y]) turn = std::min(turn, 180 - turn);
+    return spin_time_s(turn);
+  }
+
+  // At every vertex, pair the edge ends so the turns take least time.
+  void pair_least_turning() {
+    for (const auto& ends : at_) {
+      std::vector<std::vector<double>> w(ends.size(), std::vector<double>(ends.size(), 0));
+      for (size_t i = 0; i < ends.size(); ++i)
+        for (size_t j = 0; j < ends.size(); ++j) w[i][j] = turn_cost(ends[i], ends[j]);
+      for (auto [i, j] : min_cost_pairing(w, 18)) {
+        mate_[ends[i]] = ends[j];
+        mate_[ends[j]] = ends[i];
+      }
+    }
+  }
+
+  // The closed strands of the pairing: leave along h, arrive at the far end h^1, leave along
+  // its mate. Each edge appears in one strand, in the direction first met.
+  std::vector<std::vector<int>> strands() const {
+    std::vector<std::vector<int>> out;
+    std::vector<bool> used(edges_.size(), false);
+    for (size_t e = 0; e < edges_.size(); ++e) {
+      if (used[e]) continue;
+      std::vector<int> cycle;
+      int first = static_cast<int>(2 * e);
+      int h = first;
+      do {
+        if (used[h / 2]) throw Error(Code::internal, "route: transition system retraces an edge");
+        used[h / 2] = true;
+        cycle.push_back(h);
+        h = mate_[h ^ 1];
+      } while (h != first);
+      out.push_back(std::move(cycle));
+    }
+    return out;
+  }
+
+  // Splices every strand without pen-up edges into another strand it meets, where re-pairing
+  // the two strands' ends at the shared vertex adds the least turning; repeats until only
+  // strands with pen-up edges, or a component's single closed strand, remain.
+  void splice_closed_strands() {
+    for (;;) {
+      auto cycles = strands();
+      std::vector<int> strand_of(edges_.size());
+      std::vector<bool> has_virtual(cycles.size(), false);
+      for (size_t c = 0; c < cycles.size(); ++c)
+        for (int h : cycles[c]) {
+          strand_of[h / 2] = static_cast<int>(c);
+          if (edges_[h / 2].prim < 0) has_virtual[c] = true;
+        }
+      double best = INFINITY;
+      std::array<int, 4> pick{};
+      for (const auto& ends : at_) {
+        std::vector<std::pair<int, int>> pairs;
+        for (int x : ends)
+          if (x < mate_[x]) pairs.emplace_back(x, mate_[x]);
+        for (size_t i = 0; i < pairs.size(); ++i)
+          for (size_t j = i + 1; j < pairs.size(); ++j) {
+            int s1 = strand_of[pairs[i].first / 2], s2 = strand_of[pairs[j].first / 2];
+            if (s1 == s2 || (has_virtual[s1] && has_virtual[s2])) continue;
+            auto [a, b] = pairs[i];
+            auto [c, d] = pairs[j];
+            double now = turn_cost(a, b) + turn_cost(c, d);
+            double alt1 = turn_cost(a, c) + turn_cost(b, d) - now;
+            double alt2 = turn_cost(a, d) + turn_cost(b, c) - now;
+            if (alt1 < best) {
+              best = alt1;
+              pick = {a, c, b, d};
+            }
+            if (alt2 < best) {
+              best = alt2;
+              pick = {a, d, b, c};
+            }
+          }
+      }
+      if (!std::isfinite(best)) return;
+      mate_[pick[0]] = pick[1];
+      mate_[pick[1]] = pick[0];
+      mate_[pick[2]] = pick[3];
+      mate_[pick[3]] = pick[2];
+    }
+  }
+
+  int vertex_of(int h) const { return h % 2 ? edges_[h / 2].v : edges_[h / 2].u; }
+  const GraphEdge& edge(int h) const { return edges_[h / 2]; }
+
+ private:
+  const std::vector<Vec2>& vertices_;
+  std::vector<GraphEdge> edges_;
+  const CostModel& cost_;
+  std::vector<double> out_;  // heading leaving the vertex along each half-edge, degrees
+  std::vector<bool> flippable_;
+  std::vector<int> mate_;
+  std::vector<std::vector<int>> at_;  // half-edges at each vertex
+};
+
+Traversal traversal_of(const GraphEdge& g, int h) { return {g.prim, h % 2 == 1, g.entry_rad}; }
+
+}  // namespace
+
+TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, const TrailParams& params) {
+  TrailSet out;
+  VertexIndex index(params.snap_px);
+  std::vector<GraphEdge> edges;
+  std::vector<int> circles, dots;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const Shape& s = shapes[i];
+    Leg l = make_leg(s, false, 0, cost.flat_px);
+    if (l.dot) {
+      dots.push_back(static_cast<int>(i));
+    } else if (s.type == PrimType::circle) {
+      circles.push_back(static_cast<int>(i));
+    } else {
+      int u = index.find_or_add(s.p0);
+      int v = index.find_or_add(s.p1);
+      edges.push_back({u, v, static_cast<int>(i), 0});
+    }
+  }
+  const std::vector<Vec2>& vpos = index.points;
+  // A circle through a vertex is drawn from there, as a loop of that vertex's trail.
+  std::vector<int> free_circles;
+  for (int c : circles) {
+    const Shape& s = shapes[c];
+    int best = -1;
+    double bd = INFINITY;
+    for (size_t v = 0; v < vpos.size(); ++v) {
+      double d = std::abs(dist(vpos[v], s.center) - s.radius);
+      if (d <= params.snap_px && d < bd) {
+        bd = d;
+        best = static_cast<int>(v);
+      }
+    }
+    if (best < 0) {
+      free_circles.push_back(c);
+      continue;
+    }
+    edges.push_back({best, best, c, angle_of(vpos[best] - s.center)});
+  }
+  int nv = static_cast<int>(vpos.size());
+  out.vertices = nv;
+
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> g(nv);
+  std::vector<int> degree(nv, 0);
+  for (const auto& e : edges) {
+    boost::add_edge(e.u, e.v, g);
+    ++degree[e.u];
+    ++degree[e.v];
+  }
+  std::vector<int> comp(nv);
+  int ncomp = nv ? boost::connected_components(g, comp.data()) : 0;
+
+  // Pair each component's odd vertices by least pen-up travel time.
+  std::vector<std::vector<int>> odd(ncomp);
+  for (int v = 0; v < nv; ++v)
+    if (degree[v] % 2) odd[comp[v]].push_back(v);
+  for (const auto& o : odd) {
+    out.odd_vertices += static_cast<int>(o.size());
+    std::vector<std::vector<double>> w(o.size(), std::vector<double>(o.size(), 0));
+    for (size_t i = 0; i < o.size(); ++i)
+      for (size_t j = 0; j < o.size(); ++j) w[i][j] = line_time_s(dist(vpos[o[i]], vpos[o[j]]), cost.ppi);
+    for (auto [i, j] : min_cost_pairing(w, params.exact_matching_max)) edges.push_back({o[i], o[j], -1, 0});
+  }
+
+  TransitionSystem ts(shapes, vpos, edges, cost);
+  ts.pair_least_turning();
+  ts.splice_closed_strands();
+
+  // Cut each strand at its pen-up edges; a strand without any is a closed trail.
+  std::vector<int> circuit_of_comp(ncomp, -1);
+  for (const auto& cycle : ts.strands()) {
+    int c = comp[ts.vertex_of(cycle.front())];
+    if (circuit_of_comp[c] < 0) {
+      circuit_of_comp[c] = static_cast<int>(out.circuits.size());
+      out.circuits.emplace_back();
+    }
+    auto& circuit = out.circuits[circuit_of_comp[c]];
+    size_t n = cycle.size(), k = 0;
+    while (k < n && ts.edge(cycle[k]).prim >= 0) ++k;
+    if (k == n) {
+      Trail t{Trail::Kind::closed, {}};
+      for (int h : cycle) t.steps.push_back(traversal_of(ts.edge(h), h));
+      circuit.push_back(static_cast<int>(out.trails.size()));
+      out.trails.push_back(std::move(t));
+      continue;
+    }
+    Trail cur{Trail::Kind::open, {}};
+    for (size_t j = 1; j <= n; ++j) {
+      int h = cycle[(k + j) % n];
+      if (ts.edge(h).prim >= 0) {
+        cur.steps.push_back(traversal_of(ts.edge(h), h));
+        continue;
+      }
+      circuit.push_back(static_cast<int>(out.trails.size()));
+      out.trails.push_back(std::move(cur));
+      cur = Trail{Trail::Kind::open, {}};
+    }
+  }
+  for (int c : free_circles) {
+    out.circuits.push_back({static_cast<int>(out.trails.size())});
+    out.trails.push_back({Trail::Kind::circle, {{c, false, 0}}});
+  }
+  for (int d : dots) {
+    out.circuits.push_back({static_cast<int>(out.trails.size())});
+    out.trails.push_back({Trail::Kind::dot, {{d, false, 0}}});
+  }
+  out.components = ncomp + static_cast<int>(free_circles.size() + dots.size());
+  return out;
+}
+
+}  // namespace sv

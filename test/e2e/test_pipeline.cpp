@@ -1,0 +1,110 @@
+// The whole pipeline on the bundled drawings, scored against their ground truth with sv's own
+// metrics; determinism; and the revision store seen from the command line.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "core/scene.hpp"
+#include "eval/coverage.hpp"
+#include "process.hpp"
+#include "robot/replay.hpp"
+
+using namespace svtest;
+
+namespace {
+
+std::string pipeline(const std::string& png) {
+  return fmt::format("{} --no-store {} | {} --no-store | {} --no-store", bin("sv-skeleton"), png, bin("sv-fit"),
+                     bin("sv-route"));
+}
+
+struct Case {
+  const char* name;
+  double min_f1;       // at the corpus's default tolerance, max(2, stroke width / 2)
+  double min_f1_tol1;  // at 1 px
+};
+
+}  // namespace
+
+TEST_CASE("the pipeline draws each bundled drawing faithfully", "[e2e][pipeline]") {
+  // hanzi ground truth is a coarse hand-placed median: judged at the default tolerance only.
+  const Case cases[] = {
+      {"feather_umbrella_w8", 0.97, 0.85},      {"feather_shopping-cart_w5", 0.97, 0.85},
+      {"lucide_circle-check_w8", 0.97, 0.85},   {"lucide_milestone_w3", 0.97, 0.85},
+      {"tabler_circle-letter-x_w8", 0.97, 0.85}, {"tabler_hexagons_w5", 0.97, 0.85},
+      {"hand_circle-pause_w10", 0.95, 0.60},    {"hand_info-square_w4", 0.95, 0.60},
+      {"hanzi_u5165", 0.90, 0.0},               {"hanzi_u5f51", 0.90, 0.0},
+      {"hershey_futural_02_w4", 0.95, 0.80},    {"hershey_scripts_09_w6", 0.95, 0.80},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    Run r = run(pipeline(data(std::string(c.name) + ".png")));
+    REQUIRE(r.status == 0);
+    sv::Scene s = sv::parse_scene(r.out);
+    REQUIRE(s.commands);
+    REQUIRE(s.robot);
+    auto gt = nlohmann::json::parse(slurp(data(std::string(c.name) + ".gt.json")));
+    auto drawn = sv::replay(*s.commands, s.robot->start).strokes;
+    double diag = std::hypot(gt["width"].get<double>(), gt["height"].get<double>());
+    double tol = sv::default_tolerance(gt["stroke_width_px"].get<double>());
+    sv::Coverage cov = sv::measure_coverage(drawn, sv::ground_truth_polylines(gt), tol, diag);
+    sv::Coverage cov1 = sv::measure_coverage(drawn, sv::ground_truth_polylines(gt), 1.0, diag);
+    INFO(fmt::format("f1 {:.4f} f1@1px {:.4f} chamfer {:.3f}", cov.f1, cov1.f1, cov.chamfer_px));
+    CHECK(cov.f1 >= c.min_f1);
+    CHECK(cov1.f1 >= c.min_f1_tol1);
+    // Nothing drawn twice and nothing left out: drawn length within 10 % of the truth.
+    CHECK(cov.drawn_length_px == Approx(cov.reference_length_px).epsilon(0.10));
+  }
+}
+
+TEST_CASE("the same input and options give byte-identical scenes", "[e2e][determinism]") {
+  std::string cmd = pipeline(data("tabler_circle-letter-x_w8.png")) + " | " + bin("sv-simulate") + " --no-store";
+  Run a = run(cmd), b = run(cmd);
+  REQUIRE(a.status == 0);
+  CHECK(a.out == b.out);
+  CHECK(sv::parse_scene(a.out).revision.id == sv::parse_scene(b.out).revision.id);
+}
+
+TEST_CASE("stages record revisions in the store and run from it", "[e2e][store]") {
+  auto dir = scratch() / "storework";
+  std::filesystem::create_directories(dir);
+  std::string cd = "cd " + dir.string() + " && ";
+  REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
+  std::string png = data("feather_umbrella_w8.png");
+  Run piped = run(cd + fmt::format("{} {} | {} | {}", bin("sv-skeleton"), png, bin("sv-fit"), bin("sv-route")));
+  REQUIRE(piped.status == 0);
+  std::string routed = sv::parse_scene(piped.out).revision.id;
+
+  Run log = run(cd + bin("sv-commit") + " --json log");
+  REQUIRE(log.status == 0);
+  auto revs = nlohmann::json::parse(log.out)["revisions"];
+  REQUIRE(revs.size() == 3);
+  CHECK(revs[0]["revision_id"] == routed);
+  CHECK(revs[0]["created_by_tool"] == "sv-route");
+  CHECK(revs[2]["created_by_tool"] == "sv-skeleton");
+
+  // The stored scene is the one the pipeline printed, byte for byte.
+  Run show = run(cd + bin("sv-commit") + " show HEAD");
+  CHECK(show.out == piped.out);
+  // The source PNG is kept as a blob named by its hash.
+  std::string sha = sv::parse_scene(piped.out).source->sha256;
+  CHECK(std::filesystem::exists(dir / ".svrev" / "objects" / sha.substr(0, 2) / sha.substr(2)));
+
+  // Store mode: re-fit the skeleton revision; the result is a small envelope, HEAD advances.
+  std::string skel = revs[2]["revision_id"];
+  Run refit = run(cd + bin("sv-fit") + " --rev " + skel.substr(0, 10) + " --note again");
+  REQUIRE(refit.status == 0);
+  auto env = nlohmann::json::parse(refit.out);
+  CHECK(env["ok"] == true);
+  CHECK(env["parent_revision_id"] == skel);
+  Run status = run(cd + bin("sv-commit") + " --json status");
+  CHECK(nlohmann::json::parse(status.out)["current_revision_id"] == env["revision_id"]);
+
+  // Checkout goes back; unknown revisions are not_found, in store mode on stdout too.
+  CHECK(run(cd + bin("sv-commit") + " checkout " + routed).status == 0);
+  CHECK(nlohmann::json::parse(run(cd + bin("sv-commit") + " --json status").out)["current_revision_id"] == routed);
+  Run missing = run(cd + bin("sv-route") + " --rev 0123abcd");
+  CHECK(missing.status == 4);
+  CHECK(nlohmann::json::parse(missing.out)["error"]["code"] == "not_found");
+  CHECK(count_lines(missing.err) == 1);
+}

@@ -1,0 +1,459 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <functional>
+
+#include "core/error.hpp"
+#include "core/scene.hpp"
+#include "core/schema.hpp"
+#include "fit/fit.hpp"
+
+using namespace sv;
+
+namespace {
+
+// Deterministic noise in [-1, 1] (a hash, so results do not depend on the standard library).
+double noise(uint64_t i) {
+  uint64_t z = i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (z >> 11) * 0x1.0p-53 * 2 - 1;
+}
+
+// Points along a curve given by arc length s in [0, L], about 1 px apart, jittered by up to
+// `amp` px in each coordinate.
+Polyline trace(double L, const std::function<Vec2(double)>& at, double amp = 0.0, uint64_t seed = 1) {
+  int n = std::max(1, static_cast<int>(std::ceil(L)));
+  Polyline out;
+  for (int i = 0; i <= n; ++i) {
+    Vec2 p = at(L * i / n);
+    out.push_back({p.x + amp * noise(seed * 7919 + 2 * i), p.y + amp * noise(seed * 7919 + 2 * i + 1)});
+  }
+  return out;
+}
+
+Polyline segment(Vec2 a, Vec2 b, double amp = 0.0, uint64_t seed = 1) {
+  return trace(dist(a, b), [&](double s) { return a + unit(b - a) * s; }, amp, seed);
+}
+
+// Concatenates polylines that share their joining point.
+Polyline join(std::initializer_list<Polyline> parts) {
+  Polyline out;
+  for (const auto& p : parts) out.insert(out.end(), out.empty() ? p.begin() : p.begin() + 1, p.end());
+  return out;
+}
+
+FitParams params(double stroke_width = 4) { return resolve_fit_params(stroke_width, {}); }
+
+double max_dist(const Shape& s, const Polyline& pts, int i0, int i1) {
+  double worst = 0;
+  int n = static_cast<int>(pts.size());
+  for (int k = i0;; k = (k + 1) % n) {
+    worst = std::max(worst, s.distance_to(pts[k]));
+    if (k == i1) break;
+  }
+  return worst;
+}
+
+void require_continuous(const std::vector<FittedPiece>& pieces, bool closed) {
+  for (size_t k = 1; k < pieces.size(); ++k) REQUIRE(pieces[k - 1].shape.p1 == pieces[k].shape.p0);
+  if (closed) REQUIRE(pieces.back().shape.p1 == pieces.front().shape.p0);
+}
+
+}  // namespace
+
+TEST_CASE("a straight noisy line becomes one line", "[fit]") {
+  Polyline pts = segment({10, 20}, {210, 70}, 0.3);
+  auto out = fit_polyline(pts, false, params());
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].shape.type == PrimType::line);
+  CHECK(dist(out[0].shape.p0, {10, 20}) < 0.5);
+  CHECK(dist(out[0].shape.p1, {210, 70}) < 0.5);
+  CHECK(out[0].max_px <= params().tolerance_px);
+}
+
+TEST_CASE("a sampled closed circle becomes one circle", "[fit]") {
+  Vec2 c{150.3, 120.7};
+  double r = 55.2;
+  Polyline pts = trace(2 * kPi * r, [&](double s) { return c + from_angle(s / r) * r; }, 0.3);
+  pts.back() = pts.front();
+  auto out = fit_polyline(pts, true, params());
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].shape.type == PrimType::circle);
+  CHECK(dist(out[0].shape.center, c) < 0.3);
+  CHECK(std::abs(out[0].shape.radius - r) < 0.3);
+  CHECK(out[0].span0 == 0);
+  CHECK(out[0].span1 == static_cast<int>(pts.size()) - 1);
+}
+
+TEST_CASE("an L-shaped polyline becomes two lines meeting at a sharp corner", "[fit]") {
+  Vec2 a{10, 10}, corner{110, 10}, b{110, 80};
+  Polyline pts = join({segment(a, corner, 0.3, 1), segment(corner, b, 0.3, 2)});
+  auto out = fit_polyline(pts, false, params());
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].shape.type == PrimType::line);
+  CHECK(out[1].shape.type == PrimType::line);
+  require_continuous(out, false);
+  CHECK(dist(out[0].shape.p1, corner) < 0.5);
+}
+
+TEST_CASE("a square loop becomes four lines in a closed continuous chain", "[fit]") {
+  Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
+  Polyline pts = join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[3], 0.3, 3),
+                       segment(c[3], c[0], 0.3, 4)});
+  pts.back() = pts.front();
+  auto out = fit_polyline(pts, true, params());
+  REQUIRE(out.size() == 4);
+  require_continuous(out, true);
+  for (const auto& pc : out) {
+    CHECK(pc.shape.type == PrimType::line);
+    double nearest = INFINITY;
+    for (Vec2 q : c) nearest = std::min(nearest, dist(pc.shape.p0, q));
+    CHECK(nearest < 0.5);
+  }
+}
+
+TEST_CASE("a half circle becomes one arc turning the right way", "[fit]") {
+  Vec2 c{100, 100};
+  double r = 40;
+  // Angle increasing from 0 to pi: counter-clockwise in the y-down frame, through (100, 140).
+  Polyline pts = trace(kPi * r, [&](double s) { return c + from_angle(s / r) * r; }, 0.3);
+  auto out = fit_polyline(pts, false, params());
+  REQUIRE(out.size() == 1);
+  const Shape& arc = out[0].shape;
+  REQUIRE(arc.type == PrimType::arc);
+  CHECK(arc.bulge > 0);
+  CHECK(dist(arc.at(0.5), {100, 140}) < 0.3);
+  // The scorer's midpoint formula: m - bulge * L/2 * n, n the chord's left normal.
+  Vec2 v = arc.p1 - arc.p0;
+  Vec2 mid = (arc.p0 + arc.p1) * 0.5 - perp(v) / norm(v) * (arc.bulge * 0.5 * norm(v));
+  CHECK(dist(mid, {100, 140}) < 0.3);
+}
+
+TEST_CASE("a three-turn Archimedean spiral stays a spiral of arcs", "[fit]") {
+  Vec2 c{256, 256};
+  double a = 12, b = 14 / (2 * kPi);  // r = a + b theta: 14 px between turns
+  Polyline pts;
+  for (double t = 0; t <= 6 * kPi; t += 1.0 / (a + b * t)) pts.push_back(c + from_angle(t) * (a + b * t));
+  FitParams p = params();
+  auto out = fit_polyline(pts, false, p);
+  CHECK(out.size() >= 6);
+  require_continuous(out, false);
+  double worst = 0;
+  for (const auto& pc : out) {
+    CHECK(pc.shape.type == PrimType::arc);
+    CHECK(std::abs(pc.shape.sweep_rad()) <= deg2rad(p.max_sweep_deg));
+    worst = std::max(worst, max_dist(pc.shape, pts, pc.span0, pc.span1));
+  }
+  CHECK(worst <= p.tolerance_px);
+  CHECK(dist(out.front().shape.p0, pts.front()) <= p.tolerance_px);
+  CHECK(dist(out.back().shape.p1, pts.back()) <= p.tolerance_px);
+}
+
+TEST_CASE("a gentle wobble on a line stays one line", "[fit]") {
+  FitParams p = params();
+  double amp = 0.6 * p.tolerance_px;
+  Polyline pts = trace(300, [&](double s) { return Vec2{20 + s, 100 + amp * std::sin(s / 15)}; });
+  auto out = fit_polyline(pts, false, p);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].shape.type == PrimType::line);
+}
+
+TEST_CASE("an S-curve becomes two arcs bending opposite ways", "[fit]") {
+  double r = 30;
+  // Over the top of a circle about (30, 0), then under a circle about (90, 0).
+  Polyline first = trace(kPi * r, [&](double s) { return Vec2{30, 0} + from_angle(kPi + s / r) * r; }, 0.3, 1);
+  Polyline second = trace(kPi * r, [&](double s) { return Vec2{90, 0} + from_angle(kPi - s / r) * r; }, 0.3, 2);
+  auto out = fit_polyline(join({first, second}), false, params());
+  REQUIRE(out.size() == 2);
+  REQUIRE(out[0].shape.type == PrimType::arc);
+  REQUIRE(out[1].shape.type == PrimType::arc);
+  CHECK(out[0].shape.bulge * out[1].shape.bulge < 0);
+  CHECK(dist(out[0].shape.p1, {60, 0}) < 1.0);
+}
+
+TEST_CASE("a rounded rectangle is a closed chain of lines and arcs, not a circle", "[fit]") {
+  // 160 x 100 with corners of radius 20, starting mid-way along the top side.
+  auto at = [](double s) -> Vec2 {
+    const double w = 120, h = 60, r = 20, q = kPi * r / 2;
+    const double lengths[9] = {w / 2, q, h, q, w, q, h, q, w / 2};
+    const Vec2 starts[9] = {{100, 20}, {}, {180, 40}, {}, {160, 120}, {}, {20, 100}, {}, {40, 20}};
+    const Vec2 dirs[9] = {{1, 0}, {}, {0, 1}, {}, {-1, 0}, {}, {0, -1}, {}, {1, 0}};
+    const Vec2 centres[9] = {{}, {160, 40}, {}, {160, 100}, {}, {40, 100}, {}, {40, 40}, {}};
+    const double a0[9] = {0, -kPi / 2, 0, 0, 0, kPi / 2, 0, kPi, 0};
+    for (int k = 0; k < 9; ++k) {
+      if (s <= lengths[k] || k == 8) {
+        if (k % 2 == 0) return starts[k] + dirs[k] * s;
+        return centres[k] + from_angle(a0[k] + s / r) * r;
+      }
+      s -= lengths[k];
+    }
+    return {};
+  };
+  double perimeter = 2 * 120 + 2 * 60 + 2 * kPi * 20;
+  Polyline pts = trace(perimeter, at, 0.3);
+  pts.back() = pts.front();
+  auto out = fit_polyline(pts, true, params());
+  REQUIRE(out.size() == 8);
+  require_continuous(out, true);
+  int arcs = 0;
+  for (const auto& pc : out) arcs += pc.shape.type == PrimType::arc;
+  CHECK(arcs == 4);
+}
+
+TEST_CASE("pieces cover their edge with shared breakpoints and honest residuals", "[fit]") {
+  Polyline pts = join({segment({10, 10}, {110, 10}, 0.3, 1),
+                       trace(kPi * 30, [](double s) { return Vec2{110, 40} + from_angle(-kPi / 2 + s / 30) * 30; }, 0.3, 2),
+                       segment({110, 70}, {10, 90}, 0.3, 3)});
+  auto out = fit_polyline(pts, false, params());
+  REQUIRE(out.size() >= 3);
+  CHECK(out.front().span0 == 0);
+  CHECK(out.back().span1 == static_cast<int>(pts.size()) - 1);
+  for (size_t k = 1; k < out.size(); ++k) CHECK(out[k].span0 == out[k - 1].span1);
+  for (const auto& pc : out) {
+    double sum = 0, worst = 0;
+    for (int i = pc.span0; i <= pc.span1; ++i) {
+      double d = pc.shape.distance_to(pts[i]);
+      sum += d * d;
+      worst = std::max(worst, d);
+    }
+    CHECK(pc.max_px == Approx(worst).margin(1e-9));
+    CHECK(pc.rms_px == Approx(std::sqrt(sum / (pc.span1 - pc.span0 + 1))).margin(1e-9));
+    CHECK(pc.max_px <= params().tolerance_px);
+  }
+}
+
+TEST_CASE("a closed chain's spans cover every point once around", "[fit]") {
+  Vec2 c[3] = {{50, 50}, {150, 60}, {90, 140}};
+  Polyline pts = join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[0], 0.3, 3)});
+  pts.back() = pts.front();
+  auto out = fit_polyline(pts, true, params());
+  REQUIRE(out.size() == 3);
+  require_continuous(out, true);
+  const int last = static_cast<int>(pts.size()) - 1;
+  int covered = 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    const auto& next = out[(k + 1) % out.size()];
+    // Consecutive spans share a breakpoint (index `last` repeats index 0).
+    CHECK((out[k].span1 % last) == (next.span0 % last));
+    covered += ((out[k].span1 - out[k].span0) % last + last) % last;
+  }
+  CHECK(covered == last);
+}
+
+TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
+  FitParams p = params();
+  auto out = fit_polyline({{40.2, 30.1}}, false, p);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].shape.type == PrimType::line);
+  CHECK(out[0].shape.length() == Approx(p.dot_length_px));
+  CHECK(dist((out[0].shape.p0 + out[0].shape.p1) * 0.5, {40.2, 30.1}) < 1e-9);
+}
+
+namespace {
+
+Scene two_stroke_scene() {
+  Scene s;
+  s.source = Source{"t.png", std::string(64, '0'), 200, 200, 4};
+  Graph g;
+  // Two strokes meeting at a junction v_0002 (a corner); a third stroke is a loop.
+  g.vertices = {{"v_0001", {10, 10}, 1, "end"},
+                {"v_0002", {100, 10}, 2, "junction"},
+                {"v_0003", {100, 90}, 1, "end"},
+                {"v_0004", {150, 150}, 2, "loop"}};
+  Polyline a = segment({10, 10}, {100, 10}, 0.3, 1), b = segment({100, 10}, {100, 90}, 0.3, 2);
+  Polyline loop = trace(2 * kPi * 20, [](double t) { return Vec2{130, 150} + from_angle(t / 20) * 20; }, 0.3, 3);
+  loop.back() = loop.front();
+  g.edges = {{"e_0001", "v_0001", "v_0002", a, false, 4},
+             {"e_0002", "v_0002", "v_0003", b, false, 4},
+             {"e_0003", "v_0004", "v_0004", loop, true, 4}};
+  s.graph = g;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("fit fills the scene's primitives and records its thresholds", "[fit]") {
+  Scene s = two_stroke_scene();
+  fit(s, {});
+  REQUIRE(s.primitives);
+  const auto& prims = *s.primitives;
+  REQUIRE(prims.size() == 3);
+  CHECK(prims[0].id == "p_0001");
+  CHECK(prims[2].id == "p_0003");
+  CHECK(prims[0].edge == "e_0001");
+  CHECK(prims[2].edge == "e_0003");
+  CHECK(prims[2].shape.type == PrimType::circle);
+  // Strokes meeting at a junction end exactly at the vertex.
+  CHECK(prims[0].shape.p1 == Vec2{100, 10});
+  CHECK(prims[1].shape.p0 == Vec2{100, 10});
+  CHECK(s.relations.is_array());
+  CHECK(s.config["fit.tolerance_px"]["value"].get<double>() == Approx(1.25));
+  CHECK(s.config["fit.tolerance_px"]["from"] == "stroke_width");
+  CHECK(s.config["fit.max_sweep_deg"]["from"] == "default");
+  for (const auto& [key, entry] : s.config.items()) {
+    CHECK(!entry["doc"].get<std::string>().empty());
+    CHECK(key.rfind("fit.", 0) == 0);
+  }
+}
+
+TEST_CASE("fit options override thresholds and unknown ones are refused", "[fit]") {
+  Scene s = two_stroke_scene();
+  FitOptions opt;
+  opt.overrides["fit.tolerance_px"] = 0.8;
+  fit(s, opt);
+  CHECK(s.config["fit.tolerance_px"]["value"].get<double>() == Approx(0.8));
+  CHECK(s.config["fit.tolerance_px"]["from"] == "user");
+  FitOptions bad;
+  bad.overrides["fit.no_such_thing"] = 1;
+  try {
+    fit(s, bad);
+    FAIL("an unknown option was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == Code::invalid_selection);
+  }
+  Scene empty;
+  CHECK_THROWS_AS(fit(empty, {}), Error);
+}
+
+TEST_CASE("fit is deterministic", "[fit]") {
+  Scene a = two_stroke_scene(), b = two_stroke_scene();
+  fit(a, {});
+  fit(b, {});
+  CHECK(canonical_bytes(a) == canonical_bytes(b));
+  CHECK(scene_schema().first_error(to_json(a)).empty());
+}
+
+TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit]") {
+  FitParams p = params(3);
+  std::vector<std::pair<Polyline, bool>> cases = {
+      {{{5, 5}, {5, 5}, {5, 5}}, false},                // one point, repeated
+      {{{5, 5}, {5, 5}, {5, 5}, {5, 5}}, true},         // a closed "loop" of one point
+      {{{0, 0}, {30, 0}, {0, 0}}, false},               // out and back
+      {{{0, 0}, {30, 0}, {0, 0}}, true},                // the same, closed
+      {{{0, 0}, {10, 0}, {10, 10}, {0, 0}}, true},      // a sparse triangle
+      {{{0, 0}, {0.4, 0.1}}, false},                    // shorter than a dot
+      {{{0, 0}, {1, 0}, {1, 0}, {1, 0}, {2, 0}, {3, 0}, {3, 0}}, false},  // repeated points
+  };
+  // Random walks with turns of every size, open and closed.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Polyline w{{100, 100}};
+    double heading = 0;
+    int n = 2 + static_cast<int>((noise(seed) + 1) * 150);
+    for (int i = 0; i < n; ++i) {
+      heading += noise(seed * 1000 + i) * (i % 17 == 0 ? 2.5 : 0.15);
+      w.push_back(w.back() + from_angle(heading) + Vec2{noise(seed * 3000 + i), noise(seed * 5000 + i)} * 0.3);
+    }
+    bool closed = seed % 2 == 0;
+    if (closed) w.push_back(w.front());
+    cases.push_back({w, closed});
+  }
+  for (const auto& [pts, closed] : cases) {
+    auto out = fit_polyline(pts, closed, p);
+    REQUIRE(!out.empty());
+    const int last = static_cast<int>(pts.size()) - 1;
+    for (const auto& pc : out) {
+      for (double v : {pc.shape.p0.x, pc.shape.p0.y, pc.shape.p1.x, pc.shape.p1.y, pc.shape.bulge, pc.rms_px, pc.max_px})
+        REQUIRE(std::isfinite(v));
+      REQUIRE(pc.span0 >= 0);
+      REQUIRE(pc.span1 <= last);
+      if (pc.shape.type == PrimType::arc) REQUIRE(std::abs(pc.shape.sweep_rad()) <= deg2rad(p.max_sweep_deg) + 1e-9);
+      CHECK(pc.max_px <= p.tolerance_px + 1e-9);
+    }
+    if (out.size() > 1) require_continuous(out, closed);
+  }
+}
+
+TEST_CASE("a loop hanging from a junction starts and ends at the junction", "[fit]") {
+  Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
+  Vec2 junction{70, 20};  // mid-way along the top side
+  Polyline pts = join({segment(junction, c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[3], 0.3, 3),
+                       segment(c[3], c[0], 0.3, 4), segment(c[0], junction, 0.3, 5)});
+  pts.back() = pts.front();
+  ChainEnds ends;
+  ends.start = junction;
+  ends.pin_closed_start = true;
+  auto out = fit_polyline(pts, true, params(), ends);
+  REQUIRE(out.size() == 5);
+  require_continuous(out, true);
+  CHECK(out.front().shape.p0 == junction);
+  CHECK(out.front().span0 == 0);
+  CHECK(out.back().span1 == static_cast<int>(pts.size()) - 1);
+}
+
+namespace {
+
+Scene scene_of(std::vector<std::pair<Polyline, bool>> strokes, double stroke_width = 4) {
+  Scene s;
+  s.source = Source{"t.png", std::string(64, '0'), 400, 400, stroke_width};
+  Graph g;
+  for (auto& [pts, closed] : strokes) {
+    std::string id = std::to_string(g.edges.size() + 1);
+    g.vertices.push_back({"v_a" + id, pts.front(), closed ? 2 : 1, closed ? "loop" : "end"});
+    g.vertices.push_back({"v_b" + id, pts.back(), 1, "end"});
+    g.edges.push_back({"e_" + id, "v_a" + id, closed ? "v_a" + id : "v_b" + id, pts, closed, stroke_width});
+  }
+  s.graph = g;
+  return s;
+}
+
+std::vector<std::string> relation_ids(const Scene& s, const std::string& kind) {
+  for (const auto& r : s.relations)
+    if (r["kind"] == kind) return r["primitives"].get<std::vector<std::string>>();
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("beautify makes near-parallel and near-perpendicular lines exact", "[fit][beautify]") {
+  // Two strokes 0.4 degrees off parallel, a third 0.5 degrees off perpendicular.
+  Scene s = scene_of({{segment({20, 50}, {220, 51.4}, 0.2, 1), false},
+                      {segment({20, 150}, {220, 150}, 0.2, 2), false},
+                      {segment({300, 20}, {301.5, 200}, 0.2, 3), false}});
+  fit(s, {});
+  const auto& prims = *s.primitives;
+  REQUIRE(prims.size() == 3);
+  auto dir = [&](int i) { return unit(prims[i].shape.p1 - prims[i].shape.p0); };
+  CHECK(std::abs(cross(dir(0), dir(1))) < 1e-4);
+  CHECK(std::abs(dot(dir(0), dir(2))) < 1e-4);
+  CHECK(relation_ids(s, "parallel") == std::vector<std::string>{"p_0001", "p_0002"});
+  CHECK(relation_ids(s, "perpendicular").size() == 2);
+  for (const auto& pr : prims) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+  for (const auto& r : s.relations) CHECK(r.contains("residual_deg"));
+}
+
+TEST_CASE("beautify equalizes near radii, joins near centres and near free ends", "[fit][beautify]") {
+  auto circle = [](Vec2 c, double r, uint64_t seed) {
+    Polyline pts = trace(2 * kPi * r, [&](double t) { return c + from_angle(t / r) * r; }, 0.2, seed);
+    pts.back() = pts.front();
+    return pts;
+  };
+  Scene s = scene_of({{circle({100, 100}, 30, 1), true},
+                      {circle({100.4, 100.2}, 20, 2), true},
+                      {circle({250, 100}, 30.6, 3), true},
+                      {segment({50, 250}, {150, 250}, 0.2, 4), false},
+                      {segment({150.5, 250.4}, {150.5, 350}, 0.2, 5), false}});
+  fit(s, {});
+  const auto& prims = *s.primitives;
+  REQUIRE(prims.size() == 5);
+  CHECK(prims[0].shape.radius == Approx(prims[2].shape.radius).margin(1e-3));
+  CHECK(dist(prims[0].shape.center, prims[1].shape.center) < 1e-3);
+  CHECK(dist(prims[3].shape.p1, prims[4].shape.p0) < 1e-9);
+  CHECK(relation_ids(s, "equal_radius") == std::vector<std::string>{"p_0003", "p_0001"});
+  CHECK(relation_ids(s, "concentric").size() == 2);
+  CHECK(relation_ids(s, "coincident") == std::vector<std::string>{"p_0004", "p_0005"});
+  for (const auto& pr : prims) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+  FitOptions off;
+  off.overrides["fit.beautify"] = 0;
+  fit(s, off);
+  CHECK(s.relations.empty());
+}
+
+TEST_CASE("beautify refuses a relation that would leave a primitive's tolerance", "[fit][beautify]") {
+  // 2.5 degrees apart over 200 px: parallel would move an end by ~8 px.
+  Scene s = scene_of({{segment({20, 50}, {220, 58.7}, 0.2, 1), false}, {segment({20, 150}, {220, 150}, 0.2, 2), false}});
+  fit(s, {});
+  CHECK(relation_ids(s, "parallel").empty());
+  for (const auto& pr : *s.primitives) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+}

@@ -1,0 +1,189 @@
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "render/view.hpp"
+#include "robot/replay.hpp"
+#include "route/route.hpp"
+
+using namespace sv;
+
+namespace {
+
+Scene routed_scene(const std::vector<Shape>& shapes) {
+  Scene s;
+  s.source = Source{"v.png", std::string(64, '0'), 512, 512, 6};
+  std::vector<Primitive> ps;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Primitive p;
+    p.id = "p_000" + std::to_string(i + 1);
+    p.shape = shapes[i];
+    ps.push_back(p);
+  }
+  s.primitives = ps;
+  route(s, {});
+  return s;
+}
+
+bool white(const cv::Mat& img, int x, int y) { return img.at<cv::Vec3b>(y, x) == cv::Vec3b(255, 255, 255); }
+
+bool dark_in(const cv::Mat& img, cv::Rect r) {
+  for (int y = r.y; y < r.y + r.height; ++y)
+    for (int x = r.x; x < r.x + r.width; ++x) {
+      cv::Vec3b c = img.at<cv::Vec3b>(y, x);
+      if (c[0] < 128 && c[1] < 128 && c[2] < 128) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("grid steps are round and about 100 view pixels apart", "[render]") {
+  CHECK(grid_step_for(1000.0 / 512) == 50);
+  CHECK(grid_step_for(1.0) == 100);
+  CHECK(grid_step_for(0.1) == 1000);
+  CHECK(grid_step_for(10) == 10);
+  CHECK(grid_step_for(25) == 5);
+  CHECK(grid_step_for(0.45) == 200);
+}
+
+TEST_CASE("grid labels sit at the image coordinates they name", "[render]") {
+  // A vertical line along x = 100 from y = 50 to 450.
+  Scene s = routed_scene({Shape::line({100, 50}, {100, 450})});
+  ViewOptions o;
+  ViewTransform t = view_transform(s, o);
+  REQUIRE(t.grid_step == 50);
+  cv::Mat img = render_view(s, o);
+  REQUIRE(img.size() == t.canvas);
+
+  int col = static_cast<int>(std::lround(t.to_view({100, 0}).x));
+  CHECK(t.to_image(cv::Point2d(col, 0)).x == Approx(100).margin(0.5 / t.scale));
+  // The grid line for x = 150 is at its column, light gray, between white columns.
+  int col150 = static_cast<int>(std::lround(t.to_view({150, 0}).x));
+  int row = static_cast<int>(std::lround(t.to_view({0, 25}).y));
+  CHECK(img.at<cv::Vec3b>(row, col150)[0] < 255);
+  CHECK(white(img, col150 - 3, row));
+  CHECK(white(img, col150 + 3, row));
+  CHECK(t.to_image(cv::Point2d(col150, row)).x == Approx(150).margin(0.5 / t.scale));
+  // The drawn line is on the column of the grid line labelled 100, coloured (a line: blue).
+  cv::Vec3b ink = img.at<cv::Vec3b>(static_cast<int>(t.to_view({0, 250}).y), col);
+  CHECK(ink[0] > ink[2] + 80);
+  // "100" is written above and below that column and nowhere between it and the next label.
+  int m = t.margin;
+  CHECK(dark_in(img, cv::Rect(col - 12, m - 22, 24, 16)));
+  CHECK(dark_in(img, cv::Rect(col - 12, m + t.area.height + 6, 24, 16)));
+  CHECK_FALSE(dark_in(img, cv::Rect(col + 20, 0, 50, m - 2)));
+  // y labels on both sides at the row of y = 100.
+  int row100 = static_cast<int>(std::lround(t.to_view({0, 100}).y));
+  CHECK(dark_in(img, cv::Rect(2, row100 - 6, m - 6, 12)));
+  CHECK(dark_in(img, cv::Rect(m + t.area.width + 4, row100 - 6, m - 6, 12)));
+}
+
+TEST_CASE("the source is drawn faintly underneath, aligned with the grid", "[render]") {
+  Scene s = routed_scene({Shape::line({100, 50}, {100, 450})});
+  ViewOptions o;
+  o.source = cv::Mat(512, 512, CV_8UC1, cv::Scalar(255));
+  o.source(cv::Rect(300, 300, 11, 11)).setTo(0);  // ink over pixels 300..310
+  ViewTransform t = view_transform(s, o);
+  cv::Mat img = render_view(s, o);
+  auto at = [&](double x, double y) {
+    cv::Point2d v = t.to_view({x, y});
+    return img.at<cv::Vec3b>(static_cast<int>(std::lround(v.y)), static_cast<int>(std::lround(v.x)));
+  };
+  cv::Vec3b ink = at(305, 305);
+  CHECK(ink[0] > 100);  // faint, not black
+  CHECK(ink[0] < 230);
+  CHECK(at(305, 312) == cv::Vec3b(255, 255, 255));
+  CHECK(at(298, 305) == cv::Vec3b(255, 255, 255));
+}
+
+TEST_CASE("a crop shows its region at its own scale", "[render]") {
+  Scene s = routed_scene({Shape::line({100, 50}, {100, 450}), Shape::circle({300, 300}, 60)});
+  ViewOptions o;
+  o.crop = cv::Rect2d(80, 80, 40, 40);
+  o.size_px = 400;
+  o.color_by = ColorBy::draw_order;
+  o.pen_up = true;
+  ViewTransform t = view_transform(s, o);
+  CHECK(t.scale == Approx(10));
+  CHECK(t.grid_step == 10);
+  cv::Point2d v = t.to_view({80, 80});
+  CHECK(v.x == Approx(t.margin));
+  CHECK(v.y == Approx(t.margin));
+  cv::Mat img = render_view(s, o);
+  CHECK(img.cols >= 400 + 2 * t.margin);
+  // The line at x = 100 crosses the crop's middle.
+  cv::Point2d mid = t.to_view({100, 100});
+  CHECK_FALSE(white(img, static_cast<int>(std::lround(mid.x)), static_cast<int>(std::lround(mid.y))));
+  std::string png = encode_view_png(img);
+  REQUIRE(png.size() > 8);
+  CHECK(png.substr(1, 3) == "PNG");
+}
+
+TEST_CASE("SVG has one path per stroke and true arcs with valid flags", "[render]") {
+  Scene s;
+  s.source = Source{"v.png", std::string(64, '0'), 200, 100, 5};
+  Robot r;
+  r.ppi = 50;
+  s.robot = r;
+  auto arc = [](double radius, double deg) {
+    Command c;
+    c.kind = Command::Kind::arc;
+    c.radius = radius;
+    c.degrees = deg;
+    return c;
+  };
+  Command up;
+  up.distance = 60;
+  up.pen_down = false;
+  Command line;
+  line.distance = 20;
+  s.commands = std::vector<Command>{arc(10, 90), line, up, arc(10, -270), arc(15, 360)};
+  std::string svg = render_svg(s);
+  CHECK(svg.find("viewBox=\"-0.5 -0.5 200 100\"") != std::string::npos);
+  CHECK(svg.find("stroke-width=\"5\"") != std::string::npos);
+  Replay rep = replay(*s.commands, s.robot->start);
+  std::regex path_re("<path [^>]*d=\"([^\"]*)\"");
+  std::vector<std::string> paths;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), path_re); it != std::sregex_iterator(); ++it)
+    paths.push_back((*it)[1]);
+  REQUIRE(paths.size() == rep.strokes.size());
+  REQUIRE(paths.size() == 2);
+  CHECK(paths[0].rfind("M 0 0 A 10 10 0 0 1 10 10 L", 0) == 0);
+  std::regex a_re("A ([-0-9.e]+) ([-0-9.e]+) 0 ([-0-9]+) ([-0-9]+) ([-0-9.e]+) ([-0-9.e]+)");
+  std::vector<std::smatch> arcs;
+  for (auto it = std::sregex_iterator(paths[1].begin(), paths[1].end(), a_re); it != std::sregex_iterator(); ++it)
+    arcs.push_back(*it);
+  REQUIRE(arcs.size() == 3);  // the 270 degree arc whole, the circle as two half turns
+  CHECK(arcs[0][3] == "1");   // large: more than 180 degrees
+  CHECK(arcs[0][4] == "0");   // negative degrees: counter-clockwise on screen
+  CHECK(arcs[1][4] == "1");
+  CHECK(arcs[2][4] == "1");
+  for (const auto& a : arcs) {
+    CHECK((a[3] == "0" || a[3] == "1"));
+    CHECK((a[4] == "0" || a[4] == "1"));
+  }
+  // The 270 degree arc ends where the robot does after it.
+  Pose end = apply_command(apply_command(apply_command({0, 0, 0}, (*s.commands)[0]), line), up);
+  end = apply_command(end, (*s.commands)[3]);
+  CHECK(std::stod(arcs[0][5]) == Approx(end.x).margin(1e-3));
+  CHECK(std::stod(arcs[0][6]) == Approx(end.y).margin(1e-3));
+  CHECK(svg.find("id=\"pen-up\" visibility=\"hidden\"") != std::string::npos);
+}
+
+TEST_CASE("before routing, views draw the primitives themselves", "[render]") {
+  Scene s;
+  s.source = Source{"v.png", std::string(64, '0'), 100, 100, 3};
+  Primitive p;
+  p.id = "p_0001";
+  p.shape = Shape::circle({50, 50}, 20);
+  s.primitives = std::vector<Primitive>{p};
+  std::string svg = render_svg(s);
+  CHECK(svg.find("data-primitives=\"p_0001\"") != std::string::npos);
+  ViewOptions o;
+  o.ids = true;
+  cv::Mat img = render_view(s, o);
+  ViewTransform t = view_transform(s, o);
+  cv::Point2d top = t.to_view({50, 30});
+  CHECK_FALSE(white(img, static_cast<int>(std::lround(top.x)), static_cast<int>(std::lround(top.y))));
+}

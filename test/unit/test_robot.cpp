@@ -1,0 +1,153 @@
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "robot/motion.hpp"
+#include "robot/replay.hpp"
+#include "robot/simulate.hpp"
+
+using namespace sv;
+
+namespace {
+
+Command line_cmd(double d, bool down = true) {
+  Command c;
+  c.distance = d;
+  c.pen_down = down;
+  return c;
+}
+Command spin_cmd(double deg) {
+  Command c;
+  c.kind = Command::Kind::spin;
+  c.degrees = deg;
+  return c;
+}
+Command arc_cmd(double r, double deg) {
+  Command c;
+  c.kind = Command::Kind::arc;
+  c.radius = r;
+  c.degrees = deg;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("motion times match the firmware estimator's formulas", "[robot]") {
+  // Values of score.py's command_time (reference §D table).
+  CHECK(spin_time_s(180) == Approx(3.273).margin(5e-4));
+  CHECK(spin_time_s(-180) == Approx(3.273).margin(5e-4));
+  CHECK(spin_time_s(1) == Approx(0.244).margin(5e-4));
+  CHECK(spin_time_s(10) == Approx(0.771).margin(5e-4));
+  CHECK(spin_time_s(45) == Approx(1.636).margin(5e-4));
+  CHECK(spin_time_s(90) == Approx(2.314).margin(5e-4));
+  CHECK(spin_time_s(360) == Approx(4.628).margin(5e-4));
+  CHECK(spin_time_s(0) == 0);
+  CHECK(line_time_s(100, 100) == Approx(1.079).margin(5e-4));
+  CHECK(line_time_s(-100, 100) == Approx(1.079).margin(5e-4));
+  CHECK(line_time_s(1, 1) == Approx(1.079).margin(5e-4));
+  CHECK(line_time_s(1000, 1) == Approx(147.45).margin(5e-3));  // past the ramp: cruising
+  CHECK(arc_time_s(100, 90, 100) == Approx(2.680).margin(5e-4));
+  CHECK(arc_time_s(293, 90, 100) == Approx(3.273).margin(5e-4));
+  CHECK(arc_time_s(1000, -90, 100) == Approx(4.861473).margin(1e-6));  // score.py: 4.861472609
+  CHECK(arc_time_s(100, 360, 1) == Approx(61.99).margin(5e-3));
+  // Exact trapezoid: 2 v/a + (d - v²/a)/v beyond the ramp, 2 sqrt(d/a) within it.
+  CHECK(trapezoid_time_s(10000, 2000, 1000) == Approx(4 + 6000.0 / 2000));
+  CHECK(trapezoid_time_s(1000, 2000, 1000) == Approx(2 * std::sqrt(1.0)));
+  CHECK(command_time_s(spin_cmd(90), 50) == Approx(spin_time_s(90)));
+  CHECK(command_time_s(line_cmd(100), 100) == Approx(line_time_s(100, 100)));
+  CHECK(command_time_s(arc_cmd(100, 90), 100) == Approx(arc_time_s(100, 90, 100)));
+}
+
+TEST_CASE("physical scale and pen changes", "[robot]") {
+  CHECK(ppi_for_footprint(787.4) == Approx(100));
+  CHECK(ppi_for_footprint(393.7, 100) == Approx(100));
+  std::vector<Command> s = {line_cmd(10), spin_cmd(90), arc_cmd(5, 90), line_cmd(20, false), line_cmd(5)};
+  CHECK(pen_changes(s) == 3);  // down, up, down: spins and consecutive drawing keep the state
+  double motion = 0;
+  for (const auto& c : s) motion += command_time_s(c, 50);
+  CHECK(stream_time_s(s, 50, 0.25) == Approx(motion + 3 * 0.25));
+}
+
+TEST_CASE("replay integrates a stream as the scorer does", "[robot]") {
+  SECTION("arc r=10 +90 from the origin ends at (10, 10) facing +y") {
+    Replay r = replay({arc_cmd(10, 90)}, {0, 0, 0});
+    CHECK(r.end.x == Approx(10));
+    CHECK(r.end.y == Approx(10));
+    CHECK(r.end.heading_deg == Approx(90));
+    REQUIRE(r.strokes.size() == 1);
+    // Centre (0, 10): every sample is 10 from it, and samples are at most 0.25 px apart.
+    for (Vec2 p : r.strokes[0]) CHECK(dist(p, {0, 10}) == Approx(10));
+    for (size_t i = 1; i < r.strokes[0].size(); ++i) CHECK(dist(r.strokes[0][i - 1], r.strokes[0][i]) <= 0.25);
+  }
+  SECTION("negative degrees turn about a centre on the right") {
+    Replay r = replay({arc_cmd(10, -90)}, {0, 0, 0});
+    CHECK(r.end.x == Approx(10));
+    CHECK(r.end.y == Approx(-10));
+    CHECK(r.end.heading_deg == Approx(-90));
+  }
+  SECTION("spins do not split strokes, pen-up travel does, negative distance backs up") {
+    Replay r = replay({line_cmd(10), spin_cmd(90), line_cmd(10), line_cmd(-5, false), spin_cmd(-90), line_cmd(-3)},
+                      {1, 2, 0});
+    REQUIRE(r.strokes.size() == 2);
+    CHECK(r.strokes[0].size() == 3);
+    CHECK(r.strokes[0].back().x == Approx(11));
+    CHECK(r.strokes[0].back().y == Approx(12));
+    REQUIRE(r.pen_up.size() == 1);
+    CHECK(r.pen_up[0].second.y == Approx(7));
+    CHECK(r.pen_up_moves == 1);
+    CHECK(r.spin_total_deg == Approx(180));
+    CHECK(r.end.x == Approx(8));
+    CHECK(r.end.y == Approx(7));
+  }
+  SECTION("apply_command agrees with the sampled replay") {
+    std::vector<Command> s = {spin_cmd(33), arc_cmd(17, 250), line_cmd(12), arc_cmd(3, -400)};
+    Pose p{5, 6, 7};
+    for (const auto& c : s) p = apply_command(p, c);
+    Pose q = replay(s, {5, 6, 7}).end;
+    CHECK(p.x == Approx(q.x).margin(1e-9));
+    CHECK(p.y == Approx(q.y).margin(1e-9));
+    CHECK(p.heading_deg == Approx(q.heading_deg));
+  }
+}
+
+TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot]") {
+  Scene s;
+  s.source = Source{"x.png", "", 100, 100, 6};
+  Robot robot;
+  robot.ppi = 100;
+  robot.pen_time_s = 0.5;
+  robot.start = {0, 0, 0};
+  s.robot = robot;
+  Command first = line_cmd(100);
+  first.primitive = "p_0001";
+  s.commands = std::vector<Command>{first, spin_cmd(270), line_cmd(-4, false), arc_cmd(100, 90)};
+  simulate(s, {});
+  double motion = line_time_s(100, 100) + spin_time_s(270) + line_time_s(4, 100) + arc_time_s(100, 90, 100);
+  CHECK(s.metrics["motion_time_s"].get<double>() == Approx(motion).margin(1e-6));
+  CHECK(s.metrics["pen_changes"] == 3);
+  CHECK(s.metrics["pen_lifts"] == 1);
+  CHECK(s.metrics["draw_time_s"].get<double>() == Approx(motion + 1.5).margin(1e-6));
+  CHECK(s.metrics["pen_down_time_s"].get<double>() ==
+        Approx(line_time_s(100, 100) + arc_time_s(100, 90, 100)).margin(1e-6));
+  CHECK(s.metrics["spin_time_s"].get<double>() == Approx(spin_time_s(270)).margin(1e-6));
+  CHECK(s.metrics["strokes"] == 2);
+  CHECK(s.metrics["pen_up_moves"] == 1);
+  CHECK(s.metrics["spins"] == 1);
+  CHECK(s.metrics["pen_down_length_px"].get<double>() == Approx(100 + 100 * kPi / 2).margin(1e-3));
+  CHECK(s.metrics["commands"] == 4);
+  const json& steps = s.simulation["steps"];
+  std::vector<std::string> ops;
+  for (const auto& st : steps) ops.push_back(st["op"]);
+  CHECK(ops == std::vector<std::string>{"pen_down", "line", "spin", "pen_up", "line", "pen_down", "arc"});
+  CHECK(steps[1]["primitive"] == "p_0001");
+  CHECK(steps[2]["primitive"].is_null());
+  CHECK(steps[2]["notes"][0].get<std::string>().find("spin over 180") == 0);
+  CHECK(steps[4]["notes"].dump().find("pen-up shorter than a stroke width") != std::string::npos);
+  CHECK(steps[4]["end"][1].get<double>() == Approx(4));  // backwards while facing -y
+  CHECK(s.simulation["total_s"].get<double>() == Approx(motion + 1.5).margin(1e-6));
+
+  simulate(s, {true});
+  CHECK(s.simulation["steps"][1]["trace"].size() >= 100);
+
+  Scene empty;
+  CHECK_THROWS_AS(simulate(empty, {}), Error);
+}

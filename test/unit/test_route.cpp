@@ -1,0 +1,346 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <functional>
+
+#include "core/error.hpp"
+#include "robot/motion.hpp"
+#include "robot/replay.hpp"
+#include "robot/simulate.hpp"
+#include "route/emit.hpp"
+#include "route/order.hpp"
+#include "route/route.hpp"
+
+using namespace sv;
+
+namespace {
+
+Scene scene_of(const std::vector<Shape>& shapes) {
+  Scene s;
+  s.source = Source{"t.png", std::string(64, '0'), 300, 300, 4};
+  std::vector<Primitive> ps;
+  for (const Shape& sh : shapes) {
+    Primitive p;
+    p.id = fmt::format("p_{:04d}", ps.size() + 1);
+    p.shape = sh;
+    ps.push_back(p);
+  }
+  s.primitives = ps;
+  return s;
+}
+
+double time_of(const Scene& s) { return stream_time_s(*s.commands, s.robot->ppi, s.robot->pen_time_s); }
+
+double distance_to_strokes(Vec2 q, const std::vector<Polyline>& strokes) {
+  double d = INFINITY;
+  for (const auto& s : strokes) {
+    if (s.size() == 1) d = std::min(d, dist(q, s[0]));
+    for (size_t i = 1; i < s.size(); ++i) d = std::min(d, point_segment_distance(q, s[i - 1], s[i]));
+  }
+  return d;
+}
+
+// Largest distance between what the robot draws and the primitives, both ways.
+double deviation(const Scene& s) {
+  Replay r = replay(*s.commands, s.robot->start, 0.05);
+  double worst = 0;
+  for (const Primitive& p : *s.primitives)
+    for (Vec2 q : p.shape.sample(0.05)) worst = std::max(worst, distance_to_strokes(q, r.strokes));
+  for (const auto& st : r.strokes)
+    for (Vec2 q : st) {
+      double d = INFINITY;
+      for (const Primitive& p : *s.primitives) d = std::min(d, p.shape.distance_to(q));
+      worst = std::max(worst, d);
+    }
+  return worst;
+}
+
+Shape arc_through(Vec2 c, double r, double a0_deg, double sweep_deg) {
+  double a0 = deg2rad(a0_deg), sw = deg2rad(sweep_deg);
+  return Shape::arc(c + from_angle(a0) * r, c + from_angle(a0 + sw) * r, std::tan(sw / 4));
+}
+
+// A drawing with every case routing handles: a chain of lines with a T junction, arcs joined
+// tangentially, a circle through a line's end, a free circle, an open polyline and a dot.
+Scene mixed_scene() {
+  return scene_of({Shape::line({20, 20}, {120, 20}), Shape::line({120, 20}, {220, 20}),
+                   Shape::line({120, 20}, {120, 90}), arc_through({120, 140}, 50, -90, 180),
+                   arc_through({120, 240}, 50, -90, -120), Shape::circle({260, 60}, 40),
+                   Shape::circle({60, 250}, 30), Shape::line({30, 120}, {60, 160}),
+                   Shape::line({60, 160}, {35, 190}), Shape::line({150, 280}, {150, 280})});
+}
+
+std::vector<double> spins_of(const Scene& s) {
+  std::vector<double> out;
+  for (const Command& c : *s.commands)
+    if (c.kind == Command::Kind::spin) out.push_back(c.degrees);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a square of four lines is one stroke with three quarter turns", "[route]") {
+  Scene s = scene_of({Shape::line({0, 0}, {100, 0}), Shape::line({100, 0}, {100, 100}),
+                      Shape::line({100, 100}, {0, 100}), Shape::line({0, 100}, {0, 0})});
+  route(s, {});
+  simulate(s, {});
+  CHECK(s.metrics["strokes"] == 1);
+  CHECK(s.metrics["pen_up_moves"] == 0);
+  auto spins = spins_of(s);
+  REQUIRE(spins.size() == 3);
+  for (double d : spins) CHECK(std::abs(d) == Approx(90));
+  CHECK(s.tour->size() == 4);
+  CHECK(deviation(s) < 0.01);
+}
+
+TEST_CASE("an X drawn as four arms is two straight strokes", "[route]") {
+  Scene s = scene_of({Shape::line({50, 50}, {0, 0}), Shape::line({50, 50}, {100, 100}),
+                      Shape::line({50, 50}, {0, 100}), Shape::line({100, 0}, {50, 50})});
+  route(s, {});
+  simulate(s, {});
+  CHECK(s.metrics["strokes"] == 2);
+  CHECK(s.metrics["pen_up_moves"] == 1);
+  // Straight through the crossing: each diagonal is one merged line command, tagged with both arms.
+  int drawn = 0;
+  for (const Command& c : *s.commands)
+    if (c.kind == Command::Kind::line && c.pen_down) {
+      ++drawn;
+      CHECK(std::abs(c.distance) == Approx(100 * std::sqrt(2.0)).margin(1e-3));
+      CHECK(c.primitive.find(',') != std::string::npos);
+    }
+  CHECK(drawn == 2);
+  CHECK(deviation(s) < 0.01);
+}
+
+TEST_CASE("a T junction keeps the bar straight and lifts the pen once", "[route]") {
+  Scene s = scene_of({Shape::line({0, 50}, {50, 50}), Shape::line({50, 50}, {100, 50}),
+                      Shape::line({50, 50}, {50, 100})});
+  route(s, {});
+  simulate(s, {});
+  CHECK(s.metrics["pen_up_moves"] == 1);
+  bool bar = false;
+  for (const Command& c : *s.commands) bar |= c.kind == Command::Kind::line && c.pen_down && std::abs(std::abs(c.distance) - 100) < 1e-3;
+  CHECK(bar);
+}
+
+TEST_CASE("a circle touching a line's end is drawn without lifting the pen", "[route]") {
+  // The circle passes through (100, 0), where its tangent continues the line: no turn either.
+  Scene s = scene_of({Shape::line({0, 0}, {100, 0}), Shape::circle({100, 50}, 50)});
+  route(s, {});
+  simulate(s, {});
+  CHECK(s.metrics["strokes"] == 1);
+  CHECK(s.metrics["pen_up_moves"] == 0);
+  CHECK(s.metrics["spins"] == 0);
+  CHECK(deviation(s) < 0.01);
+  // A free circle is entered where the travel meets it tangentially: no turn on arrival.
+  Scene f = scene_of({Shape::line({0, 0}, {100, 0}), Shape::circle({200, 100}, 30)});
+  route(f, {});
+  simulate(f, {});
+  CHECK(f.metrics["pen_up_moves"] == 1);
+  CHECK(f.metrics["spins"].get<int>() <= 1);
+  CHECK(deviation(f) < 0.01);
+}
+
+TEST_CASE("route finds the optimum of a small grid of strokes", "[route]") {
+  // Three parallel bars and a post: every order and direction, each emitted with its best
+  // driving directions, is the search space; the brute-force minimum is the known optimum.
+  std::vector<Shape> shapes = {Shape::line({0, 0}, {100, 0}), Shape::line({0, 30}, {100, 30}),
+                               Shape::line({0, 60}, {100, 60}), Shape::line({130, 0}, {130, 60})};
+  Scene best_s = scene_of(shapes);
+  route(best_s, {});
+  double routed = time_of(best_s);
+
+  double optimum = INFINITY;
+  std::vector<int> order = {0, 1, 2, 3};
+  do {
+    for (int dirs = 0; dirs < 16; ++dirs) {
+      Scene s = scene_of(shapes);
+      std::vector<TourStep> tour;
+      for (int k = 0; k < 4; ++k) tour.push_back({fmt::format("p_{:04d}", order[k] + 1), bool(dirs >> k & 1), 0});
+      s.tour = tour;
+      emit_tour(s, {});
+      optimum = std::min(optimum, time_of(s));
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  CHECK(routed == Approx(optimum).margin(1e-6));
+  CHECK(deviation(best_s) < 0.01);
+}
+
+TEST_CASE("route output replays onto the primitives within 0.01 px", "[route]") {
+  Scene s = mixed_scene();
+  route(s, {});
+  CHECK(deviation(s) < 0.01);
+  // ...also after the commands are rounded to the scene's precision and read back.
+  Scene back = parse_scene(dump_scene(s));
+  CHECK(deviation(back) < 0.01);
+  simulate(back, {});
+  CHECK(back.metrics["primitives"]["circle"] == 2);
+  // Every primitive is drawn exactly once.
+  std::vector<std::string> ids;
+  for (const TourStep& t : *s.tour) ids.push_back(t.primitive);
+  std::sort(ids.begin(), ids.end());
+  CHECK(ids.size() == s.primitives->size());
+  CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
+}
+
+TEST_CASE("routing is deterministic", "[route]") {
+  Scene a = mixed_scene(), b = mixed_scene();
+  route(a, {});
+  route(b, {});
+  CHECK(dump_scene(a) == dump_scene(b));
+}
+
+TEST_CASE("route is never slower than the nearest-neighbour tour", "[route]") {
+  // A deterministic scatter of short strokes.
+  std::vector<Shape> shapes;
+  uint32_t seed = 12345;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  for (int i = 0; i < 30; ++i) {
+    Vec2 a{rnd() * 300, rnd() * 300};
+    shapes.push_back(Shape::line(a, a + from_angle(rnd() * 2 * kPi) * (5 + rnd() * 30)));
+  }
+  Scene s = scene_of(shapes);
+  route(s, {});
+  CostModel cost{s.robot->ppi, s.robot->pen_time_s, 1.5, 0.005, true};
+  TrailSet trails = build_trails(shapes, cost, {});
+  TourPlanner planner(trails, shapes, cost, {}, std::nullopt);
+  std::vector<std::string> ids;
+  for (const Primitive& p : *s.primitives) ids.push_back(p.id);
+  Emission nn = emit_commands(shapes, ids, planner.expand(planner.nearest_neighbour()), cost, {}, std::nullopt);
+  double nn_time = stream_time_s(nn.commands, s.robot->ppi, 0);
+  CHECK(time_of(s) < nn_time);
+  CHECK(deviation(s) < 0.01);
+}
+
+TEST_CASE("driving backwards saves the turns of a zigzag", "[route]") {
+  std::vector<Shape> zig;
+  for (int i = 0; i < 6; ++i) zig.push_back(Shape::line({i % 2 ? 100.0 : 0.0, 10.0 * i}, {i % 2 ? 0.0 : 100.0, 10.0 * (i + 1)}));
+  Scene fwd = scene_of(zig), both = scene_of(zig);
+  RouteOptions no_reverse;
+  no_reverse.overrides["route.reverse_drive"] = 0;
+  route(fwd, no_reverse);
+  route(both, {});
+  simulate(fwd, {});
+  simulate(both, {});
+  CHECK(both.metrics["spin_total_deg"].get<double>() < 0.2 * fwd.metrics["spin_total_deg"].get<double>());
+  CHECK(time_of(both) < time_of(fwd));
+  CHECK(deviation(both) < 0.01);
+  CHECK(deviation(fwd) < 0.01);
+  for (const Command& c : *fwd.commands) CHECK(c.distance >= 0);
+}
+
+TEST_CASE("a given start pose is where the robot starts", "[route]") {
+  Scene s = mixed_scene();
+  RouteOptions o;
+  o.start = Pose{-40, -40, 45};
+  route(s, o);
+  CHECK(s.robot->start.x == -40);
+  CHECK(s.robot->start.heading_deg == 45);
+  simulate(s, {});
+  CHECK(s.metrics["pen_up_moves"].get<int>() >= 1);
+  CHECK(deviation(s) < 0.01);
+  // Without one, the robot starts on the first stroke facing along it: no travel first.
+  Scene d = mixed_scene();
+  route(d, {});
+  CHECK(d.commands->front().kind != Command::Kind::spin);
+  CHECK((d.commands->front().kind != Command::Kind::line || d.commands->front().pen_down));
+}
+
+TEST_CASE("route records its options with provenance and refuses unknown ones", "[route]") {
+  Scene s = mixed_scene();
+  RouteOptions o;
+  o.overrides["snap_px"] = 1.0;
+  route(s, o);
+  CHECK(s.config["route.snap_px"]["value"] == 1.0);
+  CHECK(s.config["route.snap_px"]["from"] == "user");
+  CHECK(s.config["route.min_spin_deg"]["from"] == "default");
+  CHECK(s.config["route.ppi"]["from"] == "image");
+  CHECK(s.robot->ppi == Approx(ppi_for_footprint(s.config["route.ppi"]["value"].get<double>() * 200 / 25.4)).epsilon(1e-3));
+  CHECK(s.robot->footprint_mm == 200);
+  RouteOptions fixed;
+  fixed.ppi = 50;
+  route(s, fixed);
+  CHECK(s.robot->ppi == 50);
+  CHECK(s.config["route.ppi"]["from"] == "user");
+  RouteOptions bad;
+  bad.overrides["route.bogus"] = 1;
+  try {
+    route(s, bad);
+    FAIL("unknown option accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == Code::invalid_selection);
+  }
+}
+
+TEST_CASE("an empty drawing routes to an empty stream; a scene without primitives is refused", "[route]") {
+  Scene s = scene_of({});
+  route(s, {});
+  CHECK(s.commands->empty());
+  CHECK(s.tour->empty());
+  CHECK(s.robot->ppi > 0);
+  Scene none;
+  CHECK_THROWS_AS(route(none, {}), Error);
+}
+
+TEST_CASE("emit_tour re-emits an edited tour onto the same geometry", "[route]") {
+  Scene s = mixed_scene();
+  route(s, {});
+  std::reverse(s.tour->begin(), s.tour->end());
+  for (TourStep& t : *s.tour) t.reverse = !t.reverse;
+  emit_tour(s, {});
+  CHECK(deviation(s) < 0.01);
+  s.tour->front().primitive = "p_9999";
+  CHECK_THROWS_AS(emit_tour(s, {}), Error);
+}
+
+TEST_CASE("odd vertices are paired at least total cost", "[route]") {
+  uint32_t seed = 7;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  std::vector<Vec2> pts;
+  for (int i = 0; i < 10; ++i) pts.push_back({rnd() * 100, rnd() * 100});
+  std::vector<std::vector<double>> w(pts.size(), std::vector<double>(pts.size()));
+  for (size_t i = 0; i < pts.size(); ++i)
+    for (size_t j = 0; j < pts.size(); ++j) w[i][j] = dist(pts[i], pts[j]);
+  // Brute force over all pairings.
+  std::function<double(std::vector<int>)> best = [&](std::vector<int> left) {
+    if (left.empty()) return 0.0;
+    double b = INFINITY;
+    for (size_t k = 1; k < left.size(); ++k) {
+      std::vector<int> rest;
+      for (size_t m = 1; m < left.size(); ++m)
+        if (m != k) rest.push_back(left[m]);
+      b = std::min(b, w[left[0]][left[k]] + best(rest));
+    }
+    return b;
+  };
+  double optimum = best({0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  auto total = [&](const std::vector<std::pair<int, int>>& pairs) {
+    double t = 0;
+    std::vector<int> seen;
+    for (auto [i, j] : pairs) {
+      t += w[i][j];
+      seen.push_back(i);
+      seen.push_back(j);
+    }
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    return t;
+  };
+  CHECK(total(min_cost_pairing(w, 18)) == Approx(optimum));
+  CHECK(total(min_cost_pairing(w, 0)) >= optimum - 1e-9);  // greedy + exchanges: valid, near
+}
+
+TEST_CASE("transitions cost the same both ways, so reversing a run is exact", "[route]") {
+  CostModel cost{60, 0.1, 1.5, 0.005, true};
+  Vec2 p{10, 20}, q{150, -40};
+  for (double h : {0.0, 37.0, 170.0})
+    for (double h2 : {-90.0, 5.0, 120.0}) {
+      CHECK(cost.transition(p, h, q, h2) == Approx(cost.transition(q, h2 + 180, p, h + 180)));
+      CHECK(cost.transition(p, h, p + Vec2{0.5, 0}, h2) == Approx(cost.spin(h2 - h)));
+    }
+  // Backward travel when it turns less: backing up to a target ahead of the robot's tail
+  // costs no turn at all.
+  double away = 180 + rad2deg(angle_of(q - p));
+  CHECK(cost.transition(p, away, q, away) == Approx(line_time_s(dist(p, q), 60) + 0.2));
+}
