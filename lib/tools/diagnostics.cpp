@@ -707,9 +707,10 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
         out.push_back({"near_miss_junction", {p->id, other->id}, {}, e, nearest});
         continue;
       }
-      if (s.graph) {
+      // A free end is a defect only where the graph joins strokes (dots and loops end freely).
+      if (s.graph && p->shape.length() >= sw) {
         for (const auto& v : s.graph->vertices)
-          if (v.degree >= 2 && dist(v.p, e) <= sw) {
+          if ((v.kind == "junction" || v.kind == "crossing") && dist(v.p, e) <= sw) {
             out.push_back({"dangling_endpoint", {p->id}, {v.id}, e, dist(v.p, e)});
             break;
           }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <algorithm>
 
 #include "cli/stage.hpp"
 #include "core/error.hpp"
@@ -239,7 +240,10 @@ json write_views(const Invocation& inv, const ToolResult& r, Store* store, const
                  json& embedded, std::vector<std::string>& warnings) {
   json written = json::object();
   size_t i = 0;
-  for (const auto& [name, img] : r.images) {
+  // The tool's main view takes --png FILE; a sheet of findings tiles goes beside it.
+  std::vector<std::pair<std::string, cv::Mat>> views(r.images.begin(), r.images.end());
+  std::stable_partition(views.begin(), views.end(), [](const auto& v) { return v.first != "findings"; });
+  for (const auto& [name, img] : views) {
     std::string bytes = encode_view_png(img);
     if (inv.embed) embedded[name] = base64(bytes);
     std::filesystem::path path;

@@ -6,14 +6,11 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
-#include "raster/png.hpp"
 
 namespace sv {
 
 namespace {
 
-constexpr int kMargin = 44;       // room for labels on every edge
-constexpr int kTitleH = 20;
 constexpr int kShift = 4;         // sub-pixel bits for OpenCV drawing
 constexpr double kSub = 1 << kShift;
 constexpr double kFont = 0.38;
@@ -21,7 +18,8 @@ const int kFace = cv::FONT_HERSHEY_SIMPLEX;
 
 cv::Point sub(cv::Point2d p) { return {static_cast<int>(std::lround(p.x * kSub)), static_cast<int>(std::lround(p.y * kSub))}; }
 
-std::string coord_text(double v) { return fmt::format("{:g}", v); }
+// "+ 0.0" turns a -0 (from ceil of a small negative) into 0.
+std::string coord_text(double v) { return fmt::format("{:g}", v + 0.0); }
 
 void halo_text(cv::Mat& img, const std::string& s, cv::Point org, const cv::Scalar& c, double scale = kFont) {
   cv::putText(img, s, org, kFace, scale, cv::Scalar(255, 255, 255), 3, cv::LINE_AA);
@@ -50,12 +48,6 @@ cv::Scalar of_role(const std::string& role) {
 }
 }  // namespace color
 
-double grid_step_for(double scale, double min_view_px) {
-  for (double decade = 1;; decade *= 10)
-    for (double m : {1.0, 2.0, 5.0})
-      if (m * decade * scale >= min_view_px) return m * decade;
-}
-
 BBox view_area(const Scene& s, const BBox& focus, double pad) {
   BBox img;
   if (s.source) {
@@ -81,40 +73,41 @@ BBox view_area(const Scene& s, const BBox& focus, double pad) {
 }
 
 View::View(BBox area, const std::string& title, int target_px) : area_(area), title_(title) {
-  double w = std::max(1.0, area.width()), h = std::max(1.0, area.height());
-  t_.scale = std::clamp(target_px / std::max(w, h), 0.05, 24.0);
-  // The plot's edge is the area's edge: image coordinate x0 sits at view coordinate left - 0.5.
-  t_.x0 = area.x0 + 0.5 / t_.scale;
-  t_.y0 = area.y0 + 0.5 / t_.scale;
-  t_.left = kMargin;
-  t_.top = kMargin + kTitleH;
-  plot_w_ = std::max(1, static_cast<int>(std::ceil(w * t_.scale)));
-  plot_h_ = std::max(1, static_cast<int>(std::ceil(h * t_.scale)));
-  step_ = grid_step_for(t_.scale);
-  canvas_ = cv::Mat(t_.top + plot_h_ + kMargin, t_.left + plot_w_ + kMargin, CV_8UC3, cv::Scalar(255, 255, 255));
+  ViewOptions o;
+  o.size_px = target_px;
+  o.crop = cv::Rect2d(area.x0, area.y0, std::max(1.0, area.width()), std::max(1.0, area.height()));
+  o.legend = false;
+  t_ = view_transform(Scene{}, o);
+  canvas_ = cv::Mat(t_.canvas, CV_8UC3, cv::Scalar(255, 255, 255));
   draw_grid_lines();
 }
 
+cv::Rect View::area_rect() const { return {t_.margin, t_.margin, t_.area.width, t_.area.height}; }
+
 void View::draw_grid_lines() {
-  for (double v = std::ceil(area_.x0 / step_) * step_; v <= area_.x1; v += step_) {
+  const cv::Rect a = area_rect();
+  const cv::Rect2d& r = t_.region;
+  for (double v = std::ceil(r.x / t_.grid_step) * t_.grid_step; v <= r.x + r.width; v += t_.grid_step) {
     int u = static_cast<int>(std::lround(t_.to_view({v, 0}).x));
-    cv::line(canvas_, {u, t_.top}, {u, t_.top + plot_h_ - 1}, color::grid, 1);
+    cv::line(canvas_, {u, a.y}, {u, a.y + a.height - 1}, color::grid, 1);
   }
-  for (double v = std::ceil(area_.y0 / step_) * step_; v <= area_.y1; v += step_) {
+  for (double v = std::ceil(r.y / t_.grid_step) * t_.grid_step; v <= r.y + r.height; v += t_.grid_step) {
     int y = static_cast<int>(std::lround(t_.to_view({0, v}).y));
-    cv::line(canvas_, {t_.left, y}, {t_.left + plot_w_ - 1, y}, color::grid, 1);
+    cv::line(canvas_, {a.x, y}, {a.x + a.width - 1, y}, color::grid, 1);
   }
 }
 
 void View::underlay(const cv::Mat& gray, const cv::Scalar& ink_color) {
   if (gray.empty()) return;
-  // Maps image pixel centres to view pixel centres: u = left + (x - x0) * scale.
-  cv::Mat m = (cv::Mat_<double>(2, 3) << t_.scale, 0, t_.left - t_.x0 * t_.scale, 0, t_.scale, t_.top - t_.y0 * t_.scale);
+  // Maps image coordinates to view coordinates exactly as ViewTransform::to_view does.
+  const cv::Point2d o = t_.to_view({0, 0});
+  cv::Mat m = (cv::Mat_<double>(2, 3) << t_.scale, 0, o.x, 0, t_.scale, o.y);
   cv::Mat warped;
   cv::warpAffine(gray, warped, m, canvas_.size(), t_.scale >= 1 ? cv::INTER_NEAREST : cv::INTER_AREA,
                  cv::BORDER_CONSTANT, cv::Scalar(255));
-  for (int y = t_.top; y < t_.top + plot_h_; ++y)
-    for (int x = t_.left; x < t_.left + plot_w_; ++x) {
+  const cv::Rect a = area_rect();
+  for (int y = a.y; y < a.y + a.height; ++y)
+    for (int x = a.x; x < a.x + a.width; ++x) {
       double ink = (255 - warped.at<uchar>(y, x)) / 255.0;
       if (ink <= 0) continue;
       auto& px = canvas_.at<cv::Vec3b>(y, x);
@@ -204,13 +197,15 @@ void View::draw_labels(cv::Mat& out) {
                        : edge == "left" ? cv::Point2d(4, 0) : cv::Point2d(-4, 0);
     cv::line(out, sub(anchor - inward), sub(anchor), color::ink, 1, cv::LINE_AA, kShift);
   };
-  const double top = t_.top - 0.5, bottom = t_.top + plot_h_ - 0.5, left = t_.left - 0.5, right = t_.left + plot_w_ - 0.5;
-  for (double v = std::ceil(area_.x0 / step_) * step_; v <= area_.x1; v += step_) {
+  const cv::Rect a = area_rect();
+  const cv::Rect2d& r = t_.region;
+  const double top = a.y - 0.5, bottom = a.y + a.height - 0.5, left = a.x - 0.5, right = a.x + a.width - 0.5;
+  for (double v = std::ceil(r.x / t_.grid_step) * t_.grid_step; v <= r.x + r.width; v += t_.grid_step) {
     double u = std::round(t_.to_view({v, 0}).x);
     put(v, 'x', "top", {u, top});
     put(v, 'x', "bottom", {u, bottom});
   }
-  for (double v = std::ceil(area_.y0 / step_) * step_; v <= area_.y1; v += step_) {
+  for (double v = std::ceil(r.y / t_.grid_step) * t_.grid_step; v <= r.y + r.height; v += t_.grid_step) {
     double y = std::round(t_.to_view({0, v}).y);
     put(v, 'y', "left", {left, y});
     put(v, 'y', "right", {right, y});
@@ -221,10 +216,10 @@ cv::Mat View::finish() {
   int legend_rows = legend_.empty() ? 0 : 1 + static_cast<int>(legend_.size()) / 4;
   int extra = 18 * (legend_rows + static_cast<int>(notes_.size()));
   cv::Mat out(canvas_.rows + extra, canvas_.cols, CV_8UC3, cv::Scalar(255, 255, 255));
-  // Content is clipped to the plot: only the plot area is copied from the canvas.
-  cv::Rect plot(t_.left, t_.top, plot_w_, plot_h_);
+  // Content is clipped to the drawing area: only that part of the canvas is copied.
+  const cv::Rect plot = area_rect();
   canvas_(plot).copyTo(out(plot));
-  cv::rectangle(out, {t_.left - 1, t_.top - 1}, {t_.left + plot_w_, t_.top + plot_h_}, color::faded, 1);
+  cv::rectangle(out, {plot.x - 1, plot.y - 1}, {plot.x + plot.width, plot.y + plot.height}, color::faded, 1);
   draw_labels(out);
   halo_text(out, title_, {6, 15}, color::ink, 0.45);
   int y = canvas_.rows + 4;
@@ -255,7 +250,5 @@ cv::Mat sheet(const std::vector<cv::Mat>& tiles) {
   }
   return out;
 }
-
-std::string encode_view_png(const cv::Mat& bgr) { return encode_png_rgb(bgr); }
 
 }  // namespace sv

@@ -1,32 +1,22 @@
-// The tools' pictures, drawn on the labelled grid of DESIGN §6: grid lines at round steps of
-// original-image pixels (1, 2, 5, 10, 20, 50, ...: the finest whose lines stay at least ~70 view
-// pixels apart), each labelled with its coordinate on all four edges, so a number read off the
-// picture is a number a tool accepts. A view can crop to a box, carry ids beside primitives
-// and a colour legend; `sheet` lays up to nine views out as labelled tiles.
+// The tools' pictures, composed on the renderer's labelled grid (render/view.hpp, DESIGN §6):
+// the same transform, grid step and label placement as sv-simulate's view, with what the tools
+// add — a title, marks and ids over any content, crops, colour legends and notes — and
+// `sheet`, which lays up to nine views out as labelled tiles.
 #pragma once
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
 
 #include "core/scene.hpp"
+#include "render/view.hpp"
 
 namespace sv {
-
-// Image pixel coordinates <-> view pixel coordinates. The centre of image pixel (col, row) is
-// (col, row), and the centre of view pixel (u, v) is (u, v), as in OpenCV.
-struct ViewTransform {
-  double x0 = 0, y0 = 0;  // image coordinate shown at the plot's origin
-  double scale = 1;       // view pixels per image pixel
-  int left = 0, top = 0;  // the plot's origin in the view
-  cv::Point2d to_view(Vec2 p) const { return {left + (p.x - x0) * scale, top + (p.y - y0) * scale}; }
-  Vec2 to_image(cv::Point2d v) const { return {x0 + (v.x - left) / scale, y0 + (v.y - top) / scale}; }
-};
 
 struct GridLabel {
   double value = 0;    // image coordinate the label names
   char axis = 'x';     // 'x' labels vertical lines, 'y' horizontal ones
   std::string edge;    // top, bottom, left, right
-  cv::Point2d anchor;  // view point where the labelled grid line meets the plot's edge
+  cv::Point2d anchor;  // view point where the labelled grid line meets the drawing area's edge
   cv::Rect box;        // where the text was drawn
 };
 
@@ -51,7 +41,7 @@ class View {
   View(BBox area, const std::string& title, int target_px = 720);
 
   const ViewTransform& transform() const { return t_; }
-  double grid_step() const { return step_; }
+  double grid_step() const { return t_.grid_step; }
   const std::vector<GridLabel>& labels() const { return labels_; }
 
   // The source raster (8-bit gray, image pixels) under everything else, its ink in `ink`.
@@ -73,29 +63,22 @@ class View {
   cv::Mat finish();
 
  private:
+  cv::Rect area_rect() const;  // the drawing area inside the margins
   void draw_grid_lines();
   void draw_labels(cv::Mat& out);
   BBox area_;
   std::string title_;
   ViewTransform t_;
-  double step_ = 10;
-  int plot_w_ = 0, plot_h_ = 0;
   cv::Mat canvas_;
   std::vector<GridLabel> labels_;
   std::vector<LegendEntry> legend_;
   std::vector<std::string> notes_;
 };
 
-// Grid step for a scale: the finest of 1, 2, 5, 10, 20, 50, ... at least `min_view_px` apart.
-double grid_step_for(double scale, double min_view_px = 70);
-
 // The box to show: the whole image, or `focus` padded by `pad` px and clipped to the image.
 BBox view_area(const Scene& s, const BBox& focus, double pad);
 
 // Up to nine pictures as one sheet of tiles, three to a row, in order.
 cv::Mat sheet(const std::vector<cv::Mat>& tiles);
-
-// PNG bytes of a BGR picture.
-std::string encode_view_png(const cv::Mat& bgr);
 
 }  // namespace sv

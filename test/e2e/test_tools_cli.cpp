@@ -95,3 +95,38 @@ TEST_CASE("sv-diagnose writes views: --png, --embed-images, the store's view cac
   CHECK(view.find(".svrev/views/") != std::string::npos);
   CHECK(std::filesystem::exists(view));
 }
+
+TEST_CASE("contract on real drawings: every tool on the pipeline's scene of three dev cases", "[e2e][tools][contract]") {
+  for (const std::string name : {"feather_umbrella_w8", "tabler_hexagons_w5", "hand_info-square_w4"}) {
+    CAPTURE(name);
+    auto scene = svtest::scratch() / (name + ".scene.json");
+    auto p = svtest::run(svtest::bin("sv-skeleton") + " --no-store " + svtest::data(name + ".png") + " | " +
+                         svtest::bin("sv-fit") + " --no-store | " + svtest::bin("sv-route") + " --no-store | " +
+                         svtest::bin("sv-simulate") + " --no-store > " + scene.string());
+    REQUIRE(p.status == 0);
+    sv::Scene s = sv::parse_scene(svtest::slurp(scene));
+    REQUIRE(s.primitives);
+    REQUIRE(!s.primitives->empty());
+    for (const auto& t : sv::registry()) {
+      CAPTURE(t.name);
+      nlohmann::json req = nlohmann::json::object();
+      if (t.name == "GetPrimitive") req = {{"id", s.primitives->front().id}};
+      if (t.name == "ExplainThreshold") req = {{"primitive_id", s.primitives->front().id}};
+      if (t.name == "CompareRevisions") req = {{"revision_a", scene.string()}};
+      if (t.executable == "sv-diagnose") {
+        auto png = svtest::scratch() / (name + "-" + t.subcommand + ".png");
+        auto r = svtest::run(diagnose(t.subcommand + " --request '" + req.dump() + "' --png " + png.string() + " " +
+                                      scene.string()));
+        REQUIRE(r.status == 0);
+        auto env = nlohmann::json::parse(r.out);
+        CHECK(sv::Schema(sv::result_schema(t)).first_error(env) == "");
+        if (t.name != "GetConfig") CHECK(std::filesystem::exists(png));
+      } else {
+        sv::ToolResult out;
+        auto env = svtest::run(t.name, s, req, &out);
+        CHECK(sv::Schema(sv::result_schema(t)).first_error(env) == "");
+        CHECK(!out.images.empty());
+      }
+    }
+  }
+}
