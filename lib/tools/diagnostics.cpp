@@ -291,6 +291,7 @@ ToolResult identify_noise(const ToolContext& ctx, const json& req) {
   json list = json::array();
   std::string text;
   std::map<std::string, int> counts = {{"likely_noise", 0}, {"ambiguous", 0}, {"likely_signal", 0}};
+  std::vector<std::pair<std::vector<std::string>, std::string>> groups;
   if (s.primitives)
     for (const auto& p : *s.primitives) {
       if (!scope.touches(p)) continue;
@@ -301,10 +302,15 @@ ToolResult identify_noise(const ToolContext& ctx, const json& req) {
       counts[v.verdict]++;
       list.push_back({{"primitive_id", p.id}, {"verdict", v.verdict}, {"evidence", v.evidence},
                       {"proposed_action", v.action}, {"location", point_json(shape_mid(p.shape))}});
-      if (v.verdict != "likely_signal")
-        text += fmt::format("{} {} -> {} at {}: {}\n", p.id, v.verdict, v.action, pt_text(shape_mid(p.shape)),
-                            fmt::join(v.evidence, "; "));
+      if (v.verdict != "likely_signal") {
+        // Pieces judged together share their evidence: one line per group.
+        std::string why = fmt::format("{} -> {}: {}", v.verdict, v.action, fmt::join(v.evidence, "; "));
+        if (groups.empty() || groups.back().second != why) groups.push_back({{}, why});
+        groups.back().first.push_back(p.id);
+      }
     }
+  for (const auto& [ids, why] : groups)
+    text += fmt::format("{} {}\n", ids.size() > 2 ? ids.front() + ".." + ids.back() : fmt::format("{}", fmt::join(ids, ",")), why);
   r.fields = {{"verdicts", list}, {"counts", counts}, {"sensitivity", sensitivity}};
   r.llm_text = fmt::format("{} likely noise, {} ambiguous, {} likely signal ({})\n", counts["likely_noise"],
                            counts["ambiguous"], counts["likely_signal"], sensitivity) + text;
@@ -417,8 +423,10 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
     if (c.kind == Command::Kind::spin && kinds.count("spin") && std::abs(c.degrees) >= 1) {
       bool at_joint = k + 1 < d.steps.size() && d.steps[k + 1].pen_down && !st.after.empty();
       std::string why = at_joint
-          ? fmt::format("spin of {:.0f}° between {} and {} at {}: the next stroke leaves nearly {}", std::abs(c.degrees), name(st.after),
-                        name(st.before), pt_text(at), std::abs(c.degrees) > 135 ? "opposite to the way the last one arrived" : "at an angle to it")
+          ? fmt::format("spin of {:.0f}° between {} and {} at {}: the next stroke leaves {}", std::abs(c.degrees), name(st.after),
+                        name(st.before), pt_text(at),
+                        std::abs(c.degrees) > 135 ? std::string("nearly opposite to the way the last one arrived")
+                                                  : fmt::format("at {:.0f}° to the way the last one arrived", std::abs(c.degrees)))
           : fmt::format("spin of {:.0f}° at {} to face the next move towards {}", std::abs(c.degrees), pt_text(at), name(st.before));
       ops.push_back({"spin", st.after, st.before, why, st.time_s, std::abs(c.degrees), "deg", at});
     }
@@ -465,6 +473,9 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
   for (size_t i = 0; i < k; ++i) {
     const Op& o = ops[i];
     cv::Scalar c = o.kind == "spin" ? color::missed : o.kind == "pen_up" ? color::line : color::arc;
+    // Labels of operations at about one place go one under another.
+    int row = 0;
+    for (size_t j = 0; j < i; ++j) row += dist(ops[j].at, o.at) * v.transform().scale < 15;
     if (o.kind == "pen_up") {
       for (const auto& st : d.steps)
         if (st.cmd.kind == Command::Kind::line && !st.cmd.pen_down && Vec2{st.start.x, st.start.y} == o.at)
@@ -472,7 +483,8 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
     } else {
       v.ring(o.at, 6 + 6 * std::min(3.0, o.time_s), c, 2);
     }
-    v.text(o.at, fmt::format("#{} {:.0f}{}", i + 1, o.magnitude, o.unit == "deg" ? "°" : o.unit), c, 8, -8);
+    // The view's font has no degree sign.
+    v.text(o.at, fmt::format("#{} {} {:.0f} {}", i + 1, o.kind, o.magnitude, o.unit), c, 12, -8 + 13.0 * row);
   }
   v.legend({{"spin", color::missed}, {"pen-up travel", color::line}, {"slow or tight arc", color::arc}});
   r.images["operations"] = v.finish();
@@ -601,7 +613,7 @@ ToolResult check_for_consistency(const ToolContext& ctx, const json& req) {
       v.shape(p.shape, color::highlight, 2);
       v.label_shape(p.shape, id, color::ink);
     }
-  for (size_t i = 0; i < out.size() && i < 40; ++i) v.text(out[i].at, fmt::format("{} {:.1f}{}", out[i].relation, out[i].deviation, out[i].unit == "deg" ? "°" : "px"), color::missed, 0, 12);
+  for (size_t i = 0; i < out.size() && i < 40; ++i) v.text(out[i].at, fmt::format("{} {:.1f} {}", out[i].relation, out[i].deviation, out[i].unit), color::missed, 0, 12);
   v.legend({{"in a near relation", color::highlight}, {"other", color::faded}});
   r.images["consistency"] = v.finish();
   return r;

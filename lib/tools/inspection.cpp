@@ -297,8 +297,11 @@ ToolResult get_primitive(const ToolContext& ctx, const json& req) {
         v.shape(q.shape, color::faded, 2);
         if (q.id == in_id || q.id == out_id) v.label_shape(q.shape, q.id, color::pen_up);
       }
+  // Source points at least 6 view pixels apart, over the primitive, so both stay visible.
   v.shape(sh, color::highlight, 3);
-  for (Vec2 q : src) v.dot(q, color::missed, 2);
+  Vec2 last{INFINITY, INFINITY};
+  for (Vec2 q : src)
+    if (dist(q, last) * v.transform().scale >= 6) v.dot(q, color::missed, 2), last = q;
   v.arrow(sh.at(0.45), sh.at(0.55), color::highlight, 2);
   v.label_shape(sh, p.id, color::highlight);
   v.legend({{p.id, color::highlight}, {"source points", color::missed}, {"other primitives", color::faded}});
