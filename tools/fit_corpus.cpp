@@ -5,14 +5,14 @@
 // sampled polylines and the primitives in p0/p1/bulge form. One line per case to stdout.
 //
 //   sv-fit-corpus --out DIR [--quantum 0.5] [--noise 0.3] [--seed 1] [--set fit.KEY=V]... GT...
-#include <ctime>
+#include <fmt/format.h>
+
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/scene.hpp"
@@ -40,11 +40,16 @@ Args parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error("missing value after " + s);
       return argv[++i];
     };
-    if (s == "--out") a.out = value();
-    else if (s == "--quantum") a.quantum = std::stod(value());
-    else if (s == "--noise") a.noise = std::stod(value());
-    else if (s == "--seed") a.seed = std::stoull(value());
-    else if (s == "--issues") a.issues = true;
+    if (s == "--out")
+      a.out = value();
+    else if (s == "--quantum")
+      a.quantum = std::stod(value());
+    else if (s == "--noise")
+      a.noise = std::stod(value());
+    else if (s == "--seed")
+      a.seed = std::stoull(value());
+    else if (s == "--issues")
+      a.issues = true;
     else if (s == "--set") {
       std::string kv = value();
       auto eq = kv.find('=');
@@ -57,7 +62,8 @@ Args parse(int argc, char** argv) {
       a.inputs.push_back(s);
     }
   }
-  if (a.out.empty() || a.inputs.empty()) throw std::runtime_error("usage: sv-fit-corpus --out DIR GT...");
+  if (a.out.empty() || a.inputs.empty())
+    throw std::runtime_error("usage: sv-fit-corpus --out DIR GT...");
   std::sort(a.inputs.begin(), a.inputs.end());
   return a;
 }
@@ -74,7 +80,8 @@ double symmetric_unit(std::mt19937_64& rng) { return (rng() >> 11) * 0x1.0p-53 *
 Polyline perturbed(const Polyline& gt, const Args& a, std::mt19937_64& rng) {
   Polyline out;
   for (Vec2 p : gt) {
-    if (a.quantum > 0) p = {std::round(p.x / a.quantum) * a.quantum, std::round(p.y / a.quantum) * a.quantum};
+    if (a.quantum > 0)
+      p = {std::round(p.x / a.quantum) * a.quantum, std::round(p.y / a.quantum) * a.quantum};
     p = p + Vec2{symmetric_unit(rng), symmetric_unit(rng)} * a.noise;
     out.push_back(p);
   }
@@ -83,8 +90,8 @@ Polyline perturbed(const Polyline& gt, const Args& a, std::mt19937_64& rng) {
 
 Scene scene_of(const json& gt, const Args& a) {
   Scene s;
-  s.source = Source{gt.value("case", std::string()), "", gt.value("width", 0), gt.value("height", 0),
-                    gt.value("stroke_width_px", 0.0)};
+  s.source = Source{gt.value("case", std::string()), "", gt.value("width", 0),
+                    gt.value("height", 0), gt.value("stroke_width_px", 0.0)};
   std::mt19937_64 rng(a.seed ^ fnv1a(s.source->path));
   Graph g;
   for (const auto& pl : gt["polylines"]) {
@@ -128,9 +135,13 @@ json prediction(const Scene& s) {
     }
     for (Vec2 q : samples) polylines.back().push_back(point(q));
     if (p.shape.type == PrimType::circle)
-      prims.push_back({{"type", "circle"}, {"center", point(p.shape.center)}, {"radius", p.shape.radius}});
+      prims.push_back(
+          {{"type", "circle"}, {"center", point(p.shape.center)}, {"radius", p.shape.radius}});
     else if (p.shape.type == PrimType::arc)
-      prims.push_back({{"type", "arc"}, {"p0", point(p.shape.p0)}, {"p1", point(p.shape.p1)}, {"bulge", p.shape.bulge}});
+      prims.push_back({{"type", "arc"},
+                       {"p0", point(p.shape.p0)},
+                       {"p1", point(p.shape.p1)},
+                       {"bulge", p.shape.bulge}});
     else
       prims.push_back({{"type", "line"}, {"p0", point(p.shape.p0)}, {"p1", point(p.shape.p1)}});
   }
@@ -167,20 +178,24 @@ int main(int argc, char** argv) {
         gt_counts[static_cast<int>(prim_type_from(q["type"]))]++;
       std::string name = gt.value("case", path.stem().stem().string());
       std::ofstream(a.out / (name + ".json")) << prediction(s).dump() << "\n";
-      std::cout << fmt::format("{:40s} pts {:5d} prims {:3d} (L{} A{} C{}) gt {:3d} (L{} A{} C{}) over_tol {} worst {:.2f} relations {} {:.2f} ms\n",
-                               name, points, s.primitives->size(), counts[0], counts[1], counts[2],
-                               gt_counts[0] + gt_counts[1] + gt_counts[2], gt_counts[0], gt_counts[1],
-                               gt_counts[2], over, worst, s.relations.size(), ms);
+      std::cout << fmt::format(
+          "{:40s} pts {:5d} prims {:3d} (L{} A{} C{}) gt {:3d} (L{} A{} C{}) over_tol {} worst "
+          "{:.2f} relations {} {:.2f} ms\n",
+          name, points, s.primitives->size(), counts[0], counts[1], counts[2],
+          gt_counts[0] + gt_counts[1] + gt_counts[2], gt_counts[0], gt_counts[1], gt_counts[2],
+          over, worst, s.relations.size(), ms);
       if (a.issues)
         for (const auto& p : *s.primitives)
           if (!p.issues.empty())
-            std::cout << fmt::format("  {} {} {} span {}..{} of {} max {:.2f} p0 ({:.1f},{:.1f}) p1 ({:.1f},{:.1f}) bulge {:.3f}\n",
-                                     p.id, prim_type_name(p.shape.type), p.edge, p.span0, p.span1,
-                                     s.graph->edge(p.edge)->points.size(), p.fit_max_px, p.shape.p0.x,
-                                     p.shape.p0.y, p.shape.p1.x, p.shape.p1.y, p.shape.bulge);
+            std::cout << fmt::format(
+                "  {} {} {} span {}..{} of {} max {:.2f} p0 ({:.1f},{:.1f}) p1 ({:.1f},{:.1f}) "
+                "bulge {:.3f}\n",
+                p.id, prim_type_name(p.shape.type), p.edge, p.span0, p.span1,
+                s.graph->edge(p.edge)->points.size(), p.fit_max_px, p.shape.p0.x, p.shape.p0.y,
+                p.shape.p1.x, p.shape.p1.y, p.shape.bulge);
     }
-    std::cout << fmt::format("cases {} mean {:.2f} ms (processor time) per drawing\n", a.inputs.size(),
-                             total_ms / a.inputs.size());
+    std::cout << fmt::format("cases {} mean {:.2f} ms (processor time) per drawing\n",
+                             a.inputs.size(), total_ms / a.inputs.size());
     return 0;
   } catch (const Error& e) {
     std::cerr << "sv-fit-corpus: " << e.what() << "\n";

@@ -32,16 +32,7 @@ int main(int argc, char** argv) {
   branch->add_option("name", name, "branch name")->required();
   branch->add_option("rev", rev, "revision (default HEAD)");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "sv-commit: usage: %s (see --help)\n", e.what());
-    return 2;
-  }
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
   return guarded("sv-commit", as_json, [&]() -> int {
     if (init->parsed()) {
       Store s = Store::init(init_dir);

@@ -114,6 +114,20 @@ int guarded(const std::string& prog, bool envelope_on_stdout, const std::functio
   }
 }
 
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "%s: usage: %s (see --help)\n", app.get_name().c_str(), e.what());
+    return 2;
+  }
+  return std::nullopt;
+}
+
 int run_stage_main(int argc, char** argv, const Stage& stage) {
   CLI::App app{stage.summary, stage.name};
   app.set_version_flag("--version", std::string(SV_VERSION));
@@ -128,16 +142,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
                                "record the result and print the tool envelope");
   app.add_option("--note", note, "a note kept with the revision");
   if (stage.add_options) stage.add_options(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: usage: %s (see --help)\n", stage.name.c_str(), e.what());
-    return 2;
-  }
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
   const bool store_mode = !rev.empty();
   return guarded(stage.name, store_mode, [&]() -> int {
     if (store_mode && no_store) throw Error(Code::invalid_selection, "--rev needs a store; --no-store contradicts it");

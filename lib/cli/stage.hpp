@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/scene.hpp"
@@ -37,6 +38,10 @@ struct Stage {
 std::map<std::string, double> parse_settings(const std::vector<std::string>& settings);
 
 int run_stage_main(int argc, char** argv, const Stage& stage);
+
+// Parses the command line; on --help/--version or a usage error returns the exit status
+// (0, or 2 with one line on stderr), otherwise nullopt.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
 // Reads all of stdin or a file (refusing more than `limit` bytes) into memory.
 std::string read_input(const std::string& path, size_t limit);

@@ -107,36 +107,35 @@ Coverage measure_coverage(const std::vector<Polyline>& drawn, const std::vector<
     return c;
   }
   PointGrid to_ref(targets(reference), 4.0), to_drawn(std::move(dt), 4.0);
-  double dw = 0, dw_in = 0, dw_in1 = 0, dsum = 0, dmax = 0;
-  for (size_t i = 0; i < d.p.size(); ++i) {
-    double e = to_ref.nearest(d.p[i]);
-    dw += d.w[i];
-    dw_in += e <= tol ? d.w[i] : 0;
-    dw_in1 += e <= 1.0 ? d.w[i] : 0;
-    dsum += d.w[i] * e;
-    dmax = std::max(dmax, e);
+  // Weighted distances of one side's samples to the other side.
+  struct Side {
+    double w = 0, in = 0, in1 = 0, sum = 0, max = 0;
+  };
+  auto measure = [&](const Samples& from, const PointGrid& to) {
+    Side r;
+    for (size_t i = 0; i < from.p.size(); ++i) {
+      double e = to.nearest(from.p[i]);
+      r.w += from.w[i];
+      r.in += e <= tol ? from.w[i] : 0;
+      r.in1 += e <= 1.0 ? from.w[i] : 0;
+      r.sum += from.w[i] * e;
+      r.max = std::max(r.max, e);
+    }
+    return r;
+  };
+  const Side dp = measure(d, to_ref), rp = measure(r, to_drawn);
+  if (dp.w > 0) {
+    c.precision = dp.in / dp.w;
+    c.precision_tol1 = dp.in1 / dp.w;
   }
-  double rw = 0, rw_in = 0, rw_in1 = 0, rsum = 0, rmax = 0;
-  for (size_t i = 0; i < r.p.size(); ++i) {
-    double e = to_drawn.nearest(r.p[i]);
-    rw += r.w[i];
-    rw_in += e <= tol ? r.w[i] : 0;
-    rw_in1 += e <= 1.0 ? r.w[i] : 0;
-    rsum += r.w[i] * e;
-    rmax = std::max(rmax, e);
-  }
-  if (dw > 0) {
-    c.precision = dw_in / dw;
-    c.precision_tol1 = dw_in1 / dw;
-  }
-  if (rw > 0) {
-    c.recall = rw_in / rw;
-    c.recall_tol1 = rw_in1 / rw;
+  if (rp.w > 0) {
+    c.recall = rp.in / rp.w;
+    c.recall_tol1 = rp.in1 / rp.w;
   }
   c.f1 = f1_of(c.precision, c.recall);
   c.f1_tol1 = f1_of(c.precision_tol1, c.recall_tol1);
-  c.chamfer_px = 0.5 * ((dw > 0 ? dsum / dw : image_diagonal) + (rw > 0 ? rsum / rw : 0));
-  c.hausdorff_px = std::max(dw > 0 ? dmax : image_diagonal, rmax);
+  c.chamfer_px = 0.5 * ((dp.w > 0 ? dp.sum / dp.w : image_diagonal) + (rp.w > 0 ? rp.sum / rp.w : 0));
+  c.hausdorff_px = std::max(dp.w > 0 ? dp.max : image_diagonal, rp.max);
   return c;
 }
 

@@ -4,7 +4,6 @@
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <functional>
-#include <numeric>
 
 #include "fit/primitive_fit.hpp"
 
@@ -13,7 +12,7 @@ namespace sv::fitting {
 namespace {
 
 constexpr double kRelationWeight = 1000;  // a relation residual against 1 px of data residual
-constexpr double kAnchorWeight = 1;  // the pull of a joint to where it was
+constexpr double kAnchorWeight = 1;       // the pull of a joint to where it was
 constexpr size_t kDataPointsPerPiece = 24;
 constexpr int kRounds = 6;
 constexpr int kIterations = 30;
@@ -54,7 +53,9 @@ struct Group {
 struct Relations {
   std::vector<Family> families;
   std::vector<Group> radii, centres, ends;  // an end is 2 * chain + (0 start, 1 end)
-  bool empty() const { return families.empty() && radii.empty() && centres.empty() && ends.empty(); }
+  bool empty() const {
+    return families.empty() && radii.empty() && centres.empty() && ends.empty();
+  }
 };
 
 Vec2 chain_end(const std::vector<Primitive>& prims, const ChainRef& c, int which) {
@@ -67,15 +68,19 @@ std::vector<Group> cluster(const std::vector<int>& items, const std::function<bo
                            size_t min_size = 2) {
   std::vector<Group> groups;
   for (int i : items) {
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return near(g.members[0], i); });
-    if (g != groups.end()) g->members.push_back(i);
-    else groups.push_back({{i}});
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const Group& g) { return near(g.members[0], i); });
+    if (g != groups.end())
+      g->members.push_back(i);
+    else
+      groups.push_back({{i}});
   }
   std::erase_if(groups, [&](const Group& g) { return g.members.size() < min_size; });
   return groups;
 }
 
-Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains, const FitParams& p) {
+Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+                 const FitParams& p) {
   Relations rel;
   const double angle_tol = deg2rad(p.relation_angle_deg), tol = p.tolerance_px;
   auto by_size = [&](std::vector<int> v, auto size) {
@@ -86,16 +91,21 @@ Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef
   for (int i = 0; i < static_cast<int>(prims.size()); ++i) {
     const Shape& s = prims[i].shape;
     if (s.type == PrimType::line && s.length() >= p.relation_min_line_px) lines.push_back(i);
-    if (s.type == PrimType::circle || (s.type == PrimType::arc && std::isfinite(s.radius))) rounds.push_back(i);
+    if (s.type == PrimType::circle || (s.type == PrimType::arc && std::isfinite(s.radius)))
+      rounds.push_back(i);
   }
   lines = by_size(lines, [&](int i) { return prims[i].shape.length(); });
   auto dir = [&](int i) { return angle_of(prims[i].shape.p1 - prims[i].shape.p0); };
   // Direction clusters (seeded by the longest line), then perpendicular pairs of clusters.
-  auto parallel = cluster(lines, [&](int seed, int i) { return std::abs(wrap_half_turn(dir(i) - dir(seed))) <= angle_tol; }, 1);
+  auto parallel = cluster(
+      lines,
+      [&](int seed, int i) { return std::abs(wrap_half_turn(dir(i) - dir(seed))) <= angle_tol; },
+      1);
   for (const Group& g : parallel) {
     double a = dir(g.members[0]);
     auto f = std::find_if(rel.families.begin(), rel.families.end(), [&](const Family& f) {
-      bool has_right_angle = std::any_of(f.lines.begin(), f.lines.end(), [](auto l) { return l.second == 1; });
+      bool has_right_angle =
+          std::any_of(f.lines.begin(), f.lines.end(), [](auto l) { return l.second == 1; });
       return !has_right_angle && std::abs(wrap_half_turn(a - f.angle - kPi / 2)) <= angle_tol;
     });
     if (f == rel.families.end()) {
@@ -107,8 +117,12 @@ Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef
   }
   std::erase_if(rel.families, [](const Family& f) { return f.lines.size() < 2; });
   rounds = by_size(rounds, [&](int i) { return prims[i].shape.radius; });
-  rel.radii = cluster(rounds, [&](int seed, int i) { return std::abs(prims[i].shape.radius - prims[seed].shape.radius) <= tol; });
-  rel.centres = cluster(rounds, [&](int seed, int i) { return dist(prims[i].shape.center, prims[seed].shape.center) <= tol; });
+  rel.radii = cluster(rounds, [&](int seed, int i) {
+    return std::abs(prims[i].shape.radius - prims[seed].shape.radius) <= tol;
+  });
+  rel.centres = cluster(rounds, [&](int seed, int i) {
+    return dist(prims[i].shape.center, prims[seed].shape.center) <= tol;
+  });
   // Free ends of open chains that (nearly) meet but are not one point yet.
   std::vector<int> ends;
   for (int c = 0; c < static_cast<int>(chains.size()); ++c) {
@@ -135,9 +149,9 @@ struct Joint {
 };
 
 struct PieceVars {
-  int j0 = -1, j1 = -1;     // joints (lines and arcs)
-  int bulge = -1;           // arcs
-  int circle = -1;          // circles: cx, cy, r
+  int j0 = -1, j1 = -1;  // joints (lines and arcs)
+  int bulge = -1;        // arcs
+  int circle = -1;       // circles: cx, cy, r
 };
 
 struct Block {
@@ -148,7 +162,8 @@ struct Block {
 
 class Model {
  public:
-  Model(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains, const Relations& rel)
+  Model(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+        const Relations& rel)
       : prims_(prims), piece_(prims.size()) {
     std::vector<bool> related(prims.size(), false), chain_ends_related(chains.size(), false);
     for (const auto& f : rel.families)
@@ -162,7 +177,8 @@ class Model {
     std::vector<std::array<int, 2>> end_joint(chains.size(), {-1, -1});
     for (size_t c = 0; c < chains.size(); ++c) {
       const ChainRef& ch = chains[c];
-      bool any = chain_ends_related[c] || std::any_of(ch.prims.begin(), ch.prims.end(), [&](int i) { return related[i]; });
+      bool any = chain_ends_related[c] ||
+                 std::any_of(ch.prims.begin(), ch.prims.end(), [&](int i) { return related[i]; });
       if (!any) continue;
       included_.insert(included_.end(), ch.prims.begin(), ch.prims.end());
       if (prims[ch.prims.front()].shape.type == PrimType::circle) {
@@ -187,7 +203,8 @@ class Model {
         PieceVars& v = piece_[ch.prims[k]];
         v.j0 = joint[k];
         v.j1 = joint[k + 1];
-        if (prims[ch.prims[k]].shape.type == PrimType::arc) v.bulge = add({prims[ch.prims[k]].shape.bulge});
+        if (prims[ch.prims[k]].shape.type == PrimType::arc)
+          v.bulge = add({prims[ch.prims[k]].shape.bulge});
       }
     }
     // Coincident free ends share the first one's unknowns, placed at their mean.
@@ -212,25 +229,36 @@ class Model {
 
   Shape shape(int i, const std::vector<double>& x) const {
     const PieceVars& v = piece_[i];
-    if (v.circle >= 0) return Shape::circle({x[v.circle], x[v.circle + 1]}, std::abs(x[v.circle + 2]));
+    if (v.circle >= 0)
+      return Shape::circle({x[v.circle], x[v.circle + 1]}, std::abs(x[v.circle + 2]));
     Vec2 a = joint(v.j0, x), b = joint(v.j1, x);
     if (v.bulge >= 0) return Shape::arc(a, b, x[v.bulge]);
     return Shape::line(a, b);
   }
 
   // Levenberg-Marquardt on the sparse normal equations, finite-difference Jacobian per block.
+  // The damping is additive (Levenberg's lambda I): Marquardt's scaling by diag(J^T J) would
+  // damp the stiff relation directions and crawl along the weakly anchored ones.
   std::vector<double> solve() const {
     std::vector<double> x = x_;
     double cost = cost_of(x), lambda = 1e-3;
+    const int n = static_cast<int>(x.size());
+    Eigen::SparseMatrix<double> eye(n, n);
+    eye.setIdentity();
+    // The sparsity pattern never changes (every Jacobian entry of a block is stored), so the
+    // fill-reducing ordering is computed once.
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
+    bool analyzed = false;
     for (int it = 0; it < kIterations; ++it) {
       auto [jac, r] = linearize(x);
       Eigen::SparseMatrix<double> h = jac.transpose() * jac;
       Eigen::VectorXd g = jac.transpose() * r;
       bool improved = false;
       while (lambda < 1e10 && !improved) {
-        Eigen::SparseMatrix<double> a = h;
-        for (int k = 0; k < a.cols(); ++k) a.coeffRef(k, k) += lambda * (h.coeff(k, k) + 1e-9);
-        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(a);
+        Eigen::SparseMatrix<double> a = h + lambda * eye;
+        if (!analyzed) ldlt.analyzePattern(a);
+        analyzed = true;
+        ldlt.factorize(a);
         if (ldlt.info() != Eigen::Success) {
           lambda *= 10;
           continue;
@@ -287,13 +315,16 @@ class Model {
         Polyline all = span_points(prims_[i], *ch.points);
         size_t m = std::min(all.size(), kDataPointsPerPiece);
         Polyline sample;
-        for (size_t k = 0; k < m; ++k) sample.push_back(all[m == 1 ? 0 : k * (all.size() - 1) / (m - 1)]);
-        blocks_.push_back({vars_of(i), static_cast<int>(m), [this, i, sample](const std::vector<double>& x, double* out) {
+        for (size_t k = 0; k < m; ++k)
+          sample.push_back(all[m == 1 ? 0 : k * (all.size() - 1) / (m - 1)]);
+        blocks_.push_back({vars_of(i), static_cast<int>(m),
+                           [this, i, sample](const std::vector<double>& x, double* out) {
                              Shape s = shape(i, x);
                              bool straight = s.type == PrimType::line || !std::isfinite(s.radius);
                              Vec2 u = unit(s.p1 - s.p0);
                              for (size_t k = 0; k < sample.size(); ++k)
-                               out[k] = straight ? cross(u, sample[k] - s.p0) : length(sample[k] - s.center) - s.radius;
+                               out[k] = straight ? cross(u, sample[k] - s.p0)
+                                                 : length(sample[k] - s.center) - s.radius;
                            }});
       }
   }
@@ -305,10 +336,11 @@ class Model {
       seen.push_back(j.slot);
       int slot = j.slot;
       Vec2 at{x_[slot], x_[slot + 1]};
-      blocks_.push_back({{slot, slot + 1}, 2, [slot, at](const std::vector<double>& x, double* out) {
-                           out[0] = kAnchorWeight * (x[slot] - at.x);
-                           out[1] = kAnchorWeight * (x[slot + 1] - at.y);
-                         }});
+      blocks_.push_back(
+          {{slot, slot + 1}, 2, [slot, at](const std::vector<double>& x, double* out) {
+             out[0] = kAnchorWeight * (x[slot] - at.x);
+             out[1] = kAnchorWeight * (x[slot + 1] - at.y);
+           }});
     }
   }
 
@@ -320,10 +352,11 @@ class Model {
         vars.push_back(angle);
         double scale = kRelationWeight * prims_[i].shape.length();
         double turn = quarter * kPi / 2;
-        blocks_.push_back({vars, 1, [this, i, angle, scale, turn](const std::vector<double>& x, double* out) {
-                             Shape s = shape(i, x);
-                             out[0] = scale * cross(unit(s.p1 - s.p0), from_angle(x[angle] + turn));
-                           }});
+        blocks_.push_back(
+            {vars, 1, [this, i, angle, scale, turn](const std::vector<double>& x, double* out) {
+               Shape s = shape(i, x);
+               out[0] = scale * cross(unit(s.p1 - s.p0), from_angle(x[angle] + turn));
+             }});
       }
     }
     for (const Group& g : rel.radii) {
@@ -340,7 +373,8 @@ class Model {
     }
     for (const Group& g : rel.centres) {
       Vec2 mean;
-      for (int i : g.members) mean = mean + prims_[i].shape.center / static_cast<double>(g.members.size());
+      for (int i : g.members)
+        mean = mean + prims_[i].shape.center / static_cast<double>(g.members.size());
       int centre = add({mean.x, mean.y});
       for (int i : g.members) {
         auto vars = vars_of(i);
@@ -365,25 +399,30 @@ class Model {
     return cost;
   }
 
-  std::pair<Eigen::SparseMatrix<double>, Eigen::VectorXd> linearize(const std::vector<double>& x0) const {
+  std::pair<Eigen::SparseMatrix<double>, Eigen::VectorXd> linearize(
+      const std::vector<double>& x0) const {
     int rows = 0;
     for (const Block& b : blocks_) rows += b.rows;
     Eigen::VectorXd r(rows);
     std::vector<Eigen::Triplet<double>> entries;
-    std::vector<double> x = x0, base, moved;
+    // Central differences: the relation residuals are stiff, and one-sided differences are
+    // not accurate enough for Gauss-Newton to converge quickly.
+    constexpr double h = 1e-5;
+    std::vector<double> x = x0, ahead, behind;
     int row = 0;
     for (const Block& b : blocks_) {
-      base.assign(b.rows, 0.0);
-      b.eval(x, base.data());
-      for (int k = 0; k < b.rows; ++k) r(row + k) = base[k];
+      ahead.assign(b.rows, 0.0);
+      behind.assign(b.rows, 0.0);
+      b.eval(x, ahead.data());
+      for (int k = 0; k < b.rows; ++k) r(row + k) = ahead[k];
       for (int v : b.vars) {
-        double h = 1e-6 * std::max(1.0, std::abs(x[v]));
-        x[v] += h;
-        moved.assign(b.rows, 0.0);
-        b.eval(x, moved.data());
+        x[v] = x0[v] + h;
+        b.eval(x, ahead.data());
+        x[v] = x0[v] - h;
+        b.eval(x, behind.data());
         x[v] = x0[v];
         for (int k = 0; k < b.rows; ++k)
-          if (double d = (moved[k] - base[k]) / h; d != 0) entries.emplace_back(row + k, v, d);
+          entries.emplace_back(row + k, v, (ahead[k] - behind[k]) / (2 * h));
       }
       row += b.rows;
     }
@@ -419,7 +458,8 @@ void remove_primitive(Relations& rel, int i, const std::vector<ChainRef>& chains
 
 bool in_relation(const Relations& rel, int i, const std::vector<ChainRef>& chains) {
   for (const Family& f : rel.families)
-    if (std::any_of(f.lines.begin(), f.lines.end(), [&](auto l) { return l.first == i; })) return true;
+    if (std::any_of(f.lines.begin(), f.lines.end(), [&](auto l) { return l.first == i; }))
+      return true;
   for (const auto* groups : {&rel.radii, &rel.centres})
     for (const Group& g : *groups)
       if (std::find(g.members.begin(), g.members.end(), i) != g.members.end()) return true;
@@ -437,7 +477,8 @@ json ids_of(const std::vector<Primitive>& prims, const std::vector<int>& members
   return ids;
 }
 
-json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains, const Relations& rel) {
+json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+             const Relations& rel) {
   json out = json::array();
   auto dir = [&](int i) { return angle_of(prims[i].shape.p1 - prims[i].shape.p0); };
   auto residual = [](double v) { return round_to(v, 1e-6); };
@@ -448,24 +489,33 @@ json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& c
       if (lines.size() < 2) continue;
       double worst = 0;
       for (int i : lines) worst = std::max(worst, std::abs(wrap_half_turn(dir(i) - dir(lines[0]))));
-      out.push_back({{"kind", "parallel"}, {"primitives", ids_of(prims, lines)}, {"residual_deg", residual(rad2deg(worst))}});
+      out.push_back({{"kind", "parallel"},
+                     {"primitives", ids_of(prims, lines)},
+                     {"residual_deg", residual(rad2deg(worst))}});
     }
     if (!quarter[0].empty() && !quarter[1].empty()) {
       int a = quarter[0][0], b = quarter[1][0];  // the longest of each direction
       double off = std::abs(std::abs(wrap_half_turn(dir(a) - dir(b))) - kPi / 2);
-      out.push_back({{"kind", "perpendicular"}, {"primitives", ids_of(prims, {a, b})}, {"residual_deg", residual(rad2deg(off))}});
+      out.push_back({{"kind", "perpendicular"},
+                     {"primitives", ids_of(prims, {a, b})},
+                     {"residual_deg", residual(rad2deg(off))}});
     }
   }
   for (const Group& g : rel.radii) {
-    auto [lo, hi] = std::minmax_element(g.members.begin(), g.members.end(),
-                                        [&](int a, int b) { return prims[a].shape.radius < prims[b].shape.radius; });
-    out.push_back({{"kind", "equal_radius"}, {"primitives", ids_of(prims, g.members)},
+    auto [lo, hi] = std::minmax_element(g.members.begin(), g.members.end(), [&](int a, int b) {
+      return prims[a].shape.radius < prims[b].shape.radius;
+    });
+    out.push_back({{"kind", "equal_radius"},
+                   {"primitives", ids_of(prims, g.members)},
                    {"residual_px", residual(prims[*hi].shape.radius - prims[*lo].shape.radius)}});
   }
   for (const Group& g : rel.centres) {
     double worst = 0;
-    for (int i : g.members) worst = std::max(worst, dist(prims[i].shape.center, prims[g.members[0]].shape.center));
-    out.push_back({{"kind", "concentric"}, {"primitives", ids_of(prims, g.members)}, {"residual_px", residual(worst)}});
+    for (int i : g.members)
+      worst = std::max(worst, dist(prims[i].shape.center, prims[g.members[0]].shape.center));
+    out.push_back({{"kind", "concentric"},
+                   {"primitives", ids_of(prims, g.members)},
+                   {"residual_px", residual(worst)}});
   }
   for (const Group& g : rel.ends) {
     std::vector<int> members;
@@ -476,14 +526,17 @@ json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& c
       members.push_back(e % 2 == 0 ? c.front() : c.back());
       worst = std::max(worst, dist(chain_end(prims, chains[e / 2], e % 2), first));
     }
-    out.push_back({{"kind", "coincident"}, {"primitives", ids_of(prims, members)}, {"residual_px", residual(worst)}});
+    out.push_back({{"kind", "coincident"},
+                   {"primitives", ids_of(prims, members)},
+                   {"residual_px", residual(worst)}});
   }
   return out;
 }
 
 }  // namespace
 
-json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains, const FitParams& p) {
+json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+              const FitParams& p) {
   Relations rel = detect(prims, chains, p);
   std::vector<int> chain_of(prims.size(), -1);
   for (size_t c = 0; c < chains.size(); ++c)
@@ -498,7 +551,8 @@ json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains
       auto d = deviation(next[i].shape, span_points(prims[i], *chains[chain_of[i]].points));
       next[i].fit_rms_px = d.rms;
       next[i].fit_max_px = d.max;
-      bool finite = std::isfinite(d.max) && (next[i].shape.type != PrimType::arc || std::isfinite(next[i].shape.radius));
+      bool finite = std::isfinite(d.max) &&
+                    (next[i].shape.type != PrimType::arc || std::isfinite(next[i].shape.radius));
       if (!finite || d.max > p.tolerance_px * (1 + 1e-9)) outside.push_back(i);
     }
     if (outside.empty()) {

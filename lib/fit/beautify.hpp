@@ -34,6 +34,7 @@ struct ChainRef {
 
 // Enforces the relations it finds (updating shapes, fit_rms_px and fit_max_px) and returns
 // the relation records: {"kind", "primitives": [ids], "residual_deg" | "residual_px"}.
-json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains, const FitParams& p);
+json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+              const FitParams& p);
 
 }  // namespace sv::fitting

@@ -9,8 +9,8 @@ namespace {
 // The full curve a piece lies on: its line, or its arc's circle.
 struct Support {
   bool is_line = true;
-  Vec2 a, dir;    // line
-  Vec2 center;    // circle
+  Vec2 a, dir;  // line
+  Vec2 center;  // circle
   double radius = 0;
 };
 
@@ -135,7 +135,8 @@ namespace {
 // the end) indices wrap around, so a span may run across the start.
 class ChainPoints {
  public:
-  ChainPoints(Points pts, bool closed) : pts_(pts), closed_(closed), m_(static_cast<int>(pts.size()) - 1) {}
+  ChainPoints(Points pts, bool closed)
+      : pts_(pts), closed_(closed), m_(static_cast<int>(pts.size()) - 1) {}
   Vec2 at(int k) const { return closed_ ? pts_[((k % m_) + m_) % m_] : pts_[k]; }
   Polyline span(int a, int b) const {
     Polyline out;
@@ -171,7 +172,8 @@ int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optiona
   std::vector<int> B(n + 1);
   for (int k = 0; k < n; ++k) B[k] = pieces[k].i0;
   B[n] = pieces[n - 1].i1;
-  for (int k = 1; k < n; ++k) J[k] = projected_joint(pieces[k - 1].shape, pieces[k].shape, cp.at(B[k]));
+  for (int k = 1; k < n; ++k)
+    J[k] = projected_joint(pieces[k - 1].shape, pieces[k].shape, cp.at(B[k]));
   if (wraps) {
     J[0] = J[n] = projected_joint(pieces[n - 1].shape, pieces[0].shape, cp.at(B[0]));
   } else if (closed && n > 1) {
@@ -205,7 +207,8 @@ int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optiona
       best_err = error_at(best, best_b);
     }
     if (best_err > p.tolerance_px) {
-      for (Vec2 x : {projected_joint(a, c, q), project(support_of(a), q), project(support_of(c), q)}) {
+      for (Vec2 x :
+           {projected_joint(a, c, q), project(support_of(a), q), project(support_of(c), q)}) {
         int b = cp.nearest(prev + 1, next - 1, x, B[k]);
         double err = error_at(x, b);
         if (err < best_err) {
@@ -227,7 +230,8 @@ int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optiona
   for (int k = 0; k < n; ++k) {
     pieces[k].i0 = B[k];
     pieces[k].i1 = B[k + 1];
-    pieces[k].shape = refit_between(pieces[k].shape, J[k], J[k + 1], cp.span(B[k], B[k + 1]), p).shape;
+    pieces[k].shape =
+        refit_between(pieces[k].shape, J[k], J[k + 1], cp.span(B[k], B[k + 1]), p).shape;
   }
   return B[0];
 }

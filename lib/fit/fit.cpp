@@ -16,50 +16,60 @@ namespace {
 using fitting::Piece;
 using fitting::Points;
 
-// One threshold: its config key, its field, what it means, and (when it scales with the
-// stroke) its value for a stroke width.
+// One threshold: its config key, its field, what it means, and where a value other than
+// the default comes from: derived from the stroke width and the other thresholds, or
+// measured on the traced graph ("image").
 struct ParamSpec {
   const char* key;
   double FitParams::*field;
   const char* doc;
-  double (*from_stroke)(double stroke_width_px);
+  double (*from_stroke)(double stroke_width_px, const FitParams& p) = nullptr;
+  bool measured = false;
 };
 
 const ParamSpec kParams[] = {
+    {"fit.trace_noise_px", &FitParams::trace_noise_px,
+     "noise of one traced centreline point, measured about the chords of its neighbours", nullptr,
+     true},
+    {"fit.noise_allowance", &FitParams::noise_allowance,
+     "the tolerance allows this many times the trace noise on top of its stroke-width part"},
+    {"fit.max_noise_allowance_px", &FitParams::max_noise_allowance_px,
+     "largest noise allowance added to the tolerance"},
     {"fit.tolerance_px", &FitParams::tolerance_px,
-     "largest distance of an edge point to its primitive: min(sw/4, 1) + 0.25 px",
-     [](double sw) { return std::min(0.25 * sw, 1.0) + 0.25; }},
+     "largest distance of an edge point to its primitive: min(sw/4, 1) + min(noise_allowance * "
+     "trace_noise, max_noise_allowance) px",
+     [](double sw, const FitParams& p) {
+       return std::min(0.25 * sw, 1.0) +
+              std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
+     }},
     {"fit.corner_angle_deg", &FitParams::corner_angle_deg,
-     "turn within the corner window that makes a sharp corner (a forced breakpoint)", nullptr},
+     "turn within the corner window that makes a sharp corner (a forced breakpoint)"},
     {"fit.corner_window_px", &FitParams::corner_window_px,
      "arc length before and after a point over which its turn is measured: max(3, sw/2)",
-     [](double sw) { return std::max(3.0, 0.5 * sw); }},
+     [](double sw, const FitParams&) { return std::max(3.0, 0.5 * sw); }},
     {"fit.join_corner_deg", &FitParams::join_corner_deg,
-     "turn between adjacent pieces above which they meet at the intersection of their curves",
-     nullptr},
+     "turn between adjacent pieces above which they meet at the intersection of their curves"},
     {"fit.join_max_px", &FitParams::join_max_px,
      "farthest a corner intersection may lie from the breakpoint: max(2, sw/2)",
-     [](double sw) { return std::max(2.0, 0.5 * sw); }},
-    {"fit.max_sweep_deg", &FitParams::max_sweep_deg, "largest sweep of one arc; longer ones split",
-     nullptr},
+     [](double sw, const FitParams&) { return std::max(2.0, 0.5 * sw); }},
+    {"fit.max_sweep_deg", &FitParams::max_sweep_deg, "largest sweep of one arc; longer ones split"},
     {"fit.min_arc_sagitta_px", &FitParams::min_arc_sagitta_px,
-     "an arc bowing less than this from its chord is a line", nullptr},
+     "an arc bowing less than this from its chord is a line"},
     {"fit.min_arc_sweep_deg", &FitParams::min_arc_sweep_deg,
-     "an arc turning less than this is a line (a long flat arc would swallow straight runs)",
-     nullptr},
+     "an arc turning less than this is a line (a long flat arc would swallow straight runs)"},
     {"fit.arc_cost", &FitParams::arc_cost,
-     "extra description length of an arc over a line, in squared tolerances", nullptr},
+     "extra description length of an arc over a line, in squared tolerances"},
     {"fit.circle_max_aspect", &FitParams::circle_max_aspect,
-     "largest principal-axis ratio of a closed loop fitted as one circle", nullptr},
+     "largest principal-axis ratio of a closed loop fitted as one circle"},
     {"fit.dot_length_px", &FitParams::dot_length_px,
-     "an edge shorter than this is a dot, drawn as a line this long", nullptr},
+     "an edge shorter than this is a dot, drawn as a line this long"},
     {"fit.beautify", &FitParams::beautify,
-     "1: enforce near relations between primitives within tolerance; 0: leave them", nullptr},
+     "1: enforce near relations between primitives within tolerance; 0: leave them"},
     {"fit.relation_angle_deg", &FitParams::relation_angle_deg,
-     "lines whose directions differ by less (or by less from a right angle) are made parallel (perpendicular)",
-     nullptr},
+     "lines whose directions differ by less (or by less from a right angle) are made parallel "
+     "(perpendicular)"},
     {"fit.relation_min_line_px", &FitParams::relation_min_line_px,
-     "shortest line whose direction takes part in parallel and perpendicular relations", nullptr},
+     "shortest line whose direction takes part in parallel and perpendicular relations"},
 };
 
 const ParamSpec* find_param(const std::string& key) {
@@ -77,7 +87,8 @@ FittedPiece finish(const Piece& pc, Points pts, int span0, int span1) {
 std::vector<FittedPiece> fit_dot(const Polyline& points, const FitParams& p) {
   fitting::LineFit f = fitting::fit_line(points);
   Vec2 half = f.dir * (0.5 * p.dot_length_px);
-  Piece pc{Shape::line(f.centroid - half, f.centroid + half), 0, static_cast<int>(points.size()) - 1};
+  Piece pc{Shape::line(f.centroid - half, f.centroid + half), 0,
+           static_cast<int>(points.size()) - 1};
   return {finish(pc, points, pc.i0, pc.i1)};
 }
 
@@ -125,8 +136,9 @@ constexpr int kRepairRounds = 3;
 // Segments pts (a breakpoint forced at each corner) and joins the pieces into a chain; a
 // piece that joining pushed beyond tolerance is split at its worst point and the chain joined
 // again. Returns the pieces and the closing joint's move (see join_chain).
-std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>& corners, bool closed,
-                                             const ChainEnds& ends, const FitParams& p) {
+std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>& corners,
+                                             bool closed, const ChainEnds& ends,
+                                             const FitParams& p) {
   fitting::Segmenter seg(pts, p);
   auto free = fitting::segment_polyline(seg, forced_breaks(pts, corners));
   std::optional<Vec2> start = ends.start, end = ends.end;
@@ -153,10 +165,11 @@ std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>&
   }
 }
 
-std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p, const ChainEnds& ends) {
+std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
+                                  const ChainEnds& ends) {
   std::vector<int> corners;
   for (const auto& c : fitting::find_corners(points, false, p)) corners.push_back(c.index);
-  auto [pieces, shift] = fit_chain(points, corners, false, ends, p);
+  auto pieces = fit_chain(points, corners, false, ends, p).first;
   fitting::split_long_arcs(pieces, points, p);
   drop_empty(pieces);
   std::vector<FittedPiece> out;
@@ -204,10 +217,12 @@ std::vector<int> rotated_corners(const std::vector<int>& corners, int s, int m) 
 }
 
 // The pieces of a loop started at s, before joining.
-std::vector<Piece> segment_loop(Points loop, int s, const std::vector<int>& corners, const FitParams& p) {
+std::vector<Piece> segment_loop(Points loop, int s, const std::vector<int>& corners,
+                                const FitParams& p) {
   Polyline w = rotated_loop(loop, s);
   fitting::Segmenter seg(w, p);
-  return fitting::segment_polyline(seg, forced_breaks(w, rotated_corners(corners, s, static_cast<int>(loop.size()))));
+  return fitting::segment_polyline(
+      seg, forced_breaks(w, rotated_corners(corners, s, static_cast<int>(loop.size()))));
 }
 
 // The breakpoint of a loop's pieces where the direction turns most (an index of the loop).
@@ -225,7 +240,8 @@ int sharpest_break(const std::vector<Piece>& pieces, int s, int m) {
   return best;
 }
 
-std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, const ChainEnds& ends) {
+std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
+                                  const ChainEnds& ends) {
   Polyline loop = points;
   bool repeats_start = loop.size() > 1 && dist(loop.front(), loop.back()) <= 1e-3;
   if (repeats_start) loop.pop_back();
@@ -233,9 +249,9 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, co
   if (m < 3) return fit_open(points, p, ends);
   const int last = static_cast<int>(points.size()) - 1;
   if (auto c = loop_circle(loop, p)) {
-    Piece pc{Shape::circle(c->center, c->radius), 0, m - 1};
-    auto d = fitting::deviation(pc.shape, loop);
-    return {{pc.shape, 0, last, d.rms, d.max}};
+    Shape circle = Shape::circle(c->center, c->radius);
+    auto d = fitting::deviation(circle, loop);
+    return {{circle, 0, last, d.rms, d.max}};
   }
   auto found = fitting::find_corners(loop, true, p);
   std::vector<int> corners;
@@ -269,7 +285,9 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, co
   }
   fitting::split_long_arcs(pieces, w, p);
   drop_empty(pieces);
-  auto original = [&](int k) { return k == m ? (s == 0 && repeats_start ? last : s) : (s + k) % m; };
+  auto original = [&](int k) {
+    return k == m ? (s == 0 && repeats_start ? last : s) : (s + k) % m;
+  };
   std::vector<FittedPiece> out;
   for (const Piece& pc : pieces) out.push_back(finish(pc, w, original(pc.i0), original(pc.i1)));
   return out;
@@ -277,26 +295,47 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p, co
 
 }  // namespace
 
-FitParams resolve_fit_params(double stroke_width_px, const FitOptions& opt) {
+double trace_noise_px(const std::vector<const Polyline*>& polylines) {
+  std::vector<double> offsets;
+  for (const Polyline* pts : polylines)
+    for (size_t k = 1; k + 1 < pts->size(); ++k) {
+      Vec2 a = (*pts)[k - 1], b = (*pts)[k + 1];
+      if (dist(a, b) > 1e-9) offsets.push_back(std::abs(cross(unit(b - a), (*pts)[k] - a)));
+    }
+  if (offsets.empty()) return 0;
+  std::sort(offsets.begin(), offsets.end());
+  size_t kept = std::max<size_t>(1, offsets.size() * 9 / 10);
+  double sum = 0;
+  for (size_t k = 0; k < kept; ++k) sum += offsets[k] * offsets[k];
+  // A point's offset from its neighbours' chord has 1.5 times one point's variance.
+  return std::sqrt(sum / kept / 1.5);
+}
+
+FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const FitOptions& opt) {
   FitParams p;
-  for (const auto& s : kParams)
-    if (s.from_stroke && stroke_width_px > 0) p.*s.field = s.from_stroke(stroke_width_px);
+  p.trace_noise_px = trace_noise;
   for (const auto& [key, value] : opt.overrides) {
     const ParamSpec* s = find_param(key);
-    if (!s) throw Error(Code::invalid_selection, "unknown fit option '" + key + "'", {{"key", key}});
+    if (!s)
+      throw Error(Code::invalid_selection, "unknown fit option '" + key + "'", {{"key", key}});
     if (!std::isfinite(value) || value < 0 || (value == 0 && s->field == &FitParams::tolerance_px))
       throw Error(Code::invalid_selection, "fit option '" + key + "' needs a positive value",
                   {{"key", key}, {"value", value}});
     p.*s->field = value;
   }
+  for (const auto& s : kParams)
+    if (s.from_stroke && stroke_width_px > 0 && !opt.overrides.count(s.key))
+      p.*s.field = s.from_stroke(stroke_width_px, p);
   return p;
 }
 
-void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt, const FitParams& p) {
+void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
+                       const FitParams& p) {
   for (const auto& s : kParams) {
-    std::string from = opt.overrides.count(s.key)                  ? "user"
+    std::string from = opt.overrides.count(s.key)               ? "user"
+                       : s.measured                             ? "image"
                        : (s.from_stroke && stroke_width_px > 0) ? "stroke_width"
-                                                                 : "default";
+                                                                : "default";
     set_config(scene, s.key, p.*s.field, from, s.doc);
   }
 }
@@ -313,7 +352,9 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
 void fit(Scene& scene, const FitOptions& opt) {
   if (!scene.graph) throw Error(Code::invalid_scene, "fit needs the stroke graph (scene.graph)");
   double sw = scene.source ? scene.source->stroke_width_px : 0.0;
-  FitParams p = resolve_fit_params(sw, opt);
+  std::vector<const Polyline*> traced;
+  for (const Edge& e : scene.graph->edges) traced.push_back(&e.points);
+  FitParams p = resolve_fit_params(sw, trace_noise_px(traced), opt);
   record_fit_params(scene, sw, opt, p);
   std::vector<Primitive> prims;
   std::vector<fitting::ChainRef> chains;
@@ -326,7 +367,10 @@ void fit(Scene& scene, const FitOptions& opt) {
     if (v0 && v0->degree >= 2) ends.start = v0->p;
     if (v1 && v1->degree >= 2) ends.end = v1->p;
     ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
-    fitting::ChainRef chain{{}, &e.points, e.closed, e.closed ? ends.pin_closed_start : ends.start.has_value(),
+    fitting::ChainRef chain{{},
+                            &e.points,
+                            e.closed,
+                            e.closed ? ends.pin_closed_start : ends.start.has_value(),
                             e.closed ? ends.pin_closed_start : ends.end.has_value()};
     for (const FittedPiece& fp : fit_polyline(e.points, e.closed, p, ends)) {
       Primitive pr;

@@ -31,6 +31,9 @@ struct FitOptions {
 
 // Every threshold of the fit stage (see fit_param_docs for what each means).
 struct FitParams {
+  double trace_noise_px = 0;
+  double noise_allowance = 1.5;
+  double max_noise_allowance_px = 0.5;
   double tolerance_px = 1.0;
   double corner_angle_deg = 50;
   double corner_window_px = 3;
@@ -47,11 +50,20 @@ struct FitParams {
   double relation_min_line_px = 10;
 };
 
-// Resolves every threshold from the stroke width (0 when unknown: defaults) and the user's
-// overrides. Throws Error(invalid_selection) for an unknown key or a non-positive value.
-FitParams resolve_fit_params(double stroke_width_px, const FitOptions& opt);
+// The noise of traced centrelines: the spread of each point about the chord of its two
+// neighbours (a smooth curve barely departs from it at ~1 px spacing), as a root-mean-square
+// over the closest 90 % (corners are not noise), divided by sqrt(1.5) to give the noise of one
+// point. 0 without interior points.
+double trace_noise_px(const std::vector<const Polyline*>& polylines);
+
+// Resolves every threshold from the stroke width (0 when unknown: defaults), the measured
+// trace noise and the user's overrides. The tolerance is min(sw/4, 1 px) plus a noise
+// allowance, min(noise_allowance * trace noise, max_noise_allowance_px), so that tracing
+// noise does not become detail while a clean trace is held close. Throws
+// Error(invalid_selection) for an unknown key or a negative value (or a zero tolerance).
+FitParams resolve_fit_params(double stroke_width_px, double trace_noise_px, const FitOptions& opt);
 // Records the resolved thresholds in scene.config ("fit.tolerance_px", ...), each with its
-// provenance ("stroke_width", "default" or "user") and a one-line doc.
+// provenance ("stroke_width", "image", "default" or "user") and a one-line doc.
 void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
                        const FitParams& p);
 

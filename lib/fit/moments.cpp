@@ -44,7 +44,8 @@ void SpanMoments::central(int i, int j, double mu[5][5]) const {
     for (int q = 0; p + q <= kOrder; ++q) {
       double s = 0;
       for (int a = 0; a <= p; ++a)
-        for (int b = 0; b <= q; ++b) s += binom[p][a] * binom[q][b] * px[p - a] * py[q - b] * raw[a][b];
+        for (int b = 0; b <= q; ++b)
+          s += binom[p][a] * binom[q][b] * px[p - a] * py[q - b] * raw[a][b];
       mu[p][q] = s;
     }
 }
@@ -78,7 +79,8 @@ std::optional<SpanMoments::Kasa> SpanMoments::kasa(int i, int j) const {
   k.residual = std::max(0.0, total - (bu * su + bv * sv));
   double s0 = prefix_[j + 1][slot(0, 0)] - prefix_[i][slot(0, 0)];
   k.centroid = origin_ + Vec2{prefix_[j + 1][slot(1, 0)] - prefix_[i][slot(1, 0)],
-                              prefix_[j + 1][slot(0, 1)] - prefix_[i][slot(0, 1)]} / s0;
+                              prefix_[j + 1][slot(0, 1)] - prefix_[i][slot(0, 1)]} /
+                             s0;
   return k;
 }
 

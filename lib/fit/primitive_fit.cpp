@@ -41,9 +41,9 @@ double ShapeDistance::operator()(Vec2 q) const {
   Vec2 v = q - c_;
   // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
   // radii (and not opposite them); for a major arc, outside the complementary minor wedge.
-  bool inside = major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
-                       : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 &&
-                             dot(v, u0_ + u1_) >= 0;
+  bool inside =
+      major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
+             : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 && dot(v, u0_ + u1_) >= 0;
   if (inside) return std::abs(length(v) - r_);
   return std::min(length(q - a_), length(q - b_));
 }

@@ -76,8 +76,10 @@ std::vector<Corner> find_corners(Points pts, bool cyclic, const FitParams& p) {
     for (int d = 1; d < n && is_max; ++d) {
       bool any = false;
       for (int j : {k - d, k + d}) {
-        if (cyclic) j = (j % n + n) % n;
-        else if (j < 0 || j >= n) continue;
+        if (cyclic)
+          j = (j % n + n) % n;
+        else if (j < 0 || j >= n)
+          continue;
         if (gap(j, k) > w) continue;
         any = true;
         if (turn[j] > turn[k] || (turn[j] == turn[k] && j < k)) is_max = false;
@@ -183,19 +185,22 @@ int Segmenter::reach_backward(int j, int known_good, int limit) const {
 }
 
 double Segmenter::span_cost(int i, int j, bool as_line) const {
-  double sse = as_line ? moments_.line_sse(i, j) : p_.arc_cost * tol_ * tol_ + moments_.circle_sse(i, j);
+  double sse =
+      as_line ? moments_.line_sse(i, j) : p_.arc_cost * tol_ * tol_ + moments_.circle_sse(i, j);
   return std::min(sse / (tol_ * tol_), 1e12);
 }
 
 std::vector<int> Segmenter::breakpoints(int i0, int i1) const {
   if (i1 - i0 <= 1) return {i0, i1};
   std::vector<int> forward{i0};
-  while (forward.back() < i1) forward.push_back(reach_forward(forward.back(), forward.back() + 1, i1, false));
+  while (forward.back() < i1)
+    forward.push_back(reach_forward(forward.back(), forward.back() + 1, i1, false));
   const size_t K = forward.size() - 1;
   if (K == 1) return forward;
   std::vector<int> backward(K + 1, i0);
   backward[K] = i1;
-  for (size_t k = K - 1; k >= 1; --k) backward[k] = reach_backward(backward[k + 1], backward[k + 1] - 1, i0);
+  for (size_t k = K - 1; k >= 1; --k)
+    backward[k] = reach_backward(backward[k + 1], backward[k + 1] - 1, i0);
   return cheapest_cover(forward, backward);
 }
 

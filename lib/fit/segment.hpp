@@ -56,7 +56,8 @@ class Segmenter {
   // Smallest i in [limit, known_good] with fits(i, j).
   int reach_backward(int j, int known_good, int limit) const;
   double span_cost(int i, int j, bool as_line) const;
-  std::vector<int> cheapest_cover(const std::vector<int>& forward, const std::vector<int>& backward) const;
+  std::vector<int> cheapest_cover(const std::vector<int>& forward,
+                                  const std::vector<int>& backward) const;
 
   Points pts_;
   const FitParams& p_;

@@ -11,6 +11,17 @@ namespace {
 constexpr int kTangentReach = 2;          // least chain points each side giving the local direction
 constexpr double kMaxCornerTurnDeg = 40;  // sharper turns make a lopsided section
 constexpr double kMaxWidthFactor = 3;     // a wider section runs into another stroke
+constexpr double kMinCornerDeg = 30;      // legs turning less than this meet in a curve, not a corner
+constexpr double kMinCuspTurnDeg = 45;    // a cusp's base turns at least this much ...
+constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many widths beyond a round end
+constexpr double kCuspMaxWidth = 1.5;     // ... in a spike no wider than this many widths halfway out
+constexpr double kCuspMaxWidthSpread = 0.3;  // widths of a pen stroke vary less (10th-90th percentile)
+
+float median_of(std::vector<float>& v) {
+  auto mid = v.begin() + v.size() / 2;
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
 
 double median_width(const Trace& t, double max_length, double fallback) {
   std::vector<float> w;
@@ -19,10 +30,7 @@ double median_width(const Trace& t, double max_length, double fallback) {
     if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
     if (!std::isnan(t.width[i])) w.push_back(t.width[i]);
   }
-  if (w.empty()) return fallback;
-  auto mid = w.begin() + w.size() / 2;
-  std::nth_element(w.begin(), mid, w.end());
-  return *mid;
+  return w.empty() ? fallback : median_of(w);
 }
 
 // Light [1 2 1]/4 smoothing of runs of centred points (known width), which removes the
@@ -42,38 +50,134 @@ void smooth_centred(Trace& t, bool cyclic) {
   t.pts = std::move(out);
 }
 
-void centre_trace(Trace& t, bool closed, const cv::Mat& coverage, double stroke_width, double max_shift) {
+struct Section {
+  bool ok = false;
+  Vec2 normal;
+  double offset = 0, width = 0;
+};
+
+// Measures every point's cross-section; a point is moved to the section's centre when the
+// section is no wider than clean_ratio times the median of its neighbours' (a wider one
+// runs into the ink of a junction or of a corner's other leg) and the move is small.
+void centre_trace(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_width, const CentreOptions& opt) {
   const Polyline& pts = t.pts;
   const int n = static_cast<int>(pts.size());
-  if (n < 2) return;
-  const bool cyclic = closed && n > 3 && dist(pts.front(), pts.back()) < 1e-9;
   const int m = cyclic ? n - 1 : n;
-  auto at = [&](int i) { return cyclic ? pts[((i % m) + m) % m] : pts[std::clamp(i, 0, n - 1)]; };
+  auto wrap = [&](int i) { return cyclic ? ((i % m) + m) % m : std::clamp(i, 0, n - 1); };
   // Thinning of a thick stroke wanders by a pixel or two: its direction needs a longer chord.
   const int reach_pts = std::max(kTangentReach, static_cast<int>(std::lround(stroke_width / 3)));
+  const int window = std::max(3, static_cast<int>(std::lround(stroke_width)));
   const double reach = kMaxWidthFactor * stroke_width / 2 + 2;
   const double min_cos = std::cos(deg2rad(kMaxCornerTurnDeg));
-  Polyline out = pts;
+  std::vector<Section> sec(n);
   for (int i = 0; i < n; ++i) {
-    Vec2 p = pts[i], back = at(i - reach_pts), fwd = at(i + reach_pts);
+    Vec2 p = pts[i], back = pts[wrap(i - reach_pts)], fwd = pts[wrap(i + reach_pts)];
     Vec2 in = p - back, ahead = fwd - p;
     if (norm(in) > 0 && norm(ahead) > 0 && dot(unit(in), unit(ahead)) < min_cos) continue;
     Vec2 normal = perp(unit(fwd - back));
     CrossSection cs = cross_section(coverage, p, normal, reach);
-    if (!cs.ok || std::abs(cs.offset) > max_shift || cs.width > kMaxWidthFactor * stroke_width) continue;
-    out[i] = p + normal * cs.offset;
-    t.width[i] = static_cast<float>(cs.width);
+    if (cs.ok && cs.width <= kMaxWidthFactor * stroke_width) sec[i] = {true, normal, cs.offset, cs.width};
+  }
+  Polyline out = pts;
+  std::vector<float> near;
+  for (int i = 0; i < n; ++i) {
+    if (!sec[i].ok || std::abs(sec[i].offset) > opt.max_shift) continue;
+    near.clear();
+    for (int k = -window; k <= window; ++k) {
+      int j = cyclic ? wrap(i + k) : i + k;
+      if (j >= 0 && j < n && sec[j].ok) near.push_back(static_cast<float>(sec[j].width));
+    }
+    if (sec[i].width > opt.clean_ratio * median_of(near)) continue;
+    out[i] = pts[i] + sec[i].normal * sec[i].offset;
+    t.width[i] = static_cast<float>(sec[i].width);
   }
   if (cyclic) out.back() = out.front(), t.width.back() = t.width.front();
   t.pts = std::move(out);
   smooth_centred(t, cyclic);
 }
 
+// Up to `count` centred points walking from index i in steps of `step`, stopping at the
+// first point that is not centred or at the trace's end (a closed trace wraps around).
+std::vector<Vec2> centred_run(const Trace& t, bool cyclic, int i, int step, int count) {
+  const int n = static_cast<int>(t.pts.size()), m = cyclic ? n - 1 : n;
+  std::vector<Vec2> run;
+  for (int k = 0; k < count; ++k, i += step) {
+    if (cyclic) i = ((i % m) + m) % m;
+    if (i < 0 || i >= n || std::isnan(t.width[i])) break;
+    run.push_back(t.pts[i]);
+  }
+  return run;
+}
+
+// Mends runs of uncentred points between two centred legs. Where the legs meet at an angle
+// the run is a corner that thinning rounded off: it becomes the legs' meeting point, if
+// that lies on ink and near the run. Where they continue smoothly the run is where a spur
+// or a bump pulled the skeleton aside: it becomes the straight chord between the legs, if
+// the run is short and stays near it.
+void mend_uncentred_runs(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_width) {
+  const int n = static_cast<int>(t.pts.size());
+  const int leg = std::max(3, static_cast<int>(std::lround(stroke_width / 2)));
+  const double min_turn = std::cos(deg2rad(kMinCornerDeg));
+  const double near_run = 0.5 * stroke_width + 1;
+  Trace out;
+  int i = 0;
+  while (i < n) {
+    if (!std::isnan(t.width[i]) || i == 0) {
+      out.push(t.pts[i], t.width[i]);
+      ++i;
+      continue;
+    }
+    int a = i, b = i;
+    while (b + 1 < n && std::isnan(t.width[b + 1])) ++b;
+    i = b + 1;
+    std::vector<Vec2> before = centred_run(t, cyclic, a - 1, -1, leg), after = centred_run(t, cyclic, b + 1, 1, leg);
+    bool keep = true;
+    if (b + 1 < n && before.size() >= 2 && after.size() >= 2) {
+      std::reverse(before.begin(), before.end());
+      Line in = principal_axis(before), outl = principal_axis(after);
+      Vec2 corner;
+      if (dot(in.dir, outl.dir) < min_turn) {
+        if (intersect(in, outl, corner) && coverage_at(coverage, corner) >= 0.5) {
+          double near = 1e9;
+          for (int k = a; k <= b; ++k) near = std::min(near, dist(corner, t.pts[k]));
+          if (near <= near_run) out.push(corner), keep = false;
+        }
+      } else {
+        double off = 0;
+        for (int k = a; k <= b; ++k) off = std::max(off, point_segment_distance(t.pts[k], t.pts[a - 1], t.pts[b + 1]));
+        keep = off > near_run || dist(t.pts[a - 1], t.pts[b + 1]) > 3 * stroke_width;
+      }
+    }
+    if (keep)
+      for (int k = a; k <= b; ++k) out.push(t.pts[k], t.width[k]);
+  }
+  t = std::move(out);
+}
+
+// Starts a closed trace at a centred point, so that no corner straddles the seam.
+void rotate_to_centred(Trace& t) {
+  const size_t m = t.pts.size() - 1;
+  size_t start = 0;
+  while (start < m && std::isnan(t.width[start])) ++start;
+  if (start == 0 || start == m) return;
+  Trace r;
+  for (size_t k = 0; k <= m; ++k) r.push(t.pts[(start + k) % m], t.width[(start + k) % m]);
+  t = std::move(r);
+}
+
 }  // namespace
 
-void centre_on_ink(StrokeGraph& g, const cv::Mat& coverage, double stroke_width, double max_shift) {
-  for (Edge& e : g.edges)
-    if (e.alive) centre_trace(e.trace, e.closed, coverage, stroke_width, max_shift);
+void centre_on_ink(StrokeGraph& g, const cv::Mat& coverage, double stroke_width, const CentreOptions& opt) {
+  for (Edge& e : g.edges) {
+    if (!e.alive || e.trace.pts.size() < 2) continue;
+    const bool cyclic = e.closed && e.trace.pts.size() > 3 && dist(e.trace.pts.front(), e.trace.pts.back()) < 1e-9;
+    centre_trace(e.trace, cyclic, coverage, stroke_width, opt);
+    if (cyclic) {
+      rotate_to_centred(e.trace);
+      g.nodes[e.n0].p = e.trace.pts.front();
+    }
+    mend_uncentred_runs(e.trace, cyclic, coverage, stroke_width);
+  }
 }
 
 void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_width) {
@@ -83,27 +187,115 @@ void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_wi
     Trace t = g.trace_from(end);
     double length = t.length();
     if (length < 1) continue;
-    Vec2 tip = t.pts.front();
-    Vec2 d = unit(tip - point_at_length(t.pts, std::min(std::max(2.0, stroke_width), length)));
+    // Thinning bends the last pixels inside a round cap: the stroke's direction is taken
+    // behind the cap, and the end is rebuilt straight from there.
     double half = median_width(t, 2 * stroke_width, stroke_width) / 2;
-    double to_edge = distance_to_edge(coverage, tip, d, 2 * stroke_width + 2);
+    double cap = std::min(0.5 * half, 0.3 * length);
+    Vec2 base = point_at_length(t.pts, cap);
+    Vec2 d = unit(base - point_at_length(t.pts, std::min(cap + std::max(2.0, stroke_width), length)));
+    double to_edge = distance_to_edge(coverage, base, d, 2 * stroke_width + 2);
     if (to_edge < 0) continue;
-    double shift = std::clamp(to_edge - half, -half, half);
-    Vec2 target = tip + d * shift;
-    Trace moved;
-    if (shift >= 0) {
-      int steps = static_cast<int>(std::ceil(shift));
-      for (int k = 0; k < steps; ++k) moved.push(target - d * (shift * k / steps));
-      moved.append(t);
-    } else {
-      size_t first = 0;
-      while (first + 1 < t.pts.size() && dot(t.pts[first] - target, d) > 0) ++first;
-      moved.push(target);
-      for (size_t i = first; i < t.pts.size(); ++i) moved.push(t.pts[i], t.width[i]);
+    // The cap's centre lies half a width back from where the ink ends; thinning's own end
+    // is trusted to within half a width of it either way (in a tapering brush tip it
+    // reaches past the cap centre, and so does the drawn stroke).
+    double skeleton_end = dot(t.pts.front() - base, d);
+    double reach = std::clamp(to_edge - half, skeleton_end - half, skeleton_end + half);
+    Vec2 target = base + d * std::min(reach, to_edge);
+    // The end runs straight from the points behind both the cap and the target.
+    Trace moved{{target}, {kUnknownWidth}};
+    double s = 0;
+    bool behind = false;
+    for (size_t i = 0; i < t.pts.size(); ++i) {
+      if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
+      behind = behind || (s >= cap && dot(t.pts[i] - target, d) < 0);
+      if (behind) moved.push(t.pts[i], t.width[i]);
     }
     if (end.tail) moved.reverse();
     g.edges[end.edge].trace = std::move(moved);
     node.p = target;
+  }
+}
+
+namespace {
+
+// Arc length at each point of a polyline.
+std::vector<double> arc_lengths(const Polyline& pts) {
+  std::vector<double> s(pts.size(), 0);
+  for (size_t i = 1; i < pts.size(); ++i) s[i] = s[i - 1] + dist(pts[i - 1], pts[i]);
+  return s;
+}
+
+// The point at arc length s; a closed polyline wraps around.
+Vec2 point_at(const Polyline& pts, double s, bool cyclic, double total) {
+  if (cyclic) s = std::fmod(std::fmod(s, total) + total, total);
+  return point_at_length(pts, s);
+}
+
+// Where the trace turns at point i and ink reaches far out beyond the turn, returns how far
+// (along the outward bisector), else 0.
+double spike_depth(const Polyline& pts, const std::vector<double>& s, size_t i, bool cyclic, const cv::Mat& coverage,
+                   double width, Vec2& outward) {
+  const double d = std::max(2.0, 0.5 * width), total = s.back();
+  Vec2 u = unit(point_at(pts, s[i] - d, cyclic, total) - pts[i]), v = unit(point_at(pts, s[i] + d, cyclic, total) - pts[i]);
+  if (dot(u, v) < -std::cos(deg2rad(kMinCuspTurnDeg)) || norm(u + v) < 1e-9) return 0;
+  outward = -unit(u + v);
+  double depth = distance_to_edge(coverage, pts[i], outward, 3 * width);
+  if (depth <= 0.5 * width + std::max(1.5, kCuspMargin * width)) return 0;
+  // A spike of two merged strokes is narrow; a bulge of a brush corner is not.
+  CrossSection middle = cross_section(coverage, pts[i] + outward * (0.5 * depth), perp(outward), 3 * width);
+  return middle.ok && middle.width <= kCuspMaxWidth * width ? depth : 0;
+}
+
+// Recovers the cusps of one trace: see recover_cusps.
+void recover_trace_cusps(Trace& t, bool cyclic, const cv::Mat& coverage, double width) {
+  const std::vector<double> s = arc_lengths(t.pts);
+  const size_t n = t.pts.size(), last = cyclic ? n - 1 : n;
+  const double d = std::max(2.0, 0.5 * width);
+  struct Cusp {
+    size_t at;
+    Vec2 tip;
+  };
+  std::vector<Cusp> cusps;
+  double best = 0;
+  Cusp current{};
+  for (size_t i = 0; i <= last; ++i) {
+    double depth = 0;
+    Vec2 out;
+    if (i < last && (cyclic || (s[i] >= d && s[i] <= s.back() - d)))
+      depth = spike_depth(t.pts, s, i, cyclic, coverage, width, out);
+    if (depth > best) best = depth, current = {i, t.pts[i] + out * (depth - 0.5 * width)};
+    if (depth == 0 && best > 0) cusps.push_back(current), best = 0;
+  }
+  if (cusps.empty()) return;
+  // Drop the rounded-off points around each cusp's base and run out to the tip and back.
+  Trace out;
+  size_t c = 0;
+  for (size_t i = 0; i < n; ++i) {
+    while (c < cusps.size() && s[cusps[c].at] + 0.5 * width < s[i]) {
+      if (out.pts.empty() || dist(out.pts.back(), cusps[c].tip) > 1e-9) out.push(cusps[c].tip);
+      ++c;
+    }
+    bool near = c < cusps.size() && std::abs(s[i] - s[cusps[c].at]) < 0.5 * width && i != 0 && i != n - 1;
+    if (!near) out.push(t.pts[i], t.width[i]);
+  }
+  t = std::move(out);
+}
+
+}  // namespace
+
+void recover_cusps(StrokeGraph& g, const cv::Mat& coverage, double stroke_width) {
+  for (Edge& e : g.edges) {
+    if (!e.alive || e.trace.pts.size() < 5) continue;
+    // Only a pen of steady width draws cusps; a brush's swelling strokes have bulges instead.
+    std::vector<float> w;
+    for (float x : e.trace.width)
+      if (!std::isnan(x)) w.push_back(x);
+    if (w.size() < 5) continue;
+    std::sort(w.begin(), w.end());
+    const double median = w[w.size() / 2];
+    if (w[w.size() * 9 / 10] - w[w.size() / 10] > kCuspMaxWidthSpread * median) continue;
+    const bool cyclic = e.closed && dist(e.trace.pts.front(), e.trace.pts.back()) < 1e-9;
+    recover_trace_cusps(e.trace, cyclic, coverage, median);
   }
 }
 

@@ -9,16 +9,33 @@
 
 namespace sv::graph {
 
-// Centres every point of every edge in its cross-section (normal from the chain's local
-// direction) and records the width there. Points whose section is not clean are left in
-// place with an unknown width: near junctions (the section runs into another stroke),
-// at sharp corners, or where the centre lies more than max_shift away.
-void centre_on_ink(StrokeGraph& g, const cv::Mat& coverage, double stroke_width, double max_shift);
+struct CentreOptions {
+  double max_shift = 1;       // a point moves at most this far (px)
+  double clean_ratio = 1.25;  // sections wider than this times their neighbours' median run into other ink
+};
 
-// Moves each free stroke end to the centre of its round cap: half the local width back from
-// where the ink ends along the stroke's direction. Thinning stops short of it or overshoots
-// by up to a pixel or two.
+// Centres every point of every edge in its cross-section (normal from the chain's local
+// direction) and records the width there. Points whose section is not clean keep their
+// place and an unknown width: near junctions and corners (the section runs into other ink,
+// so it is wider than its neighbours'), or where the centre lies more than max_shift away.
+// Then mends runs of uncentred points between centred legs: at a corner (the legs turn by
+// 30 degrees or more) by the legs' intersection, elsewhere (where a pruned spur or a bump
+// bent the skeleton) by the straight chord. Closed loops are restarted at a centred point
+// (their anchor moves).
+void centre_on_ink(StrokeGraph& g, const cv::Mat& coverage, double stroke_width, const CentreOptions& opt);
+
+// Rebuilds each free stroke end straight along the stroke's direction measured behind the
+// cap (thinning bends the last pixels), out to the centre of the round cap: half the local
+// width back from where the ink ends, or as far as the skeleton reached if that is farther
+// (a tapering brush tip).
 void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_width);
+
+// Two strokes that meet tangentially at a cusp merge into a spike of ink that thinning
+// erases, so the centreline turns at the spike's base instead of running out to its tip. Where
+// a trace turns and the ink reaches more than a round end's half width beyond the turn, the
+// rounded-off base is replaced by a run out to the cusp (half a width short of the tip) and
+// back.
+void recover_cusps(StrokeGraph& g, const cv::Mat& coverage, double stroke_width);
 
 // Puts each dot at the coverage-weighted centroid of the ink around it.
 void centre_dots(StrokeGraph& g, const cv::Mat& coverage, double stroke_width);

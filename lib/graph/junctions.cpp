@@ -70,19 +70,10 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
     if (s[i] >= s0) pts.push_back(t.pts[i]);
   arm.clean_from = s0;
   if (pts.size() < 2) return arm;
-  Vec2 mean;
-  for (Vec2 p : pts) mean = mean + p;
-  mean = mean / double(pts.size());
-  double cxx = 0, cxy = 0, cyy = 0;
-  for (Vec2 p : pts) {
-    Vec2 d = p - mean;
-    cxx += d.x * d.x, cxy += d.x * d.y, cyy += d.y * d.y;
-  }
-  Vec2 dir = from_angle(0.5 * std::atan2(2 * cxy, cxx - cyy));
-  if (dot(dir, pts.back() - pts.front()) < 0) dir = -dir;
+  Line line = principal_axis(pts);
   arm.ok = true;
-  arm.anchor = mean;
-  arm.dir = dir;
+  arm.anchor = line.anchor;
+  arm.dir = line.dir;
   return arm;
 }
 

@@ -67,15 +67,13 @@ Ink find_ink(Config& cfg, const cv::Mat& gray) {
   return ink;
 }
 
-graph::JunctionOptions junction_options(Config& cfg, double w) {
+graph::JunctionOptions junction_options(Config& cfg, double w, double clean_ratio) {
   graph::JunctionOptions j;
   j.merge_length = cfg.set("graph.junction_merge_px", 1.0 * w, "stroke_width",
                            "junction clusters joined by a shorter skeleton path are one junction");
   j.crossing_length = cfg.set("graph.crossing_merge_px", 3.0 * w, "stroke_width",
                               "two 3-way junctions joined by a shorter path are tested as one crossing");
-  j.clean_width_ratio = cfg.set("graph.arm_clean_width_ratio", 1.25, "default",
-                                "an arm's own stroke begins where its cross-sections are at most this times its "
-                                "typical width (nearer the junction the ink is shared)");
+  j.clean_width_ratio = clean_ratio;
   j.clean_run = cfg.set("graph.arm_clean_run_px", std::max(2.0, 0.5 * w), "stroke_width",
                         "... for at least this length of arm");
   j.arm_window = cfg.set("graph.arm_window_px", std::max(4.0, 1.0 * w), "stroke_width",
@@ -108,23 +106,28 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   int specks = remove_specks(ink.binary, min_speck);
   int holes = fill_holes(ink.binary, max_hole);
   if (holes > 0) skeleton = thin(ink.binary);
-  else if (specks > 0) skeleton = skeleton.mul(ink.binary);
+  else if (specks > 0) cv::bitwise_and(skeleton, ink.binary, skeleton);
 
-  double max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
-                             "sub-pixel centring moves a skeleton point at most this far");
+  graph::CentreOptions copt;
+  copt.max_shift = cfg.set("graph.refine_max_shift_px", std::max(1.0, 0.25 * w), "stroke_width",
+                           "sub-pixel centring moves a skeleton point at most this far");
+  copt.clean_ratio = cfg.set("graph.clean_width_ratio", 1.25, "default",
+                             "a cross-section wider than this times its neighbours' median runs into other ink "
+                             "(a junction, a corner's other leg) and is not used for centring or directions");
   double spur = cfg.set("graph.spur_protrusion_px", 0.5 * w, "stroke_width",
                         "a branch from a junction to a free end is a thinning spur when its tip reaches less than "
                         "this beyond the largest ink disc at the junction");
   double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
-  graph::JunctionOptions jopt = junction_options(cfg, w);
+  graph::JunctionOptions jopt = junction_options(cfg, w, copt.clean_ratio);
   double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
   cfg.warn_unknown();
 
   graph::StrokeGraph g = graph::trace_skeleton(skeleton);
-  graph::centre_on_ink(g, ink.coverage, w, max_shift);
   graph::prune_spurs(g, ink.coverage, spur, w);
+  graph::centre_on_ink(g, ink.coverage, w, copt);
   graph::collapse_dots(g, dot);
   graph::resolve_junctions(g, ink.coverage, jopt);
+  graph::recover_cusps(g, ink.coverage, w);
   graph::place_stroke_ends(g, ink.coverage, w);
   graph::centre_dots(g, ink.coverage, w);
   scene.graph = graph::to_scene_graph(g, w, spacing);

@@ -1,6 +1,7 @@
 #include "graph/stroke_graph.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace sv::graph {
 
@@ -12,6 +13,27 @@ Vec2 point_at_length(const Polyline& p, double s) {
     s -= l;
   }
   return p.back();
+}
+
+Line principal_axis(const std::vector<Vec2>& pts) {
+  Vec2 mean;
+  for (Vec2 p : pts) mean = mean + p;
+  mean = mean / double(pts.size());
+  double cxx = 0, cxy = 0, cyy = 0;
+  for (Vec2 p : pts) {
+    Vec2 d = p - mean;
+    cxx += d.x * d.x, cxy += d.x * d.y, cyy += d.y * d.y;
+  }
+  Vec2 dir = from_angle(0.5 * std::atan2(2 * cxy, cxx - cyy));
+  if (dot(dir, pts.back() - pts.front()) < 0) dir = -dir;
+  return {mean, dir};
+}
+
+bool intersect(const Line& a, const Line& b, Vec2& at) {
+  double den = cross(a.dir, b.dir);
+  if (std::abs(den) < 1e-9) return false;
+  at = a.anchor + a.dir * (cross(b.anchor - a.anchor, b.dir) / den);
+  return true;
 }
 
 void Trace::reverse() {

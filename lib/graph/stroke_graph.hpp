@@ -25,6 +25,16 @@ struct Trace {
 // The point at arc length s along p (clamped to its ends).
 Vec2 point_at_length(const Polyline& p, double s);
 
+// A straight line through `anchor` along the unit vector `dir`.
+struct Line {
+  Vec2 anchor, dir;
+};
+// The principal axis of the points (total least squares), directed from the first point
+// towards the last. Needs two distinct points.
+Line principal_axis(const std::vector<Vec2>& pts);
+// Where two lines cross; false when they are (nearly) parallel.
+bool intersect(const Line& a, const Line& b, Vec2& at);
+
 // One end of an edge: `tail` is the end at pts.back() (node n1), else pts.front() (n0).
 struct End {
   int edge = -1;

@@ -1,5 +1,7 @@
 #include "graph/trace.hpp"
 
+#include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 namespace sv::graph {
@@ -9,36 +11,43 @@ namespace {
 // no paper: it is part of the cluster.
 constexpr double kMinLoopLength = 4;
 
-// The skeleton in a frame of one paper pixel, indexed flat, so no bounds checks are needed.
-struct Grid {
-  int w, h, stride;
-  std::vector<uchar> on, count;
-  std::vector<int> node;
-  std::vector<uchar> visited;
-  int off[8];
+constexpr uchar kOn = 1, kVisited = 2;
 
-  explicit Grid(const cv::Mat& skel)
-      : w(skel.cols), h(skel.rows), stride(skel.cols + 2),
-        on(static_cast<size_t>(stride) * (h + 2), 0), count(on.size(), 0), node(on.size(), -1),
-        visited(on.size(), 0) {
-    const int dx[8] = {1, 1, 0, -1, -1, -1, 0, 1}, dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
-    for (int k = 0; k < 8; ++k) off[k] = dy[k] * stride + dx[k];
-    for (int y = 0; y < h; ++y) {
-      const uchar* row = skel.ptr<uchar>(y);
-      for (int x = 0; x < w; ++x) on[index(x, y)] = row[x] ? 1 : 0;
-    }
-    for (size_t i = stride; i + stride < on.size(); ++i)
-      if (on[i])
-        for (int k = 0; k < 8; ++k) count[i] += on[i + off[k]];
+// The skeleton image, marked in place as pixels are traced (bit 1). Pixels with exactly two
+// skeleton neighbours are chain pixels; all others are node pixels, whose node ids are kept
+// in a map (they are few). Pixels are flat indices y * w + x.
+struct Grid {
+  cv::Mat& img;
+  int w, h;
+  std::unordered_map<int, int> node;
+  std::vector<int> node_pixels;  // in raster order
+
+  explicit Grid(cv::Mat& skel) : img(skel), w(skel.cols), h(skel.rows) {}
+  Vec2 pos(int i) const { return {double(i % w), double(i / w)}; }
+  uchar& at(int i) const { return img.at<uchar>(i / w, i % w); }
+  bool on(int x, int y) const { return x >= 0 && y >= 0 && x < w && y < h && (img.at<uchar>(y, x) & kOn); }
+  // Skeleton neighbours of pixel i, in a fixed order; returns how many.
+  int neighbours(int i, int out[8]) const {
+    static const int dx[8] = {1, 1, 0, -1, -1, -1, 0, 1}, dy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+    int x = i % w, y = i / w, n = 0;
+    for (int k = 0; k < 8; ++k)
+      if (on(x + dx[k], y + dy[k])) out[n++] = (y + dy[k]) * w + x + dx[k];
+    return n;
   }
-  size_t index(int x, int y) const { return static_cast<size_t>(y + 1) * stride + x + 1; }
-  Vec2 pos(size_t i) const { return {double(int(i % stride) - 1), double(int(i / stride) - 1)}; }
+  int count(int i) const {
+    int nb[8];
+    return neighbours(i, nb);
+  }
+  bool is_node(int i) const { return count(i) != 2; }
+  int node_of(int i) const {
+    auto it = node.find(i);
+    return it == node.end() ? -1 : it->second;
+  }
   // The skeleton neighbour of a chain pixel other than `prev`.
-  size_t next(size_t cur, size_t prev) const {
-    for (int k = 0; k < 8; ++k) {
-      size_t j = cur + off[k];
-      if (on[j] && j != prev) return j;
-    }
+  int next(int cur, int prev) const {
+    int nb[8], n = neighbours(cur, nb);
+    for (int k = 0; k < n; ++k)
+      if (nb[k] != prev) return nb[k];
     return prev;
   }
 };
@@ -46,64 +55,72 @@ struct Grid {
 // One node per end pixel, isolated pixel and 8-connected cluster of junction pixels, in
 // raster order of their first pixel.
 void make_nodes(Grid& g, StrokeGraph& sg) {
-  std::vector<size_t> stack, cluster;
-  for (size_t i = g.stride; i + g.stride < g.on.size(); ++i) {
-    if (!g.on[i] || g.count[i] == 2 || g.node[i] >= 0) continue;
-    if (g.count[i] < 2) {
-      g.node[i] = sg.add_node(g.pos(i));
-      continue;
-    }
-    int id = sg.add_node({});
-    cluster.clear();
-    stack = {i};
-    g.node[i] = id;
-    while (!stack.empty()) {
-      size_t c = stack.back();
-      stack.pop_back();
-      cluster.push_back(c);
-      for (int k = 0; k < 8; ++k) {
-        size_t j = c + g.off[k];
-        if (g.on[j] && g.count[j] > 2 && g.node[j] < 0) g.node[j] = id, stack.push_back(j);
+  std::vector<int> stack, cluster;
+  for (int y = 0; y < g.h; ++y) {
+    const uchar* row = g.img.ptr<uchar>(y);
+    for (int x = 0; x < g.w; ++x) {
+      if (!row[x]) continue;
+      const int i = y * g.w + x;
+      int c = g.count(i);
+      if (c == 2 || g.node.count(i)) continue;
+      if (c < 2) {
+        g.node[i] = sg.add_node(g.pos(i));
+        g.node_pixels.push_back(i);
+        continue;
       }
+      int id = sg.add_node({});
+      cluster.clear();
+      stack = {i};
+      g.node[i] = id;
+      while (!stack.empty()) {
+        int p = stack.back();
+        stack.pop_back();
+        cluster.push_back(p);
+        int nb[8], n = g.neighbours(p, nb);
+        for (int k = 0; k < n; ++k)
+          if (!g.node.count(nb[k]) && g.count(nb[k]) > 2) g.node[nb[k]] = id, stack.push_back(nb[k]);
+      }
+      Vec2 sum;
+      for (int p : cluster) sum = sum + g.pos(p);
+      sg.nodes[id].p = sum / double(cluster.size());
+      g.node_pixels.insert(g.node_pixels.end(), cluster.begin(), cluster.end());
     }
-    Vec2 sum;
-    for (size_t c : cluster) sum = sum + g.pos(c);
-    sg.nodes[id].p = sum / double(cluster.size());
   }
+  std::sort(g.node_pixels.begin(), g.node_pixels.end());
 }
 
 // Walks from node pixel `start` through chain pixels, first step `first`, to the next node.
-void trace_chain(Grid& g, StrokeGraph& sg, size_t start, size_t first) {
+void trace_chain(Grid& g, StrokeGraph& sg, int start, int first) {
   Edge e;
-  e.n0 = g.node[start];
+  e.n0 = g.node_of(start);
   e.trace.push(g.pos(start));
-  size_t prev = start, cur = first;
-  while (g.node[cur] < 0) {
-    g.visited[cur] = 1;
+  int prev = start, cur = first;
+  while (!g.is_node(cur)) {
+    g.at(cur) |= kVisited;
     e.trace.push(g.pos(cur));
-    size_t nxt = g.next(cur, prev);
+    int nxt = g.next(cur, prev);
     prev = cur;
     cur = nxt;
   }
   e.trace.push(g.pos(cur));
-  e.n1 = g.node[cur];
+  e.n1 = g.node_of(cur);
   if (e.n0 == e.n1 && e.trace.length() < kMinLoopLength) return;
   sg.add_edge(std::move(e));
 }
 
 // A cycle of chain pixels with no node: a loop anchored at its first pixel.
-void trace_cycle(Grid& g, StrokeGraph& sg, size_t start) {
+void trace_cycle(Grid& g, StrokeGraph& sg, int start) {
   Edge e;
   e.n0 = e.n1 = sg.add_node(g.pos(start));
   sg.nodes[e.n0].loop = true;
   e.closed = true;
   e.trace.push(g.pos(start));
-  g.visited[start] = 1;
-  size_t prev = start, cur = g.next(start, start);
+  g.at(start) |= kVisited;
+  int prev = start, cur = g.next(start, start);
   while (cur != start) {
-    g.visited[cur] = 1;
+    g.at(cur) |= kVisited;
     e.trace.push(g.pos(cur));
-    size_t nxt = g.next(cur, prev);
+    int nxt = g.next(cur, prev);
     prev = cur;
     cur = nxt;
   }
@@ -113,30 +130,35 @@ void trace_cycle(Grid& g, StrokeGraph& sg, size_t start) {
 
 }  // namespace
 
-StrokeGraph trace_skeleton(const cv::Mat& skeleton) {
+StrokeGraph trace_skeleton(cv::Mat& skeleton) {
   Grid g(skeleton);
   StrokeGraph sg;
   make_nodes(g, sg);
-  for (size_t i = g.stride; i + g.stride < g.on.size(); ++i) {
-    if (g.node[i] < 0) continue;
-    for (int k = 0; k < 8; ++k) {
-      size_t j = i + g.off[k];
-      if (!g.on[j]) continue;
-      if (g.node[j] >= 0) {
-        if (g.node[j] != g.node[i] && i < j) {
+  for (int i : g.node_pixels) {
+    const int id = g.node_of(i);
+    int nb[8], n = g.neighbours(i, nb);
+    for (int k = 0; k < n; ++k) {
+      int j = nb[k];
+      if (g.is_node(j)) {
+        int other = g.node_of(j);
+        if (other != id && i < j) {
           Edge e;
-          e.n0 = g.node[i], e.n1 = g.node[j];
+          e.n0 = id, e.n1 = other;
           e.trace.push(g.pos(i));
           e.trace.push(g.pos(j));
           sg.add_edge(std::move(e));
         }
-      } else if (!g.visited[j]) {
+      } else if (!(g.at(j) & kVisited)) {
         trace_chain(g, sg, i, j);
       }
     }
   }
-  for (size_t i = g.stride; i + g.stride < g.on.size(); ++i)
-    if (g.on[i] && g.node[i] < 0 && !g.visited[i]) trace_cycle(g, sg, i);
+  for (int y = 0; y < g.h; ++y) {
+    uchar* row = skeleton.ptr<uchar>(y);
+    for (int x = 0; x < g.w; ++x)
+      if (row[x] == kOn && !g.is_node(y * g.w + x)) trace_cycle(g, sg, y * g.w + x);
+  }
+  cv::bitwise_and(skeleton, kOn, skeleton);
   // Isolated pixels and junction clusters left without chains are dots.
   for (Node& n : sg.nodes)
     if (n.ends.empty()) n.dot = true;

@@ -6,7 +6,8 @@
 
 namespace sv::graph {
 
-// Traces a minimal 8-connected skeleton (CV_8UC1 0/1). Pixels with one skeleton neighbour
+// Traces a minimal 8-connected skeleton (CV_8UC1 0/1; pixels are marked while tracing and
+// the marks cleared before returning, so no image-sized buffer is needed). Pixels with one skeleton neighbour
 // are stroke ends, pixels with none are dots, and each 8-connected cluster of pixels with
 // three or more neighbours is one junction node at the cluster's centroid. Pixel chains
 // between nodes become edges whose first and last points are the node pixels they leave
@@ -14,6 +15,6 @@ namespace sv::graph {
 // anchored at their first pixel in raster order. Tiny loops inside a junction cluster are
 // dropped; nodes left without edges (isolated pixels, bare clusters) are dots. Widths are
 // left unknown.
-StrokeGraph trace_skeleton(const cv::Mat& skeleton);
+StrokeGraph trace_skeleton(cv::Mat& skeleton);
 
 }  // namespace sv::graph

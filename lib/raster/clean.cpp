@@ -1,47 +1,75 @@
 #include "raster/clean.hpp"
 
-#include <opencv2/imgproc.hpp>
+#include <cmath>
 #include <vector>
 
 namespace sv {
 namespace {
 
-// Sets pixels whose label is selected to `value`.
-void paint_labels(cv::Mat& binary, const cv::Mat& labels, const std::vector<uchar>& selected, uchar value) {
-  for (int y = 0; y < binary.rows; ++y) {
-    const int* l = labels.ptr<int>(y);
-    uchar* b = binary.ptr<uchar>(y);
-    for (int x = 0; x < binary.cols; ++x)
-      if (selected[l[x]]) b[x] = value;
-  }
+// Flood-fill state, kept in bits 1-2 of the binary image itself (bit 0 is ink) so that no
+// image-sized buffer is allocated.
+constexpr uchar kInk = 1, kStateMask = 6, kSeen = 2, kLarge = 4, kSmall = 6;
+
+// Finds the components of pixels whose ink bit equals `ink` (4- or 8-connected) with at
+// most max_area pixels, by flood fills that give up after max_area + 1 pixels or on meeting
+// a component already known to be large, so the work is proportional to the pixels
+// visited. Fills start only at pixels where start(x, y) holds (every small component must
+// contain one). With `enclosed`, a component touching the image border counts as large.
+// Calls found(pixels) for each small component (flat indices y*w + x).
+template <class Start, class Found>
+int small_components(cv::Mat& img, bool ink, Start start, int connectivity, double max_area, bool enclosed,
+                     Found found) {
+  static const int dx[8] = {1, 0, -1, 0, 1, 1, -1, -1}, dy[8] = {0, 1, 0, -1, 1, -1, 1, -1};
+  const int w = img.cols, h = img.rows;
+  auto at = [&](int x, int y) -> uchar& { return img.at<uchar>(y, x); };
+  auto member = [&](int x, int y) { return ((at(x, y) & kInk) != 0) == ink; };
+  std::vector<int> comp;
+  int n = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      if ((at(x, y) & kStateMask) || !member(x, y) || !start(x, y)) continue;
+      comp.assign(1, y * w + x);
+      at(x, y) |= kSeen;
+      bool large = false;
+      for (size_t k = 0; k < comp.size() && !large; ++k) {
+        int cx = comp[k] % w, cy = comp[k] / w;
+        if (enclosed && (cx == 0 || cy == 0 || cx == w - 1 || cy == h - 1)) large = true;
+        for (int d = 0; d < connectivity && !large; ++d) {
+          int nx = cx + dx[d], ny = cy + dy[d];
+          if (nx < 0 || ny < 0 || nx >= w || ny >= h || !member(nx, ny)) continue;
+          uchar& s = at(nx, ny);
+          if ((s & kStateMask) == kLarge) large = true;
+          else if (!(s & kStateMask)) s |= kSeen, comp.push_back(ny * w + nx);
+        }
+        if (comp.size() > max_area) large = true;
+      }
+      for (int p : comp) at(p % w, p / w) = (at(p % w, p / w) & kInk) | (large ? kLarge : kSmall);
+      if (!large) found(comp), ++n;
+    }
+  cv::bitwise_and(img, kInk, img);
+  return n;
 }
 
 }  // namespace
 
 int remove_specks(cv::Mat& binary, double min_area) {
-  cv::Mat labels, stats, centroids;
-  int n = cv::connectedComponentsWithStats(binary, labels, stats, centroids, 8, CV_32S);
-  std::vector<uchar> speck(n, 0);
-  int removed = 0;
-  for (int i = 1; i < n; ++i)
-    if (stats.at<int>(i, cv::CC_STAT_AREA) < min_area) speck[i] = 1, ++removed;
-  if (removed) paint_labels(binary, labels, speck, 0);
-  return removed;
+  auto anywhere = [](int, int) { return true; };
+  const double largest = std::ceil(min_area) - 1;  // whole pixels fewer than min_area
+  std::vector<int> specks;
+  int n = small_components(binary, true, anywhere, 8, largest, false,
+                           [&](const std::vector<int>& c) { specks.insert(specks.end(), c.begin(), c.end()); });
+  for (int p : specks) binary.at<uchar>(p / binary.cols, p % binary.cols) = 0;
+  return n;
 }
 
 int fill_holes(cv::Mat& binary, double max_area) {
-  cv::Mat paper = binary == 0, labels, stats, centroids;
-  int n = cv::connectedComponentsWithStats(paper, labels, stats, centroids, 4, CV_32S);
-  std::vector<uchar> hole(n, 0);
-  int filled = 0;
-  for (int i = 1; i < n; ++i) {
-    int x = stats.at<int>(i, cv::CC_STAT_LEFT), y = stats.at<int>(i, cv::CC_STAT_TOP);
-    int w = stats.at<int>(i, cv::CC_STAT_WIDTH), h = stats.at<int>(i, cv::CC_STAT_HEIGHT);
-    bool enclosed = x > 0 && y > 0 && x + w < binary.cols && y + h < binary.rows;
-    if (enclosed && stats.at<int>(i, cv::CC_STAT_AREA) <= max_area) hole[i] = 1, ++filled;
-  }
-  if (filled) paint_labels(binary, labels, hole, 1);
-  return filled;
+  // Every hole has a pixel with ink to its left; starting only there skips open paper.
+  auto after_ink = [&](int x, int y) { return x > 0 && (binary.at<uchar>(y, x - 1) & kInk); };
+  std::vector<int> holes;
+  int n = small_components(binary, false, after_ink, 4, max_area, true,
+                           [&](const std::vector<int>& c) { holes.insert(holes.end(), c.begin(), c.end()); });
+  for (int p : holes) binary.at<uchar>(p / binary.cols, p % binary.cols) = 1;
+  return n;
 }
 
 }  // namespace sv

@@ -23,10 +23,12 @@ struct Ink {
   bool uniform = false;      // no paper/ink contrast: the image is all paper or all ink
 };
 
-// Paper normalisation: the paper level is the mean of confident paper pixels (above the Otsu
-// threshold, away from ink) per cell, filled into ink-covered cells by normalised
-// convolution and interpolated bilinearly. The ink level is a low percentile of the
-// normalised ink class, so noise and thin strokes do not pull it towards the paper.
+// Paper normalisation: the paper level of each cell is the mean of its confident paper
+// pixels (lighter than midway between the Otsu threshold and the paper class mean, which
+// leaves out anti-aliased fringes), filled into ink-covered cells by normalised convolution
+// and interpolated bilinearly. The ink level is a low percentile of the normalised ink class,
+// so noise and thin strokes do not pull it towards the paper. Levels come from every other
+// pixel of every other row.
 Ink separate_ink(const cv::Mat& gray, const InkOptions& opt = {});
 
 }  // namespace sv

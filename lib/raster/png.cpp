@@ -67,11 +67,10 @@ struct ReadStruct {
   ReadStruct& operator=(const ReadStruct&) = delete;
 };
 
-bool read_header(png_structp png, png_infop info, png_uint_32* w, png_uint_32* h) {
+// Reads and validates every chunk before the image data.
+bool read_info(png_structp png, png_infop info) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_read_info(png, info);
-  *w = png_get_image_width(png, info);
-  *h = png_get_image_height(png, info);
   return true;
 }
 
@@ -120,12 +119,17 @@ void check_signature(std::string_view bytes) {
     refuse("no PNG signature");
 }
 
-cv::Size checked_size(ReadStruct& r, long long max_pixels) {
-  png_uint_32 w = 0, h = 0;
-  if (!read_header(r.png, r.info, &w, &h)) refuse(r.io.message);
-  if (static_cast<long long>(w) * h > max_pixels)
+// The size claimed by the IHDR chunk, which the PNG format puts first, checked against the
+// limits before libpng reads anything else.
+cv::Size claimed_size(std::string_view bytes, long long max_pixels) {
+  auto u8 = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])); };
+  auto be32 = [&](size_t i) { return u8(i) << 24 | u8(i + 1) << 16 | u8(i + 2) << 8 | u8(i + 3); };
+  if (bytes.size() < 24 || bytes.substr(12, 4) != "IHDR") refuse("no IHDR chunk after the signature");
+  uint32_t w = be32(16), h = be32(20);
+  if (w == 0 || h == 0) refuse("header claims an empty image");
+  if (w > kMaxPngSide || h > kMaxPngSide || static_cast<long long>(w) * h > max_pixels)
     refuse("header claims " + std::to_string(w) + "x" + std::to_string(h) + " pixels, more than the limit of " +
-           std::to_string(max_pixels));
+           std::to_string(max_pixels) + " pixels or " + std::to_string(kMaxPngSide) + " per side");
   return {static_cast<int>(w), static_cast<int>(h)};
 }
 
@@ -161,14 +165,14 @@ std::string encode(const cv::Mat& m, int color_type) {
 
 cv::Size png_size(std::string_view bytes, long long max_pixels) {
   check_signature(bytes);
-  ReadStruct r(bytes);
-  return checked_size(r, max_pixels);
+  return claimed_size(bytes, max_pixels);
 }
 
 cv::Mat decode_png(std::string_view bytes, long long max_pixels) {
   check_signature(bytes);
+  cv::Size size = claimed_size(bytes, max_pixels);
   ReadStruct r(bytes);
-  cv::Size size = checked_size(r, max_pixels);
+  if (!read_info(r.png, r.info)) refuse(r.io.message);
   int channels = 0, passes = 0;
   size_t rowbytes = 0;
   if (!configure(r.png, r.info, &channels, &rowbytes, &passes)) refuse(r.io.message);

@@ -13,11 +13,12 @@ constexpr long long kMaxPngSide = 1'000'000;
 
 // Decodes any PNG (gray 1/2/4/8/16 bit, gray+alpha, RGB and RGBA 8/16 bit, palette with or
 // without tRNS, interlaced or not) to CV_8UC1 luminance (Rec. 601 weights, as OpenCV's
-// cvtColor), alpha composited on white. The header is checked before any pixel buffer is
-// allocated: width * height > max_pixels or a side > kMaxPngSide is refused.
+// cvtColor), alpha composited on white. The size in the IHDR chunk is checked before libpng
+// reads on: width * height > max_pixels or a side > kMaxPngSide is refused.
 cv::Mat decode_png(std::string_view bytes, long long max_pixels = 100'000'000);
 
-// Reads just the header: {width, height}. Refuses like decode_png.
+// The size the IHDR chunk claims, {width, height}, checked like decode_png (the rest of the
+// file is not read).
 cv::Size png_size(std::string_view bytes, long long max_pixels = 100'000'000);
 
 // Encodes CV_8UC1 as an 8-bit gray PNG and CV_8UC3 (BGR, OpenCV's order) as an 8-bit RGB

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "raster/thin.hpp"
 
 namespace sv {
 namespace {
@@ -58,11 +57,18 @@ double inscribed_radius(const cv::Mat& coverage, Vec2 p, double max_reach) {
 }
 
 double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
-  cv::Mat count = neighbour_count(skeleton);
+  auto on = [&](int x, int y) { return x >= 0 && y >= 0 && x < skeleton.cols && y < skeleton.rows && skeleton.at<uchar>(y, x); };
   std::vector<cv::Point> inside;
-  for (int y = 0; y < count.rows; ++y)
-    for (int x = 0; x < count.cols; ++x)
-      if (count.at<uchar>(y, x) == 2) inside.emplace_back(x, y);
+  for (int y = 0; y < skeleton.rows; ++y) {
+    const uchar* row = skeleton.ptr<uchar>(y);
+    for (int x = 0; x < skeleton.cols; ++x) {
+      if (!row[x]) continue;
+      int n = 0;
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) n += (dx || dy) && on(x + dx, y + dy);
+      if (n == 2) inside.emplace_back(x, y);
+    }
+  }
   size_t stride = std::max<size_t>(1, inside.size() / kMaxSamples);
   const double reach = std::min(kMaxReach, 0.5 * std::max(skeleton.cols, skeleton.rows));
   std::vector<double> widths;

@@ -4,6 +4,8 @@
 #include <bit>
 #include <vector>
 
+#include <opencv2/core.hpp>
+
 #include "core/error.hpp"
 
 namespace sv {
@@ -13,6 +15,7 @@ namespace {
 // x4 = NW, x5 = W, x6 = SW, x7 = S, x8 = SE. Bit k-1 of a configuration holds x_k.
 constexpr int kDx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 constexpr int kDy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+constexpr uchar kInk = 1, kQueued = 2;
 
 // Yokoi's connectivity number for 8-connected ink: the number of ink components around a
 // pixel that deleting it would separate. A pixel is simple when it is exactly 1.
@@ -35,76 +38,69 @@ std::array<bool, 256> deletable_table() {
 cv::Mat thin(const cv::Mat& binary) {
   if (binary.empty() || binary.type() != CV_8UC1) throw Error(Code::internal, "thin needs a CV_8UC1 image");
   static const std::array<bool, 256> deletable = deletable_table();
-  const int w = binary.cols, h = binary.rows, stride = w + 2;
-  // Padded copy: the one-pixel frame of paper removes all bounds checks.
-  std::vector<uchar> img(static_cast<size_t>(stride) * (h + 2), 0);
-  for (int y = 0; y < h; ++y) {
-    const uchar* b = binary.ptr<uchar>(y);
-    uchar* row = img.data() + static_cast<size_t>(y + 1) * stride + 1;
-    for (int x = 0; x < w; ++x) row[x] = b[x] ? 1 : 0;
-  }
+  // One buffer with a frame of paper (no bounds checks): bit 0 is ink, bit 1 marks a pixel
+  // queued for the next cycle. The result is a view of its inside.
+  cv::Mat padded;
+  cv::copyMakeBorder(binary, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
+  cv::min(padded, 1, padded);
+  CV_Assert(padded.isContinuous());
+  uchar* img = padded.data;
+  const size_t size = padded.total();
+  const int stride = padded.cols;
   int off[8];
   for (int k = 0; k < 8; ++k) off[k] = kDy[k] * stride + kDx[k];
+  auto ink = [&](size_t i) { return img[i] & kInk; };
   auto config = [&](size_t i) {
     unsigned c = 0;
-    for (int k = 0; k < 8; ++k) c |= static_cast<unsigned>(img[i + off[k]]) << k;
+    for (int k = 0; k < 8; ++k) c |= static_cast<unsigned>(img[i + off[k]] & kInk) << k;
     return c;
   };
 
-  // The border: ink pixels with paper among their 4-neighbours; only they can be peeled.
-  std::vector<size_t> border;
-  std::vector<uchar> on_border(img.size(), 0);
-  for (size_t i = stride; i + stride < img.size(); ++i)
-    if (img[i] && (!img[i + 1] || !img[i - 1] || !img[i + stride] || !img[i - stride])) {
-      border.push_back(i);
-      on_border[i] = 1;
-    }
+  // Pixels to examine: at first the border (ink with paper among its 4-neighbours), then
+  // those next to a deleted pixel, in the same cycle and the next; nothing else can change.
+  std::vector<size_t> active, next, candidates;
+  for (size_t i = stride; i + stride < size; ++i)
+    if (ink(i) && (!ink(i + 1) || !ink(i - 1) || !ink(i + stride) || !ink(i - stride))) active.push_back(i);
 
   // Sub-iterations: the neighbour that must be paper (N, S, E, W).
   const int sides[4] = {off[2], off[6], off[0], off[4]};
-  std::vector<size_t> candidates;
-  for (bool changed = true; changed;) {
-    changed = false;
+  while (!active.empty()) {
+    next.clear();
     for (int side : sides) {
       candidates.clear();
-      for (size_t i : border)
-        if (img[i] && !img[i + side] && deletable[config(i)]) candidates.push_back(i);
+      for (size_t i : active)
+        if (ink(i) && !ink(i + side) && deletable[config(i)]) candidates.push_back(i);
       for (size_t i : candidates) {
-        if (!deletable[config(i)]) continue;
+        if (!ink(i) || !deletable[config(i)]) continue;
         img[i] = 0;
-        changed = true;
         for (int k = 0; k < 8; ++k) {
           size_t j = i + off[k];
-          if (img[j] && !on_border[j]) {
-            on_border[j] = 1;
-            border.push_back(j);
+          if (img[j] == kInk) {
+            img[j] |= kQueued;
+            next.push_back(j);
+            active.push_back(j);
           }
         }
       }
     }
-    std::erase_if(border, [&](size_t i) { return !img[i]; });
+    for (size_t i : next) img[i] &= kInk;
+    std::erase_if(next, [&](size_t i) { return !ink(i); });
+    active.swap(next);
   }
-
-  cv::Mat out(h, w, CV_8U);
-  for (int y = 0; y < h; ++y) {
-    const uchar* row = img.data() + static_cast<size_t>(y + 1) * stride + 1;
-    std::copy(row, row + w, out.ptr<uchar>(y));
-  }
-  return out;
+  return padded(cv::Rect(1, 1, binary.cols, binary.rows));
 }
 
 cv::Mat neighbour_count(const cv::Mat& skeleton) {
+  cv::Mat on = skeleton != 0, padded;
+  cv::copyMakeBorder(on / 255, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
   cv::Mat count = cv::Mat::zeros(skeleton.size(), CV_8U);
-  for (int y = 0; y < skeleton.rows; ++y)
-    for (int x = 0; x < skeleton.cols; ++x) {
-      if (!skeleton.at<uchar>(y, x)) continue;
-      int n = 0;
-      for (int k = 0; k < 8; ++k) {
-        int xx = x + kDx[k], yy = y + kDy[k];
-        if (xx >= 0 && yy >= 0 && xx < skeleton.cols && yy < skeleton.rows && skeleton.at<uchar>(yy, xx)) ++n;
-      }
-      count.at<uchar>(y, x) = static_cast<uchar>(n);
-    }
+  for (int y = 0; y < skeleton.rows; ++y) {
+    const uchar *up = padded.ptr<uchar>(y) + 1, *mid = padded.ptr<uchar>(y + 1) + 1, *down = padded.ptr<uchar>(y + 2) + 1;
+    uchar* out = count.ptr<uchar>(y);
+    for (int x = 0; x < skeleton.cols; ++x)
+      if (mid[x])
+        out[x] = static_cast<uchar>(up[x - 1] + up[x] + up[x + 1] + mid[x - 1] + mid[x + 1] + down[x - 1] + down[x] + down[x + 1]);
+  }
   return count;
 }
 

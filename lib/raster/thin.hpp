@@ -11,7 +11,8 @@ namespace sv {
 // blocks or two-pixel diagonals vanish, as they do in parallel Zhang-Suen) and, once no
 // pixel can be peeled, leaves a minimal skeleton: no pixel is redundant for 8-connectivity,
 // so there are no stair-step corners. Work is proportional to the ink, not the image.
-// binary: CV_8UC1, nonzero = ink. Returns CV_8UC1 0/1.
+// binary: CV_8UC1, nonzero = ink. Returns CV_8UC1 0/1 (a view inside a buffer with a
+// one-pixel frame).
 cv::Mat thin(const cv::Mat& binary);
 
 // Number of 8-neighbours set in a 0/1 image (0 outside), CV_8UC1, zero off the skeleton.

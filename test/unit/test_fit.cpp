@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <functional>
 
@@ -23,28 +22,35 @@ double noise(uint64_t i) {
 
 // Points along a curve given by arc length s in [0, L], about 1 px apart, jittered by up to
 // `amp` px in each coordinate.
-Polyline trace(double L, const std::function<Vec2(double)>& at, double amp = 0.0, uint64_t seed = 1) {
+Polyline trace(double L, const std::function<Vec2(double)>& at, double amp = 0.0,
+               uint64_t seed = 1) {
   int n = std::max(1, static_cast<int>(std::ceil(L)));
   Polyline out;
   for (int i = 0; i <= n; ++i) {
     Vec2 p = at(L * i / n);
-    out.push_back({p.x + amp * noise(seed * 7919 + 2 * i), p.y + amp * noise(seed * 7919 + 2 * i + 1)});
+    out.push_back(
+        {p.x + amp * noise(seed * 7919 + 2 * i), p.y + amp * noise(seed * 7919 + 2 * i + 1)});
   }
   return out;
 }
 
 Polyline segment(Vec2 a, Vec2 b, double amp = 0.0, uint64_t seed = 1) {
-  return trace(dist(a, b), [&](double s) { return a + unit(b - a) * s; }, amp, seed);
+  return trace(
+      dist(a, b), [&](double s) { return a + unit(b - a) * s; }, amp, seed);
 }
 
 // Concatenates polylines that share their joining point.
 Polyline join(std::initializer_list<Polyline> parts) {
   Polyline out;
-  for (const auto& p : parts) out.insert(out.end(), out.empty() ? p.begin() : p.begin() + 1, p.end());
+  for (const auto& p : parts)
+    out.insert(out.end(), out.empty() ? p.begin() : p.begin() + 1, p.end());
   return out;
 }
 
-FitParams params(double stroke_width = 4) { return resolve_fit_params(stroke_width, {}); }
+// The tests jitter points uniformly by up to 0.3 px: a trace noise of 0.3 / sqrt(3) px.
+FitParams params(double stroke_width = 4, double noise = 0.3 / std::sqrt(3.0)) {
+  return resolve_fit_params(stroke_width, noise, {});
+}
 
 double max_dist(const Shape& s, const Polyline& pts, int i0, int i1) {
   double worst = 0;
@@ -76,7 +82,8 @@ TEST_CASE("a straight noisy line becomes one line", "[fit]") {
 TEST_CASE("a sampled closed circle becomes one circle", "[fit]") {
   Vec2 c{150.3, 120.7};
   double r = 55.2;
-  Polyline pts = trace(2 * kPi * r, [&](double s) { return c + from_angle(s / r) * r; }, 0.3);
+  Polyline pts = trace(
+      2 * kPi * r, [&](double s) { return c + from_angle(s / r) * r; }, 0.3);
   pts.back() = pts.front();
   auto out = fit_polyline(pts, true, params());
   REQUIRE(out.size() == 1);
@@ -100,8 +107,8 @@ TEST_CASE("an L-shaped polyline becomes two lines meeting at a sharp corner", "[
 
 TEST_CASE("a square loop becomes four lines in a closed continuous chain", "[fit]") {
   Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
-  Polyline pts = join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[3], 0.3, 3),
-                       segment(c[3], c[0], 0.3, 4)});
+  Polyline pts = join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2),
+                       segment(c[2], c[3], 0.3, 3), segment(c[3], c[0], 0.3, 4)});
   pts.back() = pts.front();
   auto out = fit_polyline(pts, true, params());
   REQUIRE(out.size() == 4);
@@ -118,7 +125,8 @@ TEST_CASE("a half circle becomes one arc turning the right way", "[fit]") {
   Vec2 c{100, 100};
   double r = 40;
   // Angle increasing from 0 to pi: counter-clockwise in the y-down frame, through (100, 140).
-  Polyline pts = trace(kPi * r, [&](double s) { return c + from_angle(s / r) * r; }, 0.3);
+  Polyline pts = trace(
+      kPi * r, [&](double s) { return c + from_angle(s / r) * r; }, 0.3);
   auto out = fit_polyline(pts, false, params());
   REQUIRE(out.size() == 1);
   const Shape& arc = out[0].shape;
@@ -135,7 +143,8 @@ TEST_CASE("a three-turn Archimedean spiral stays a spiral of arcs", "[fit]") {
   Vec2 c{256, 256};
   double a = 12, b = 14 / (2 * kPi);  // r = a + b theta: 14 px between turns
   Polyline pts;
-  for (double t = 0; t <= 6 * kPi; t += 1.0 / (a + b * t)) pts.push_back(c + from_angle(t) * (a + b * t));
+  for (double t = 0; t <= 6 * kPi; t += 1.0 / (a + b * t))
+    pts.push_back(c + from_angle(t) * (a + b * t));
   FitParams p = params();
   auto out = fit_polyline(pts, false, p);
   CHECK(out.size() >= 6);
@@ -163,8 +172,18 @@ TEST_CASE("a gentle wobble on a line stays one line", "[fit]") {
 TEST_CASE("an S-curve becomes two arcs bending opposite ways", "[fit]") {
   double r = 30;
   // Over the top of a circle about (30, 0), then under a circle about (90, 0).
-  Polyline first = trace(kPi * r, [&](double s) { return Vec2{30, 0} + from_angle(kPi + s / r) * r; }, 0.3, 1);
-  Polyline second = trace(kPi * r, [&](double s) { return Vec2{90, 0} + from_angle(kPi - s / r) * r; }, 0.3, 2);
+  Polyline first = trace(
+      kPi * r,
+      [&](double s) {
+        return Vec2{30, 0} + from_angle(kPi + s / r) * r;
+      },
+      0.3, 1);
+  Polyline second = trace(
+      kPi * r,
+      [&](double s) {
+        return Vec2{90, 0} + from_angle(kPi - s / r) * r;
+      },
+      0.3, 2);
   auto out = fit_polyline(join({first, second}), false, params());
   REQUIRE(out.size() == 2);
   REQUIRE(out[0].shape.type == PrimType::arc);
@@ -204,7 +223,12 @@ TEST_CASE("a rounded rectangle is a closed chain of lines and arcs, not a circle
 
 TEST_CASE("pieces cover their edge with shared breakpoints and honest residuals", "[fit]") {
   Polyline pts = join({segment({10, 10}, {110, 10}, 0.3, 1),
-                       trace(kPi * 30, [](double s) { return Vec2{110, 40} + from_angle(-kPi / 2 + s / 30) * 30; }, 0.3, 2),
+                       trace(
+                           kPi * 30,
+                           [](double s) {
+                             return Vec2{110, 40} + from_angle(-kPi / 2 + s / 30) * 30;
+                           },
+                           0.3, 2),
                        segment({110, 70}, {10, 90}, 0.3, 3)});
   auto out = fit_polyline(pts, false, params());
   REQUIRE(out.size() >= 3);
@@ -226,20 +250,38 @@ TEST_CASE("pieces cover their edge with shared breakpoints and honest residuals"
 
 TEST_CASE("a closed chain's spans cover every point once around", "[fit]") {
   Vec2 c[3] = {{50, 50}, {150, 60}, {90, 140}};
-  Polyline pts = join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[0], 0.3, 3)});
-  pts.back() = pts.front();
+  Polyline pts =
+      join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[0], 0.3, 3)});
+  // With the start repeated at the end (index `last` is index 0 again), and without.
+  bool repeated = GENERATE(true, false);
+  if (repeated)
+    pts.back() = pts.front();
+  else
+    pts.pop_back();
+  const int cycle = static_cast<int>(pts.size()) - (repeated ? 1 : 0);
   auto out = fit_polyline(pts, true, params());
   REQUIRE(out.size() == 3);
   require_continuous(out, true);
-  const int last = static_cast<int>(pts.size()) - 1;
   int covered = 0;
   for (size_t k = 0; k < out.size(); ++k) {
     const auto& next = out[(k + 1) % out.size()];
-    // Consecutive spans share a breakpoint (index `last` repeats index 0).
-    CHECK((out[k].span1 % last) == (next.span0 % last));
-    covered += ((out[k].span1 - out[k].span0) % last + last) % last;
+    CHECK((out[k].span1 % cycle) == (next.span0 % cycle));
+    covered += ((out[k].span1 - out[k].span0) % cycle + cycle) % cycle;
+    double worst = 0;
+    for (int i = out[k].span0; i != out[k].span1; i = (i + 1) % cycle)
+      worst = std::max(worst, out[k].shape.distance_to(pts[i]));
+    CHECK(out[k].max_px >= worst - 1e-9);
   }
-  CHECK(covered == last);
+  CHECK(covered == cycle);
+}
+
+TEST_CASE("trace noise is measured about the neighbours' chords", "[fit]") {
+  Polyline clean = trace(200, [](double s) { return Vec2{10 + s, 20 + 0.3 * s}; });
+  Polyline arc = trace(100, [](double s) { return Vec2{100, 100} + from_angle(s / 40) * 40; });
+  CHECK(trace_noise_px({&clean, &arc}) < 0.02);
+  Polyline jittered = segment({10, 20}, {400, 140}, 0.3);
+  CHECK(trace_noise_px({&jittered}) == Approx(0.3 / std::sqrt(3.0)).epsilon(0.25));
+  CHECK(trace_noise_px({}) == 0);
 }
 
 TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
@@ -263,7 +305,12 @@ Scene two_stroke_scene() {
                 {"v_0003", {100, 90}, 1, "end"},
                 {"v_0004", {150, 150}, 2, "loop"}};
   Polyline a = segment({10, 10}, {100, 10}, 0.3, 1), b = segment({100, 10}, {100, 90}, 0.3, 2);
-  Polyline loop = trace(2 * kPi * 20, [](double t) { return Vec2{130, 150} + from_angle(t / 20) * 20; }, 0.3, 3);
+  Polyline loop = trace(
+      2 * kPi * 20,
+      [](double t) {
+        return Vec2{130, 150} + from_angle(t / 20) * 20;
+      },
+      0.3, 3);
   loop.back() = loop.front();
   g.edges = {{"e_0001", "v_0001", "v_0002", a, false, 4},
              {"e_0002", "v_0002", "v_0003", b, false, 4},
@@ -289,7 +336,11 @@ TEST_CASE("fit fills the scene's primitives and records its thresholds", "[fit]"
   CHECK(prims[0].shape.p1 == Vec2{100, 10});
   CHECK(prims[1].shape.p0 == Vec2{100, 10});
   CHECK(s.relations.is_array());
-  CHECK(s.config["fit.tolerance_px"]["value"].get<double>() == Approx(1.25));
+  double noise = s.config["fit.trace_noise_px"]["value"].get<double>();
+  CHECK(noise == Approx(0.3 / std::sqrt(3.0)).epsilon(0.25));
+  CHECK(s.config["fit.trace_noise_px"]["from"] == "image");
+  CHECK(s.config["fit.tolerance_px"]["value"].get<double>() ==
+        Approx(1.0 + 1.5 * noise).margin(1e-4));
   CHECK(s.config["fit.tolerance_px"]["from"] == "stroke_width");
   CHECK(s.config["fit.max_sweep_deg"]["from"] == "default");
   for (const auto& [key, entry] : s.config.items()) {
@@ -328,12 +379,12 @@ TEST_CASE("fit is deterministic", "[fit]") {
 TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit]") {
   FitParams p = params(3);
   std::vector<std::pair<Polyline, bool>> cases = {
-      {{{5, 5}, {5, 5}, {5, 5}}, false},                // one point, repeated
-      {{{5, 5}, {5, 5}, {5, 5}, {5, 5}}, true},         // a closed "loop" of one point
-      {{{0, 0}, {30, 0}, {0, 0}}, false},               // out and back
-      {{{0, 0}, {30, 0}, {0, 0}}, true},                // the same, closed
-      {{{0, 0}, {10, 0}, {10, 10}, {0, 0}}, true},      // a sparse triangle
-      {{{0, 0}, {0.4, 0.1}}, false},                    // shorter than a dot
+      {{{5, 5}, {5, 5}, {5, 5}}, false},            // one point, repeated
+      {{{5, 5}, {5, 5}, {5, 5}, {5, 5}}, true},     // a closed "loop" of one point
+      {{{0, 0}, {30, 0}, {0, 0}}, false},           // out and back
+      {{{0, 0}, {30, 0}, {0, 0}}, true},            // the same, closed
+      {{{0, 0}, {10, 0}, {10, 10}, {0, 0}}, true},  // a sparse triangle
+      {{{0, 0}, {0.4, 0.1}}, false},                // shorter than a dot
       {{{0, 0}, {1, 0}, {1, 0}, {1, 0}, {2, 0}, {3, 0}, {3, 0}}, false},  // repeated points
   };
   // Random walks with turns of every size, open and closed.
@@ -343,7 +394,8 @@ TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit
     int n = 2 + static_cast<int>((noise(seed) + 1) * 150);
     for (int i = 0; i < n; ++i) {
       heading += noise(seed * 1000 + i) * (i % 17 == 0 ? 2.5 : 0.15);
-      w.push_back(w.back() + from_angle(heading) + Vec2{noise(seed * 3000 + i), noise(seed * 5000 + i)} * 0.3);
+      w.push_back(w.back() + from_angle(heading) +
+                  Vec2{noise(seed * 3000 + i), noise(seed * 5000 + i)} * 0.3);
     }
     bool closed = seed % 2 == 0;
     if (closed) w.push_back(w.front());
@@ -354,11 +406,13 @@ TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit
     REQUIRE(!out.empty());
     const int last = static_cast<int>(pts.size()) - 1;
     for (const auto& pc : out) {
-      for (double v : {pc.shape.p0.x, pc.shape.p0.y, pc.shape.p1.x, pc.shape.p1.y, pc.shape.bulge, pc.rms_px, pc.max_px})
+      for (double v : {pc.shape.p0.x, pc.shape.p0.y, pc.shape.p1.x, pc.shape.p1.y, pc.shape.bulge,
+                       pc.rms_px, pc.max_px})
         REQUIRE(std::isfinite(v));
       REQUIRE(pc.span0 >= 0);
       REQUIRE(pc.span1 <= last);
-      if (pc.shape.type == PrimType::arc) REQUIRE(std::abs(pc.shape.sweep_rad()) <= deg2rad(p.max_sweep_deg) + 1e-9);
+      if (pc.shape.type == PrimType::arc)
+        REQUIRE(std::abs(pc.shape.sweep_rad()) <= deg2rad(p.max_sweep_deg) + 1e-9);
       CHECK(pc.max_px <= p.tolerance_px + 1e-9);
     }
     if (out.size() > 1) require_continuous(out, closed);
@@ -368,8 +422,9 @@ TEST_CASE("degenerate and random polylines give finite continuous chains", "[fit
 TEST_CASE("a loop hanging from a junction starts and ends at the junction", "[fit]") {
   Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
   Vec2 junction{70, 20};  // mid-way along the top side
-  Polyline pts = join({segment(junction, c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2), segment(c[2], c[3], 0.3, 3),
-                       segment(c[3], c[0], 0.3, 4), segment(c[0], junction, 0.3, 5)});
+  Polyline pts = join({segment(junction, c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2),
+                       segment(c[2], c[3], 0.3, 3), segment(c[3], c[0], 0.3, 4),
+                       segment(c[0], junction, 0.3, 5)});
   pts.back() = pts.front();
   ChainEnds ends;
   ends.start = junction;
@@ -392,7 +447,8 @@ Scene scene_of(std::vector<std::pair<Polyline, bool>> strokes, double stroke_wid
     std::string id = std::to_string(g.edges.size() + 1);
     g.vertices.push_back({"v_a" + id, pts.front(), closed ? 2 : 1, closed ? "loop" : "end"});
     g.vertices.push_back({"v_b" + id, pts.back(), 1, "end"});
-    g.edges.push_back({"e_" + id, "v_a" + id, closed ? "v_a" + id : "v_b" + id, pts, closed, stroke_width});
+    g.edges.push_back(
+        {"e_" + id, "v_a" + id, closed ? "v_a" + id : "v_b" + id, pts, closed, stroke_width});
   }
   s.graph = g;
   return s;
@@ -423,9 +479,11 @@ TEST_CASE("beautify makes near-parallel and near-perpendicular lines exact", "[f
   for (const auto& r : s.relations) CHECK(r.contains("residual_deg"));
 }
 
-TEST_CASE("beautify equalizes near radii, joins near centres and near free ends", "[fit][beautify]") {
+TEST_CASE("beautify equalizes near radii, joins near centres and near free ends",
+          "[fit][beautify]") {
   auto circle = [](Vec2 c, double r, uint64_t seed) {
-    Polyline pts = trace(2 * kPi * r, [&](double t) { return c + from_angle(t / r) * r; }, 0.2, seed);
+    Polyline pts = trace(
+        2 * kPi * r, [&](double t) { return c + from_angle(t / r) * r; }, 0.2, seed);
     pts.back() = pts.front();
     return pts;
   };
@@ -450,10 +508,13 @@ TEST_CASE("beautify equalizes near radii, joins near centres and near free ends"
   CHECK(s.relations.empty());
 }
 
-TEST_CASE("beautify refuses a relation that would leave a primitive's tolerance", "[fit][beautify]") {
+TEST_CASE("beautify refuses a relation that would leave a primitive's tolerance",
+          "[fit][beautify]") {
   // 2.5 degrees apart over 200 px: parallel would move an end by ~8 px.
-  Scene s = scene_of({{segment({20, 50}, {220, 58.7}, 0.2, 1), false}, {segment({20, 150}, {220, 150}, 0.2, 2), false}});
+  Scene s = scene_of({{segment({20, 50}, {220, 58.7}, 0.2, 1), false},
+                      {segment({20, 150}, {220, 150}, 0.2, 2), false}});
   fit(s, {});
   CHECK(relation_ids(s, "parallel").empty());
-  for (const auto& pr : *s.primitives) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+  for (const auto& pr : *s.primitives)
+    CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
 }

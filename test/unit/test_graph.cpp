@@ -1,0 +1,242 @@
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/schema.hpp"
+#include "graph/skeletonize.hpp"
+#include "skeleton_drawing.hpp"
+
+using namespace sv;
+using test::Drawing;
+
+namespace {
+
+Scene skeleton_of(const cv::Mat& gray, const SkeletonOptions& opt = {}) {
+  Scene s;
+  skeletonize(s, gray, opt);
+  return s;
+}
+
+int count_kind(const Graph& g, const std::string& kind, int degree = -1) {
+  int n = 0;
+  for (const auto& v : g.vertices) n += v.kind == kind && (degree < 0 || v.degree == degree);
+  return n;
+}
+
+double max_distance_to_segment(const Polyline& pts, Vec2 a, Vec2 b) {
+  double d = 0;
+  for (Vec2 p : pts) d = std::max(d, point_segment_distance(p, a, b));
+  return d;
+}
+
+double max_distance_to_circle(const Polyline& pts, Vec2 c, double r) {
+  double d = 0;
+  for (Vec2 p : pts) d = std::max(d, std::abs(dist(p, c) - r));
+  return d;
+}
+
+double max_spacing(const Polyline& pts) {
+  double d = 0;
+  for (size_t i = 1; i < pts.size(); ++i) d = std::max(d, dist(pts[i - 1], pts[i]));
+  return d;
+}
+
+bool has_warning(const Scene& s, const std::string& part) {
+  for (const auto& w : s.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a T junction is one vertex of degree 3 where the strokes meet", "[graph]") {
+  for (double w : {3.0, 6.0, 10.0}) {
+    INFO("stroke width " << w);
+    Scene s = skeleton_of(Drawing(200, 200).line({40, 60}, {160, 60}, w).line({100, 60}, {100, 160}, w).image());
+    const Graph& g = *s.graph;
+    REQUIRE(g.edges.size() == 3);
+    REQUIRE(count_kind(g, "junction", 3) == 1);
+    CHECK(count_kind(g, "end", 1) == 3);
+    const Vertex* j = nullptr;
+    for (const auto& v : g.vertices)
+      if (v.kind == "junction") j = &v;
+    CHECK(dist(j->p, {100, 60}) < 1.0);
+    for (const auto& e : g.edges) {
+      double bar = max_distance_to_segment(e.points, {40, 60}, {160, 60});
+      double stem = max_distance_to_segment(e.points, {100, 60}, {100, 160});
+      CHECK(std::min(bar, stem) < 1.0);
+      CHECK((e.v0 == j->id || e.v1 == j->id));
+      CHECK(max_spacing(e.points) <= 1.0 + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("two crossing lines become two straight edges through the crossing", "[graph]") {
+  for (double angle : {90.0, 40.0}) {
+    for (double w : {3.0, 8.0}) {
+      INFO("angle " << angle << " width " << w);
+      Vec2 c{100, 100}, d1 = from_angle(deg2rad(angle / 2)) * 70, d2 = from_angle(deg2rad(-angle / 2)) * 70;
+      Scene s = skeleton_of(Drawing(200, 200).line(c - d1, c + d1, w).line(c - d2, c + d2, w).image());
+      const Graph& g = *s.graph;
+      REQUIRE(g.edges.size() == 2);
+      CHECK(count_kind(g, "end", 1) == 4);
+      CHECK(g.vertices.size() == 4);
+      for (const auto& e : g.edges) {
+        double first = max_distance_to_segment(e.points, c - d1, c + d1);
+        double second = max_distance_to_segment(e.points, c - d2, c + d2);
+        CHECK(std::min(first, second) < 1.0);
+      }
+    }
+  }
+}
+
+TEST_CASE("a circle crossed by a line stays one closed circle and one line", "[graph]") {
+  for (double w : {3.0, 5.0, 9.0}) {
+    INFO("stroke width " << w);
+    Vec2 c{100, 100};
+    double r = 50;
+    Scene s = skeleton_of(Drawing(200, 200).circle(c, r, w).line({20, 90}, {180, 110}, w).image());
+    const Graph& g = *s.graph;
+    REQUIRE(g.edges.size() == 2);
+    const Edge* circle = g.edges[0].closed ? &g.edges[0] : &g.edges[1];
+    const Edge* line = g.edges[0].closed ? &g.edges[1] : &g.edges[0];
+    REQUIRE(circle->closed);
+    CHECK_FALSE(line->closed);
+    CHECK(circle->v0 == circle->v1);
+    CHECK(g.vertex(circle->v0)->kind == "loop");
+    CHECK(max_distance_to_circle(circle->points, c, r) < 1.0);
+    CHECK(polyline_length(circle->points) == Approx(2 * kPi * r).epsilon(0.01));
+    CHECK(max_distance_to_segment(line->points, {20, 90}, {180, 110}) < 1.0);
+    CHECK(dist(line->points.front(), {20, 90}) < 1.5);
+    CHECK(dist(line->points.back(), {180, 110}) < 1.5);
+  }
+}
+
+TEST_CASE("a closed square is one loop", "[graph]") {
+  std::vector<Vec2> corners = {{50, 50}, {150, 50}, {150, 150}, {50, 150}};
+  Scene s = skeleton_of(Drawing(200, 200).polyline(corners, true, 6).image());
+  const Graph& g = *s.graph;
+  REQUIRE(g.edges.size() == 1);
+  REQUIRE(g.vertices.size() == 1);
+  CHECK(g.edges[0].closed);
+  CHECK(g.edges[0].v0 == g.edges[0].v1);
+  CHECK(g.vertices[0].kind == "loop");
+  CHECK(g.vertices[0].degree == 2);
+  double worst = 0;
+  for (Vec2 p : g.edges[0].points) {
+    double d = 1e9;
+    for (int k = 0; k < 4; ++k) d = std::min(d, point_segment_distance(p, corners[k], corners[(k + 1) % 4]));
+    worst = std::max(worst, d);
+  }
+  CHECK(worst < 1.0);
+  CHECK(polyline_length(g.edges[0].points) == Approx(400).epsilon(0.02));
+}
+
+TEST_CASE("a spur shorter than a stroke width is pruned, a stroke is not", "[graph]") {
+  const double w = 8;
+  // A bump: a stub reaching 3 px beyond the bar's edge.
+  Scene bump = skeleton_of(Drawing(200, 200).line({40, 100}, {160, 100}, w).line({100, 100}, {100, 103}, w).image());
+  CHECK(bump.graph->edges.size() == 1);
+  CHECK(count_kind(*bump.graph, "junction") == 0);
+  CHECK(max_distance_to_segment(bump.graph->edges[0].points, {40, 100}, {160, 100}) < 2.0);
+  // A short stroke: reaching 1.5 stroke widths beyond the bar's edge.
+  Scene stub = skeleton_of(Drawing(200, 200).line({40, 100}, {160, 100}, w).line({100, 100}, {100, 116}, w).image());
+  CHECK(stub.graph->edges.size() == 3);
+  CHECK(count_kind(*stub.graph, "junction", 3) == 1);
+}
+
+TEST_CASE("a dot stays a dot", "[graph]") {
+  Scene s = skeleton_of(Drawing(120, 120).dot({30.3, 40.6}, 7).line({60, 20}, {60, 100}, 5).image());
+  const Graph& g = *s.graph;
+  REQUIRE(count_kind(g, "dot") == 1);
+  REQUIRE(g.edges.size() == 2);
+  for (const auto& e : g.edges)
+    if (e.points.size() == 1) {
+      CHECK(dist(e.points[0], {30.3, 40.6}) < 0.5);
+      CHECK(e.v0 == e.v1);
+      CHECK(g.vertex(e.v0)->kind == "dot");
+    }
+}
+
+TEST_CASE("an empty drawing is an empty graph with a warning", "[graph]") {
+  Scene s = skeleton_of(cv::Mat(64, 48, CV_8U, cv::Scalar(255)));
+  REQUIRE(s.graph);
+  CHECK(s.graph->edges.empty());
+  CHECK(s.graph->vertices.empty());
+  CHECK(has_warning(s, "empty"));
+  REQUIRE(s.source);
+  CHECK(s.source->width == 48);
+  CHECK(s.source->height == 64);
+}
+
+TEST_CASE("degenerate images go through", "[graph]") {
+  Scene black = skeleton_of(cv::Mat(64, 64, CV_8U, cv::Scalar(0)));
+  CHECK(has_warning(black, "uniformly dark"));
+  CHECK_NOTHROW(skeleton_of(cv::Mat(1, 1, CV_8U, cv::Scalar(0))));
+  CHECK_NOTHROW(skeleton_of(cv::Mat(1, 1, CV_8U, cv::Scalar(255))));
+  CHECK_NOTHROW(skeleton_of(cv::Mat(1, 300, CV_8U, cv::Scalar(0))));
+  cv::Mat noise(64, 64, CV_8U);
+  cv::randu(noise, 0, 256);
+  CHECK_NOTHROW(skeleton_of(noise));
+  CHECK_THROWS_AS(skeleton_of(cv::Mat()), Error);
+}
+
+TEST_CASE("the same drawing gives the same scene", "[graph]") {
+  cv::Mat img = Drawing(160, 160).circle({80, 80}, 40, 4).line({10, 20}, {150, 140}, 6).dot({20, 140}, 6).image();
+  cv::Mat noisy = img.clone();
+  std::mt19937 rng(3);
+  for (int y = 0; y < noisy.rows; ++y)
+    for (int x = 0; x < noisy.cols; ++x)
+      noisy.at<uchar>(y, x) = cv::saturate_cast<uchar>(noisy.at<uchar>(y, x) * 0.8 + int(rng() % 20));
+  for (const cv::Mat& m : {img, noisy}) {
+    Scene a = skeleton_of(m), b = skeleton_of(m.clone());
+    CHECK(dump_scene(a) == dump_scene(b));
+  }
+}
+
+TEST_CASE("ids follow position and edges run from the lower vertex id", "[graph]") {
+  Scene s = skeleton_of(Drawing(200, 200).line({150, 30}, {20, 170}, 4).line({30, 20}, {180, 20}, 4).image());
+  const Graph& g = *s.graph;
+  REQUIRE(g.vertices.size() == 4);
+  for (size_t i = 0; i < g.vertices.size(); ++i) {
+    CHECK(g.vertices[i].id == fmt::format("v_{:04d}", i + 1));
+    if (i > 0) CHECK(g.vertices[i - 1].p.y <= g.vertices[i].p.y);
+  }
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    CHECK(g.edges[i].id == fmt::format("e_{:04d}", i + 1));
+    CHECK(g.edges[i].v0 < g.edges[i].v1);
+    CHECK(dist(g.edges[i].points.front(), g.vertex(g.edges[i].v0)->p) < 1e-9);
+    CHECK(g.edges[i].width_px == Approx(4).margin(0.5));
+  }
+}
+
+TEST_CASE("every threshold is recorded with its provenance", "[graph]") {
+  cv::Mat img = Drawing(100, 100).line({10, 50}, {90, 50}, 5).image();
+  Scene s = skeleton_of(img);
+  for (const char* key : {"skeleton.threshold", "skeleton.stroke_width_px", "skeleton.paper_level"})
+    CHECK(s.config[key]["from"] == "image");
+  for (const char* key : {"skeleton.min_speck_area_px", "skeleton.max_hole_area_px", "graph.spur_protrusion_px",
+                          "graph.junction_merge_px", "graph.arm_window_px"})
+    CHECK(s.config[key]["from"] == "stroke_width");
+  CHECK(s.config["graph.crossing_max_turn_deg"]["from"] == "default");
+  for (const auto& [key, entry] : s.config.items()) CHECK_FALSE(entry["doc"].get<std::string>().empty());
+  CHECK(s.source->stroke_width_px == Approx(5).margin(0.3));
+  CHECK(config_value(s, "graph.spur_protrusion_px", 0) == Approx(0.5 * s.source->stroke_width_px).epsilon(1e-3));
+
+  SkeletonOptions opt;
+  opt.overrides = {{"skeleton.stroke_width_px", 10}, {"no.such_key", 1}};
+  Scene u = skeleton_of(img, opt);
+  CHECK(u.config["skeleton.stroke_width_px"]["from"] == "user");
+  CHECK(u.source->stroke_width_px == 10);
+  CHECK(config_value(u, "graph.spur_protrusion_px", 0) == Approx(5));
+  CHECK(has_warning(u, "no.such_key"));
+}
+
+TEST_CASE("the skeleton scene validates against the scene schema", "[graph]") {
+  Scene s = skeleton_of(Drawing(120, 120).circle({60, 60}, 30, 4).line({10, 60}, {110, 60}, 4).dot({10, 10}, 5).image());
+  s.source->sha256 = std::string(64, 'a');
+  s.source->path = "drawing.png";
+  CHECK(scene_schema().first_error(to_json(s)) == "");
+}
