@@ -606,12 +606,14 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
       if (f.kind == "missed_ink") missed += f.length_px;
     bool graph_here = s.graph && std::any_of(s.graph->edges.begin(), s.graph->edges.end(),
                                              [&](const Edge& e) { return scope.touches(e.points); });
-    std::string stage = graph_here ? "fit." : "skeleton.";
+    // Ink with no graph edge was lost by the skeleton or graph stage, else by the fit.
+    const std::vector<std::string> stages = graph_here ? std::vector<std::string>{"fit."}
+                                                       : std::vector<std::string>{"skeleton.", "graph."};
     subject = {{"kind", "region"}, {"region", rect_json(scope.bounds())}, {"missed_length_px", round3(missed)},
-               {"stage", graph_here ? "fit" : "skeleton"}};
+               {"stage", graph_here ? "fit" : "skeleton/graph"}};
     text = fmt::format("{}: {:.1f} px of centreline missed; {}\n", scope.describe(), missed,
                        graph_here ? "the stroke graph has ink here, so the fit stage decided"
-                                  : "the stroke graph has no edge here, so the skeleton stage dropped it");
+                                  : "the stroke graph has no edge here, so the skeleton or graph stage dropped it");
     if (s.primitives)
       for (const auto& p : *s.primitives)
         if (scope.touches(p))
@@ -621,7 +623,7 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
             list.push_back(j);
           }
     for (auto it = s.config.begin(); it != s.config.end(); ++it)
-      if (it.key().rfind(stage, 0) == 0 && !graph_here) {
+      if (!graph_here && std::any_of(stages.begin(), stages.end(), [&](const std::string& st) { return it.key().rfind(st, 0) == 0; })) {
         list.push_back({{"key", it.key()}, {"value", it.value().value("value", json())},
                         {"from", it.value().value("from", "default")}, {"doc", it.value().value("doc", "")},
                         {"measured", round3(missed)}, {"measured_what", "missed centreline length in the region, px"},
