@@ -1,0 +1,161 @@
+#include "tools/common.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "cli/stage.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "raster/png.hpp"
+#include "store/store.hpp"
+
+namespace sv {
+
+const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& holder, std::string* id) {
+  if (ref.is_null() || (ref.is_string() && ref.get<std::string>().empty())) {
+    if (id) *id = ctx.revision_id;
+    return ctx.scene;
+  }
+  const std::string name = ref.get<std::string>();
+  if (ctx.store) {
+    try {
+      std::string rid = ctx.store->resolve(name);
+      holder = ctx.store->read_scene(rid);
+      if (id) *id = rid;
+      return holder;
+    } catch (const Error& e) {
+      if (e.code() != Code::not_found) throw;
+    }
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(name, ec))
+    throw Error(Code::not_found, "no revision or scene file '" + name + "'", {{"revision", name}});
+  holder = parse_scene(read_input(name, size_t(1) << 30));
+  Scene copy = holder;
+  std::string rid = assign_revision_id(copy);
+  if (id) *id = rid;
+  return holder;
+}
+
+cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why) {
+  if (!s.source) {
+    *why = "the scene has no source image";
+    return {};
+  }
+  const std::string& sha = s.source->sha256;
+  if (ctx.store && ctx.store->has_object(sha)) return decode_png(ctx.store->read_object(sha));
+  std::error_code ec;
+  if (!s.source->path.empty() && s.source->path != "-" && std::filesystem::is_regular_file(s.source->path, ec)) {
+    std::string bytes = read_input(s.source->path, size_t(1) << 30);
+    if (sha256_hex(bytes) == sha) return decode_png(bytes);
+    *why = "the file at " + s.source->path + " is not the source any more (its SHA-256 differs)";
+    return {};
+  }
+  *why = "the source raster is neither in a store nor readable at " + s.source->path;
+  return {};
+}
+
+double round3(double v) { return round_to(v, 1e-3); }
+json point_json(Vec2 p) { return json::array({round3(p.x), round3(p.y)}); }
+json rect_json(const BBox& b) {
+  return {{"kind", "rect"}, {"rect", {round3(b.x0), round3(b.y0), round3(b.x1), round3(b.y1)}}};
+}
+std::string pt_text(Vec2 p) { return fmt::format("({:.4g},{:.4g})", round_to(p.x, 0.1), round_to(p.y, 0.1)); }
+
+const Primitive& primitive_or_throw(const Scene& s, const std::string& id) {
+  const Primitive* p = s.primitive(id);
+  if (!p) throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
+  return *p;
+}
+
+Vec2 shape_mid(const Shape& s) { return s.at(0.5); }
+
+json primitive_summary(const Primitive& p, const Drawing& d) {
+  const Shape& sh = p.shape;
+  json o = {{"id", p.id}, {"type", prim_type_name(sh.type)}};
+  if (sh.type != PrimType::circle) {
+    o["p0"] = point_json(sh.p0);
+    o["p1"] = point_json(sh.p1);
+  }
+  if (sh.type == PrimType::arc) o["bulge"] = round_to(sh.bulge, 1e-6);
+  if (sh.type != PrimType::line && std::isfinite(sh.radius)) {
+    o["center"] = point_json(sh.center);
+    o["radius"] = round3(sh.radius);
+  }
+  o["length_px"] = round3(sh.length());
+  auto t = d.primitive_s.find(p.id);
+  o["est_draw_time_ms"] = round3(t == d.primitive_s.end() ? 0 : 1000 * t->second);
+  o["semantic_role"] = p.semantic_role;
+  o["issues"] = p.issues;
+  auto i = d.draw_index.find(p.id);
+  o["draw_index"] = i == d.draw_index.end() ? json(nullptr) : json(i->second);
+  return o;
+}
+
+std::vector<const Primitive*> filtered_primitives(const Scene& s, const Drawing& d, const json& filter,
+                                                  const Scope& scope) {
+  std::vector<const Primitive*> out;
+  auto listed = [](const json& f, const char* key, const std::string& v) {
+    if (!f.contains(key)) return true;
+    for (const auto& x : f[key])
+      if (x == v) return true;
+    return false;
+  };
+  for (const auto& id : draw_order(s)) {
+    const Primitive& p = *s.primitive(id);
+    double len = p.shape.length();
+    if (!listed(filter, "types", prim_type_name(p.shape.type))) continue;
+    if (!listed(filter, "semantic_roles", p.semantic_role)) continue;
+    if (filter.contains("has_issue")) {
+      bool any = false;
+      for (const auto& i : p.issues) any = any || listed(filter, "has_issue", i);
+      if (!any) continue;
+    }
+    if (filter.contains("min_length_px") && len < filter["min_length_px"].get<double>()) continue;
+    if (filter.contains("max_length_px") && len > filter["max_length_px"].get<double>()) continue;
+    if (filter.contains("draw_time_above_ms")) {
+      auto t = d.primitive_s.find(p.id);
+      if (t == d.primitive_s.end() || 1000 * t->second <= filter["draw_time_above_ms"].get<double>()) continue;
+    }
+    if (!scope.touches(p)) continue;
+    out.push_back(&p);
+  }
+  return out;
+}
+
+View scene_view(const ToolContext& ctx, const Scene& s, const Scope& scope, const std::string& title, bool with_source,
+                int target_px) {
+  View v(view_area(s, scope.bounds(), 2 * stroke_width_of(s)), title, target_px);
+  if (with_source) {
+    std::string why;
+    v.underlay(source_raster(ctx, s, &why));
+  }
+  return v;
+}
+
+View crop_view(const ToolContext& ctx, const Scene& s, const BBox& focus, double pad, const std::string& title,
+               int target_px) {
+  View v(view_area(s, focus, pad), title, target_px);
+  std::string why;
+  v.underlay(source_raster(ctx, s, &why));
+  return v;
+}
+
+cv::Mat findings_sheet(const ToolContext& ctx, const Scene& s, const std::vector<BBox>& boxes,
+                       const std::vector<std::string>& titles, const std::function<void(View&, size_t)>& draw) {
+  std::vector<cv::Mat> tiles;
+  const double pad = 4 * stroke_width_of(s);
+  for (size_t i = 0; i < boxes.size() && i < 9; ++i) {
+    View v = crop_view(ctx, s, boxes[i], pad, titles[i], 300);
+    if (s.primitives)
+      for (const auto& p : *s.primitives) v.shape(p.shape, color::faded, 2);
+    draw(v, i);
+    tiles.push_back(v.finish());
+  }
+  return sheet(tiles);
+}
+
+}  // namespace sv

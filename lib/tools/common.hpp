@@ -1,0 +1,51 @@
+// Helpers the tool handlers share: other revisions, the source raster, number formatting for
+// deterministic output, primitive summaries and the standard picture of a scene.
+#pragma once
+#include <opencv2/core.hpp>
+#include <string>
+
+#include "tools/measure.hpp"
+#include "tools/region.hpp"
+#include "tools/tool.hpp"
+#include "tools/view.hpp"
+
+namespace sv {
+
+// A revision named by `ref` (a store ref, id or prefix, else a scene file), or the context's own
+// scene when `ref` is null or empty. Unknown names throw Error(not_found).
+const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& holder, std::string* id = nullptr);
+
+// The source raster (8-bit gray): the store's blob, else the file at source.path when its
+// SHA-256 matches. Empty with `why` set when neither is available.
+cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why);
+
+// Rounding for output: numbers in results carry no noise below these quanta.
+double round3(double v);
+json point_json(Vec2 p);
+json rect_json(const BBox& b);  // {"kind": "rect", "rect": [x0, y0, x1, y1]}
+std::string pt_text(Vec2 p);    // "(12.5,30)"
+
+const Primitive& primitive_or_throw(const Scene& s, const std::string& id);
+
+// The catalog's PrimitiveSummary.
+json primitive_summary(const Primitive& p, const Drawing& d);
+// Endpoints where a shape is entered and left (circles: the point at angle 0).
+Vec2 shape_mid(const Shape& s);
+
+// Which primitives a request's filter and scope keep, in draw order.
+std::vector<const Primitive*> filtered_primitives(const Scene& s, const Drawing& d, const json& filter,
+                                                  const Scope& scope);
+
+// The standard picture: the scope's area (or the whole image), the source underneath when
+// available, every primitive faded or coloured by `color_of`.
+View scene_view(const ToolContext& ctx, const Scene& s, const Scope& scope, const std::string& title,
+                bool with_source = true, int target_px = 720);
+// A crop around `focus` (padded by `pad` px).
+View crop_view(const ToolContext& ctx, const Scene& s, const BBox& focus, double pad, const std::string& title,
+               int target_px = 360);
+
+// Up to nine crops of findings as one sheet; `draw` adds the finding's marks to its tile.
+cv::Mat findings_sheet(const ToolContext& ctx, const Scene& s, const std::vector<BBox>& boxes,
+                       const std::vector<std::string>& titles, const std::function<void(View&, size_t)>& draw);
+
+}  // namespace sv

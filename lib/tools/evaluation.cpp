@@ -1,0 +1,360 @@
+// Evaluation: the scoreboard of a revision (draw time against fidelity), the difference
+// between two revisions, and where a revision sits on the time/fidelity plane against the
+// baselines a drawing of the same source could have had.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+#include "core/error.hpp"
+#include "route/route.hpp"
+#include "store/history.hpp"
+#include "store/store.hpp"
+#include "tools/common.hpp"
+#include "tools/schema_parts.hpp"
+
+namespace sv {
+
+namespace {
+
+namespace S = schema;
+
+struct Scores {
+  double draw_time_s = 0, precision = 0, recall = 0, f1 = 0, chamfer_px = 0, hausdorff_px = 0;
+  int primitive_count = 0, pen_up_count = 0;
+  bool timed = false;  // false without a command stream
+};
+
+// Scores of a scene; within a region, fidelity is measured on the paths inside it, draw time
+// is the drawing time of the primitives touching it and pen-ups those starting or ending in it.
+Scores score(const Scene& s, double tol, const Scope& scope) {
+  Scores sc;
+  Drawing d = drawing_of(s);
+  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
+  sc.timed = d.from_commands;
+  sc.precision = cov.metrics.precision, sc.recall = cov.metrics.recall, sc.f1 = cov.metrics.f1;
+  sc.chamfer_px = cov.metrics.chamfer_px, sc.hausdorff_px = cov.metrics.hausdorff_px;
+  if (scope.everything()) {
+    sc.draw_time_s = d.total_s;
+    sc.primitive_count = s.primitives ? static_cast<int>(s.primitives->size()) : 0;
+    sc.pen_up_count = d.pen_ups;
+    return sc;
+  }
+  if (s.primitives)
+    for (const auto& p : *s.primitives)
+      if (scope.touches(p)) {
+        ++sc.primitive_count;
+        auto t = d.primitive_s.find(p.id);
+        sc.draw_time_s += t == d.primitive_s.end() ? 0 : t->second;
+      }
+  for (const auto& [a, b] : d.pen_up) sc.pen_up_count += scope.contains(a) || scope.contains(b);
+  return sc;
+}
+
+// The metric names of the catalog, each reported with its unit in the key.
+json metrics_json(const Scores& sc, const json& wanted) {
+  json m = json::object();
+  for (const auto& w : wanted) {
+    const std::string k = w;
+    if (k == "draw_time") m["draw_time_s"] = round3(sc.draw_time_s);
+    if (k == "primitive_count") m["primitive_count"] = sc.primitive_count;
+    if (k == "pen_up_count") m["pen_up_count"] = sc.pen_up_count;
+    if (k == "precision") m["precision"] = round3(sc.precision);
+    if (k == "recall") m["recall"] = round3(sc.recall);
+    if (k == "f1") m["f1"] = round3(sc.f1);
+    if (k == "chamfer") m["chamfer_px"] = round3(sc.chamfer_px);
+  }
+  return m;
+}
+
+const json kAllMetrics = {"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"};
+
+std::string metrics_text(const json& m) {
+  std::string out;
+  for (auto it = m.begin(); it != m.end(); ++it)
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", it.key(), it.value().dump());
+  return out;
+}
+
+void draw_render(View& v, const Drawing& d, const cv::Scalar& c) {
+  for (const auto& [id, path] : d.pieces) v.polyline(path, c, 2);
+}
+
+// ---------------------------------------------------------------- EvaluateRevision
+
+ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
+  ToolResult r;
+  Scene holder;
+  std::string rid;
+  const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  const Scope scope = scope_of(s, req);
+  const double sw = stroke_width_of(s), tol = default_tolerance(sw);
+  Scores sc = score(s, tol, scope);
+  json wanted = json::array();
+  for (const auto& m : req["metrics"]) {
+    if (m == "semantic_overall") r.warnings.push_back("semantic_overall needs an oracle (AskOracle); not measured");
+    else wanted.push_back(m);
+  }
+  if (!sc.timed) r.warnings.push_back("no command stream: draw time and pen-ups are 0 (run sv-route)");
+  if (!s.graph) r.warnings.push_back("no stroke graph: fidelity has nothing to compare with");
+  json m = metrics_json(sc, wanted);
+  r.fields = {{"metrics", m}, {"evaluated_revision_id", rid}, {"tolerance_px", round3(tol)},
+              {"reference", "the stroke graph's centrelines"}};
+  r.llm_text = fmt::format("{}{}: {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(), metrics_text(m));
+  r.human_text = r.llm_text + fmt::format(" (fidelity at {:.1f} px against the stroke graph's centrelines; times from the "
+                                          "firmware motion model at {:.1f} px/in)", tol, scene_ppi(s));
+  Drawing d = drawing_of(s);
+  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
+  View v = scene_view(ctx, s, scope, fmt::format("{} f1 {:.3f}, {:.1f} s", rid.substr(0, 12), sc.f1, sc.draw_time_s));
+  draw_render(v, d, color::ink);
+  int radius = std::max(1, static_cast<int>(std::lround(0.5 * sw * v.transform().scale)));
+  for (Vec2 p : cov.missed) v.dot(p, color::missed, radius);
+  for (Vec2 p : cov.spurious) v.dot(p, color::spurious, radius);
+  v.legend({{"drawn", color::ink}, {"missed ink", color::missed}, {"spurious ink", color::spurious}});
+  r.images["evaluation"] = v.finish();
+  return r;
+}
+
+// ---------------------------------------------------------------- CompareRevisions
+
+bool same_geometry(const Primitive& a, const Primitive& b) {
+  const Shape &x = a.shape, &y = b.shape;
+  auto near = [](Vec2 p, Vec2 q) { return dist(p, q) <= 1e-6; };
+  if (x.type != y.type) return false;
+  if (x.type == PrimType::circle) return near(x.center, y.center) && std::abs(x.radius - y.radius) <= 1e-6;
+  return near(x.p0, y.p0) && near(x.p1, y.p1) && std::abs(x.bulge - y.bulge) <= 1e-6;
+}
+
+ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
+  ToolResult r;
+  Scene ha, hb;
+  std::string ida, idb;
+  const Scene& a = revision_scene(ctx, req["revision_a"], ha, &ida);
+  const Scene& b = revision_scene(ctx, req["revision_b"], hb, &idb);
+  const double tol = default_tolerance(stroke_width_of(b));
+  // The region is resolved in each revision (a primitive set must exist in the one it names).
+  const Scope scope_a = scope_of(a, req), scope_b = scope_of(b, req);
+  Scores sa = score(a, tol, scope_a), sb = score(b, tol, scope_b);
+  json ma = metrics_json(sa, kAllMetrics), mb = metrics_json(sb, kAllMetrics), delta = json::object();
+  for (auto it = mb.begin(); it != mb.end(); ++it) delta[it.key()] = round3(it.value().get<double>() - ma[it.key()].get<double>());
+  json added = json::array(), removed = json::array(), changed = json::array();
+  if (b.primitives)
+    for (const auto& p : *b.primitives) {
+      const Primitive* q = a.primitive(p.id);
+      if (!scope_b.touches(p) && !(q && scope_a.touches(*q))) continue;
+      if (!q) added.push_back(p.id);
+      else if (!same_geometry(p, *q)) changed.push_back(p.id);
+    }
+  if (a.primitives)
+    for (const auto& p : *a.primitives)
+      if (!b.primitive(p.id) && scope_a.touches(p)) removed.push_back(p.id);
+  r.fields = {{"metric_deltas", delta}, {"metrics_a", ma}, {"metrics_b", mb}, {"revision_a_id", ida}, {"revision_b_id", idb},
+              {"added_primitive_ids", added}, {"removed_primitive_ids", removed}, {"changed_primitive_ids", changed}};
+  r.llm_text = fmt::format("{} -> {}: deltas (b - a) {}; added {} removed {} changed {}", ida.substr(0, 12), idb.substr(0, 12),
+                           metrics_text(delta), added.dump(), removed.dump(), changed.dump());
+  r.human_text = r.llm_text + fmt::format("\n  a: {}\n  b: {}", metrics_text(ma), metrics_text(mb));
+  if (!req["include_visual_diff"].get<bool>()) return r;
+  BBox none;
+  Drawing da = drawing_of(a), db = drawing_of(b);
+  View va(view_area(b, none, 0), "a " + ida.substr(0, 12), 480), vb(view_area(b, none, 0), "b " + idb.substr(0, 12), 480),
+      vd(view_area(b, none, 0), "change: removed red, added green, changed orange", 480);
+  draw_render(va, da, color::ink);
+  draw_render(vb, db, color::ink);
+  if (b.primitives)
+    for (const auto& p : *b.primitives) vd.shape(p.shape, color::faded, 2);
+  for (const auto& id : removed) vd.shape(a.primitive(id)->shape, color::missed, 2);
+  for (const auto& id : changed) {
+    vd.shape(a.primitive(id)->shape, color::faded, 1);
+    vd.shape(b.primitive(id)->shape, color::arc, 2);
+  }
+  for (const auto& id : added) vd.shape(b.primitive(id)->shape, color::spurious, 2);
+  for (const auto* ids : {&removed, &changed, &added})
+    for (const auto& id : *ids) {
+      const Primitive* p = b.primitive(id) ? b.primitive(id) : a.primitive(id);
+      vd.label_shape(p->shape, id, color::ink);
+    }
+  vd.legend({{"removed", color::missed}, {"added", color::spurious}, {"changed (new)", color::arc}, {"unchanged", color::faded}});
+  r.images["comparison"] = sheet({va.finish(), vb.finish(), vd.finish()});
+  return r;
+}
+
+// ---------------------------------------------------------------- ProjectParetoPosition
+
+struct Point {
+  std::string name, source;
+  double time_s = 0, fidelity = 0;
+};
+
+RouteOptions options_like(const Scene& s) {
+  RouteOptions o;
+  o.ppi = scene_ppi(s);
+  if (s.robot) {
+    o.start = s.robot->start;
+    o.pen_time_s = s.robot->pen_time_s;
+  }
+  return o;
+}
+
+// The primitives drawn in id order, each forwards: fitted geometry without route optimization.
+Scene unrouted(const Scene& s) {
+  Scene c = s;
+  c.tour = std::vector<TourStep>{};
+  for (const auto& p : *s.primitives) c.tour->push_back({p.id, false, 0});
+  emit_tour(c, options_like(s));
+  return c;
+}
+
+// The stroke graph's edges drawn as they are, one short line per polyline segment, in edge
+// order: the unfitted trace.
+Scene polyline_trace(const Scene& s) {
+  Scene c = s;
+  c.primitives = std::vector<Primitive>{};
+  c.tour = std::vector<TourStep>{};
+  int n = 0;
+  for (const auto& e : s.graph->edges)
+    for (size_t i = 1; i < e.points.size(); ++i) {
+      if (dist(e.points[i - 1], e.points[i]) < 1e-9) continue;
+      Primitive p;
+      p.id = fmt::format("p_{:04d}", ++n);
+      p.shape = Shape::line(e.points[i - 1], e.points[i]);
+      c.primitives->push_back(p);
+      c.tour->push_back({p.id, false, 0});
+    }
+  emit_tour(c, options_like(s));
+  return c;
+}
+
+double fidelity_of(const Scores& sc, const std::string& axis) { return axis == "chamfer" ? sc.chamfer_px : sc.f1; }
+// a dominates b: no slower, no less faithful, and better in one.
+bool dominates(const Point& a, const Point& b, bool lower_better) {
+  bool fid_ge = lower_better ? a.fidelity <= b.fidelity : a.fidelity >= b.fidelity;
+  bool fid_gt = lower_better ? a.fidelity < b.fidelity : a.fidelity > b.fidelity;
+  return a.time_s <= b.time_s && fid_ge && (a.time_s < b.time_s || fid_gt);
+}
+
+cv::Mat pareto_chart(const std::vector<Point>& pts, const std::string& axis, size_t self) {
+  const int W = 640, H = 420, L = 70, R = 20, T = 30, B = 50;
+  cv::Mat img(H, W, CV_8UC3, cv::Scalar(255, 255, 255));
+  double t0 = 0, t1 = 0, f0 = INFINITY, f1 = -INFINITY;
+  for (const auto& p : pts) t1 = std::max(t1, p.time_s), f0 = std::min(f0, p.fidelity), f1 = std::max(f1, p.fidelity);
+  t1 = t1 > 0 ? t1 * 1.1 : 1;
+  if (axis == "f1") f0 = std::max(0.0, std::min(f0 - 0.05, 0.9)), f1 = 1.0;
+  else f1 = f1 > f0 ? f1 * 1.1 : f0 + 1, f0 = 0;
+  auto X = [&](double t) { return L + (t - t0) / (t1 - t0) * (W - L - R); };
+  auto Y = [&](double f) { return H - B - (f - f0) / (f1 - f0) * (H - T - B); };
+  const int face = cv::FONT_HERSHEY_SIMPLEX;
+  cv::rectangle(img, {L, T}, {W - R, H - B}, color::faded, 1);
+  for (int k = 0; k <= 5; ++k) {
+    double t = t0 + (t1 - t0) * k / 5, f = f0 + (f1 - f0) * k / 5;
+    cv::line(img, {int(X(t)), T}, {int(X(t)), H - B}, color::grid, 1);
+    cv::line(img, {L, int(Y(f))}, {W - R, int(Y(f))}, color::grid, 1);
+    cv::putText(img, fmt::format("{:.3g}", t), {int(X(t)) - 12, H - B + 16}, face, 0.38, color::ink, 1, cv::LINE_AA);
+    cv::putText(img, fmt::format("{:.3g}", f), {8, int(Y(f)) + 4}, face, 0.38, color::ink, 1, cv::LINE_AA);
+  }
+  cv::putText(img, "draw time (s)", {W / 2 - 40, H - 12}, face, 0.45, color::ink, 1, cv::LINE_AA);
+  cv::putText(img, axis == "chamfer" ? "chamfer px (lower is better)" : "f1 (higher is better)", {8, 18}, face, 0.45,
+              color::ink, 1, cv::LINE_AA);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    cv::Point c(int(X(pts[i].time_s)), int(Y(pts[i].fidelity)));
+    cv::Scalar col = i == self ? color::missed : color::line;
+    cv::circle(img, c, i == self ? 6 : 4, col, cv::FILLED, cv::LINE_AA);
+    cv::putText(img, pts[i].name, c + cv::Point(8, -6 - 12 * int(i % 2)), face, 0.4, col, 1, cv::LINE_AA);
+  }
+  return img;
+}
+
+ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
+  ToolResult r;
+  Scene holder;
+  std::string rid;
+  const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  std::string axis = req["fidelity_axis"];
+  if (axis == "semantic_overall") {
+    r.warnings.push_back("semantic_overall needs an oracle (AskOracle); projecting on f1 instead");
+    axis = "f1";
+  }
+  const bool lower_better = axis == "chamfer";
+  const double tol = default_tolerance(stroke_width_of(s));
+  const Scope scope = scope_of(s, req);
+  std::vector<Point> pts;
+  auto add = [&](const std::string& name, const std::string& source, const Scene& sc) {
+    Scores x = score(sc, tol, scope_of(sc, req));
+    pts.push_back({name, source, x.draw_time_s, fidelity_of(x, axis)});
+  };
+  add("this", rid, s);
+  if (!s.commands || s.commands->empty()) r.warnings.push_back("this revision has no command stream: its time is 0 (run sv-route)");
+  if (s.graph && !s.graph->edges.empty()) add("polyline_trace", "the stroke graph drawn unfitted, edge by edge", polyline_trace(s));
+  if (s.primitives && !s.primitives->empty()) add("fitted_unrouted", "these primitives in id order, unoptimized", unrouted(s));
+  // Earlier revisions of this drawing that the robot could draw.
+  if (ctx.store && !rid.empty() && ctx.store->has_object(rid)) {
+    for (const auto& rec : revision_chain(*ctx.store, rid, 64)) {
+      if (rec.id == rid) continue;
+      Scene anc = ctx.store->read_scene(rec.id);
+      if (!anc.commands || anc.commands->empty()) continue;
+      add(rec.tool + "@" + rec.id.substr(0, 8), "ancestor revision " + rec.id, anc);
+    }
+  }
+  json dominated_by = json::array(), dominates_list = json::array(), points = json::array();
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (dominates(pts[i], pts[0], lower_better)) dominated_by.push_back(pts[i].name);
+    if (dominates(pts[0], pts[i], lower_better)) dominates_list.push_back(pts[i].name);
+  }
+  std::string text;
+  for (const auto& p : pts) {
+    points.push_back({{"name", p.name}, {"source", p.source}, {"draw_time_s", round3(p.time_s)}, {"fidelity", round3(p.fidelity)}});
+    text += fmt::format("{} {:.1f} s {} {:.3f}\n", p.name, p.time_s, axis, p.fidelity);
+  }
+  const bool front = dominated_by.empty();
+  r.fields = {{"dominated_by", dominated_by}, {"dominates", dominates_list}, {"on_pareto_front", front},
+              {"points", points}, {"fidelity_axis", axis}};
+  r.llm_text = fmt::format("{} on the Pareto front{}; dominated by {}; dominates {}\n", front ? "ON" : "NOT",
+                           scope.everything() ? "" : " (in " + scope.describe() + ")", dominated_by.dump(), dominates_list.dump()) + text;
+  r.images["pareto"] = pareto_chart(pts, axis, 0);
+  return r;
+}
+
+}  // namespace
+
+void add_evaluation_tools(std::vector<Tool>& out) {
+  const json metric = S::enumeration({"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer",
+                                      "semantic_overall"}, "");
+  const json metrics = {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
+                        {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
+  out.push_back({"EvaluateRevision", "evaluation", "sv-simulate", "",
+                 "The scoreboard of a revision: draw time, f1, precision, recall, chamfer, primitive count, pen-ups.",
+                 S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                            {"metrics", S::with_default(S::array(metric, "what to measure"),
+                                                        json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"}))}}),
+                 S::object({{"metrics", metrics}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
+                            {"reference", S::string("what fidelity is measured against")}},
+                           {"metrics"}),
+                 evaluate_revision});
+  out.push_back({"CompareRevisions", "evaluation", "sv-simulate", "",
+                 "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
+                 S::object({{"revision_a", S::string("a revision or scene file")},
+                            {"revision_b", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                            {"include_visual_diff", S::with_default(S::boolean(""), true)}},
+                           {"revision_a"}),
+                 S::object({{"metric_deltas", metrics}, {"metrics_a", metrics}, {"metrics_b", metrics},
+                            {"revision_a_id", S::string("")}, {"revision_b_id", S::string("")},
+                            {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
+                            {"changed_primitive_ids", S::array(S::string(""), "")}},
+                           {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
+                 compare_revisions});
+  out.push_back({"ProjectParetoPosition", "evaluation", "sv-simulate", "",
+                 "Where a revision sits on the draw-time/fidelity plane against its baselines: the unfitted polyline "
+                 "trace, the fitted primitives unrouted, and its ancestors in the store.",
+                 S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                            {"fidelity_axis", S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1")}}),
+                 S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
+                            {"on_pareto_front", S::boolean("")},
+                            {"points", S::array(S::object({{"name", S::string("")}, {"source", S::string("")},
+                                                           {"draw_time_s", S::number("", 0)}, {"fidelity", S::number("", 0)}},
+                                                          {"name", "draw_time_s", "fidelity"}), "this revision first")},
+                            {"fidelity_axis", S::string("")}},
+                           {"dominated_by", "dominates", "on_pareto_front"}),
+                 project_pareto_position});
+}
+
+}  // namespace sv

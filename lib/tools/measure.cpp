@@ -1,0 +1,327 @@
+#include "tools/measure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "robot/motion.hpp"
+#include "robot/replay.hpp"
+
+namespace sv {
+
+double scene_ppi(const Scene& s) {
+  if (s.robot && s.robot->ppi > 0) return s.robot->ppi;
+  if (s.robot && s.robot->footprint_mm > 0 && s.source)
+    return ppi_for_footprint(std::max(s.source->width, s.source->height), s.robot->footprint_mm);
+  return 1.0;
+}
+
+double stroke_width_of(const Scene& s) {
+  return s.source && s.source->stroke_width_px > 0 ? s.source->stroke_width_px : 2.0;
+}
+
+std::vector<std::string> draw_order(const Scene& s) {
+  std::vector<std::string> order;
+  if (!s.primitives) return order;
+  std::set<std::string> seen;
+  if (s.tour)
+    for (const auto& t : *s.tour)
+      if (s.primitive(t.primitive) && seen.insert(t.primitive).second) order.push_back(t.primitive);
+  for (const auto& p : *s.primitives)
+    if (seen.insert(p.id).second) order.push_back(p.id);
+  return order;
+}
+
+namespace {
+
+// Without commands the primitives are what would be drawn: in tour order and direction.
+void lay_out_primitives(const Scene& s, Drawing& d) {
+  std::map<std::string, const TourStep*> steps;
+  if (s.tour)
+    for (const auto& t : *s.tour) steps.emplace(t.primitive, &t);
+  int i = 0;
+  for (const auto& id : draw_order(s)) {
+    const Primitive* p = s.primitive(id);
+    auto it = steps.find(id);
+    double entry = it != steps.end() ? deg2rad(it->second->entry_deg) : 0;
+    Shape sh = it != steps.end() && it->second->reverse ? p->shape.reversed() : p->shape;
+    d.strokes.push_back(sh.sample(0.5, entry));
+    d.pieces.push_back({id, d.strokes.back()});
+    d.draw_index[id] = i++;
+  }
+}
+
+}  // namespace
+
+Drawing drawing_of(const Scene& s) {
+  Drawing d;
+  d.ppi = scene_ppi(s);
+  if (!s.commands || s.commands->empty()) {
+    lay_out_primitives(s, d);
+    return d;
+  }
+  d.from_commands = true;
+  Pose start = s.robot ? s.robot->start : Pose{};
+  std::vector<Move> moves = replay_moves(*s.commands, start, 0.5);
+  std::string last_drawn;
+  std::vector<size_t> pending;  // travel since the last drawn primitive
+  Polyline stroke;
+  auto end_stroke = [&] {
+    if (stroke.size() > 1) d.strokes.push_back(stroke);
+    stroke.clear();
+  };
+  int index = 0;
+  for (const Move& m : moves) {
+    const Command& c = (*s.commands)[m.command];
+    DrawStep st;
+    st.index = m.command;
+    st.cmd = c;
+    st.time_s = command_time_s(c, d.ppi);
+    st.start = m.start;
+    st.end = m.end;
+    st.path = m.path;
+    st.pen_down = m.pen_down;
+    d.total_s += st.time_s;
+    if (m.pen_down) {
+      if (!stroke.empty() && dist(stroke.back(), m.path.front()) > 1e-6) end_stroke();
+      stroke.insert(stroke.end(), m.path.begin() + (stroke.empty() ? 0 : 1), m.path.end());
+      d.pieces.push_back({c.primitive.substr(0, c.primitive.find(',')), m.path});
+      d.draw_s += st.time_s;
+      // A merged line draws several primitives (ids joined by ','): its time is shared by length.
+      std::vector<std::string> ids;
+      for (size_t a = 0; a < c.primitive.size();) {
+        size_t b = c.primitive.find(',', a);
+        if (b == std::string::npos) b = c.primitive.size();
+        if (b > a) ids.push_back(c.primitive.substr(a, b - a));
+        a = b + 1;
+      }
+      double total_len = 0;
+      for (const auto& id : ids) total_len += s.primitive(id) ? s.primitive(id)->shape.length() : 0;
+      for (const auto& id : ids) {
+        double share = total_len > 0 && s.primitive(id) ? s.primitive(id)->shape.length() / total_len : 1.0 / ids.size();
+        d.primitive_s[id] += st.time_s * share;
+        if (!d.draw_index.count(id)) d.draw_index[id] = index++;
+      }
+      if (!ids.empty()) {
+        for (size_t k : pending) d.steps[k].before = ids.front();
+        pending.clear();
+        last_drawn = ids.back();
+      }
+    } else {
+      if (c.kind == Command::Kind::spin) {
+        d.spin_s += st.time_s;
+      } else {
+        end_stroke();
+        d.travel_s += st.time_s;
+        ++d.pen_ups;
+        d.pen_up.push_back({{m.start.x, m.start.y}, {m.end.x, m.end.y}});
+      }
+      st.after = last_drawn;
+      pending.push_back(d.steps.size());
+    }
+    d.steps.push_back(std::move(st));
+  }
+  end_stroke();
+  // Pen lifts and drops, timed apart from motion (the robot's pen_time_s each).
+  bool down = false;
+  int changes = 0;
+  for (const auto& st : d.steps) {
+    if (st.cmd.kind == Command::Kind::spin) continue;
+    if (st.pen_down != down) ++changes, down = st.pen_down;
+  }
+  d.pen_s = changes * (s.robot ? s.robot->pen_time_s : 0);
+  d.total_s += d.pen_s;
+  return d;
+}
+
+Polyline source_points(const Scene& s, const Primitive& p) {
+  if (!s.graph || p.edge.empty()) return {};
+  const Edge* e = s.graph->edge(p.edge);
+  if (!e || e->points.empty()) return {};
+  const int n = static_cast<int>(e->points.size());
+  int a = std::clamp(p.span0, 0, n - 1), b = std::clamp(p.span1, 0, n - 1);
+  Polyline out;
+  if (a <= b) {
+    out.assign(e->points.begin() + a, e->points.begin() + b + 1);
+  } else {  // wraps past the end of a closed edge
+    out.assign(e->points.begin() + a, e->points.end());
+    out.insert(out.end(), e->points.begin(), e->points.begin() + b + 1);
+  }
+  return out;
+}
+
+NearestPoints::NearestPoints(const std::vector<Polyline>& polys, double step) : cell_(4.0) {
+  for (const auto& pl : polys) {
+    if (pl.size() == 1) pts_.push_back(pl[0]);
+    for (size_t i = 1; i < pl.size(); ++i) {
+      Vec2 a = pl[i - 1], v = pl[i] - a;
+      int n = std::max(1, static_cast<int>(std::ceil(norm(v) / step)));
+      for (int k = 0; k < n; ++k) pts_.push_back(a + v * (double(k) / n));
+      if (i + 1 == pl.size()) pts_.push_back(pl[i]);
+    }
+  }
+  for (size_t i = 0; i < pts_.size(); ++i) grid_[{cell(pts_[i].x), cell(pts_[i].y)}].push_back(i);
+}
+
+long NearestPoints::cell(double v) const { return static_cast<long>(std::floor(v / cell_)); }
+
+double NearestPoints::distance(Vec2 q) const {
+  double best = INFINITY;
+  if (pts_.empty()) return best;
+  long qx = cell(q.x), qy = cell(q.y);
+  for (long r = 0; r < 100000; ++r) {
+    if (r > 0 && (r - 1) * cell_ > best) break;
+    for (long dy = -r; dy <= r; ++dy)
+      for (long dx = -r; dx <= r; ++dx) {
+        if (std::max(std::labs(dx), std::labs(dy)) != r) continue;
+        auto it = grid_.find({qx + dx, qy + dy});
+        if (it == grid_.end()) continue;
+        for (size_t i : it->second) best = std::min(best, dist(q, pts_[i]));
+      }
+  }
+  return best;
+}
+
+std::vector<Polyline> clip_to_scope(const std::vector<Polyline>& polys, const Scope& scope, double step) {
+  if (scope.everything()) return polys;
+  std::vector<Polyline> out;
+  for (const auto& pl : polys) {
+    Polyline run;
+    auto flush = [&] {
+      if (!run.empty()) out.push_back(run);
+      run.clear();
+    };
+    auto visit = [&](Vec2 q) {
+      if (scope.contains(q)) run.push_back(q);
+      else flush();
+    };
+    if (pl.size() == 1) visit(pl[0]);
+    for (size_t i = 1; i < pl.size(); ++i) {
+      Vec2 a = pl[i - 1], v = pl[i] - a;
+      int n = std::max(1, static_cast<int>(std::ceil(norm(v) / step)));
+      for (int k = i == 1 ? 0 : 1; k <= n; ++k) visit(a + v * (double(k) / n));
+    }
+    flush();
+  }
+  return out;
+}
+
+std::vector<Polyline> reference_paths(const Scene& s) {
+  std::vector<Polyline> out;
+  if (!s.graph) return out;
+  for (const auto& e : s.graph->edges) out.push_back(e.points);
+  return out;
+}
+
+std::string nearest_primitive(const Scene& s, Vec2 q, double* distance) {
+  std::string best;
+  double bd = INFINITY;
+  if (s.primitives)
+    for (const auto& p : *s.primitives) {
+      double d = p.shape.distance_to(q);
+      if (d < bd) bd = d, best = p.id;
+    }
+  if (distance) *distance = bd;
+  return best;
+}
+
+namespace {
+
+struct Flagged {
+  Vec2 p;
+  double w;
+};
+
+int find_root(std::vector<int>& parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+// Length-weighted samples (midpoints of sub-steps) of the polylines.
+std::vector<Flagged> weighted_samples(const std::vector<Polyline>& polys, double step) {
+  std::vector<Flagged> out;
+  for (const auto& pl : polys)
+    for (size_t i = 1; i < pl.size(); ++i) {
+      Vec2 a = pl[i - 1], v = pl[i] - a;
+      double l = norm(v);
+      if (l < 1e-9) continue;
+      int n = static_cast<int>(std::ceil(l / step));
+      for (int k = 0; k < n; ++k) out.push_back({a + v * ((k + 0.5) / n), l / n});
+    }
+  return out;
+}
+
+// Groups flagged samples closer than `link` (single linkage) into findings.
+std::vector<InkFinding> cluster(const Scene& s, const std::vector<Flagged>& f, const std::string& kind, double link,
+                                double sw) {
+  std::vector<int> parent(f.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  std::map<std::pair<long, long>, std::vector<int>> grid;
+  auto cell = [&](double v) { return static_cast<long>(std::floor(v / link)); };
+  for (int i = 0; i < static_cast<int>(f.size()); ++i) {
+    long cx = cell(f[i].p.x), cy = cell(f[i].p.y);
+    for (long dy = -1; dy <= 1; ++dy)
+      for (long dx = -1; dx <= 1; ++dx) {
+        auto it = grid.find({cx + dx, cy + dy});
+        if (it == grid.end()) continue;
+        for (int j : it->second)
+          if (dist(f[i].p, f[j].p) <= link) parent[find_root(parent, i)] = find_root(parent, j);
+      }
+    grid[{cx, cy}].push_back(i);
+  }
+  std::map<int, InkFinding> groups;
+  std::map<int, Vec2> sums;
+  for (int i = 0; i < static_cast<int>(f.size()); ++i) {
+    int r = find_root(parent, i);
+    InkFinding& g = groups[r];
+    g.kind = kind;
+    g.box.add(f[i].p);
+    g.length_px += f[i].w;
+    sums[r] = sums[r] + f[i].p * f[i].w;
+  }
+  std::vector<InkFinding> out;
+  for (auto& [r, g] : groups) {
+    if (g.length_px < std::max(1.0, 0.5 * sw)) continue;  // specks at stroke ends and joins
+    g.centroid = sums[r] / g.length_px;
+    g.area_px = static_cast<int>(std::lround(g.length_px * sw));
+    g.severity = g.length_px < 2 * sw ? "minor" : g.length_px < 8 * sw ? "moderate" : "severe";
+    g.nearest_primitive = nearest_primitive(s, g.centroid, &g.nearest_distance_px);
+    if (!std::isfinite(g.nearest_distance_px)) g.nearest_distance_px = 0;
+    out.push_back(g);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const InkFinding& a, const InkFinding& b) {
+    if (a.length_px != b.length_px) return a.length_px > b.length_px;
+    return std::tie(a.centroid.x, a.centroid.y) < std::tie(b.centroid.x, b.centroid.y);
+  });
+  return out;
+}
+
+}  // namespace
+
+CoverageReport analyze_coverage(const Scene& s, const Drawing& d, double tolerance_px, const Scope& scope,
+                                bool clustered) {
+  CoverageReport rep;
+  rep.tolerance_px = tolerance_px;
+  const double sw = stroke_width_of(s);
+  std::vector<Polyline> ref = clip_to_scope(reference_paths(s), scope), drawn = clip_to_scope(d.strokes, scope);
+  double diag = s.source ? std::hypot(s.source->width, s.source->height) : 1000.0;
+  rep.metrics = measure_coverage(drawn, ref, tolerance_px, diag);
+  NearestPoints to_drawn(drawn, 0.5), to_ref(ref, 0.5);
+  std::vector<Flagged> missed, spurious;
+  for (const auto& f : weighted_samples(ref, 0.5))
+    if (to_drawn.distance(f.p) > tolerance_px) missed.push_back(f), rep.missed.push_back(f.p);
+  for (const auto& f : weighted_samples(drawn, 0.5))
+    if (to_ref.distance(f.p) > tolerance_px) spurious.push_back(f), rep.spurious.push_back(f.p);
+  // Clustered, disagreements within a stroke width merge into one region; unclustered, only
+  // contiguous runs along one path do (samples are 0.5 px apart).
+  double link = clustered ? std::max(tolerance_px, sw) : 0.75;
+  rep.findings = cluster(s, missed, "missed_ink", link, sw);
+  auto sp = cluster(s, spurious, "spurious_ink", link, sw);
+  rep.findings.insert(rep.findings.end(), sp.begin(), sp.end());
+  std::stable_sort(rep.findings.begin(), rep.findings.end(),
+                   [](const InkFinding& a, const InkFinding& b) { return a.length_px > b.length_px; });
+  return rep;
+}
+
+}  // namespace sv

@@ -1,0 +1,160 @@
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "core/error.hpp"
+#include "core/schema.hpp"
+#include "tools/schema_parts.hpp"
+#include "tools/tool.hpp"
+
+namespace sv {
+
+std::string kebab_case(const std::string& name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      if (i > 0) out += '-';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const std::vector<Tool>& registry() {
+  static const std::vector<Tool> tools = [] {
+    std::vector<Tool> t;
+    add_inspection_tools(t);
+    add_diagnostic_tools(t);
+    add_evaluation_tools(t);
+    for (auto& tool : t)
+      if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);
+    return t;
+  }();
+  return tools;
+}
+
+const Tool* find_tool(const std::string& name) {
+  for (const auto& t : registry())
+    if (t.name == name || t.subcommand == name || kebab_case(t.name) == name) return &t;
+  return nullptr;
+}
+
+std::vector<const Tool*> tools_of(const std::string& executable) {
+  std::vector<const Tool*> out;
+  for (const auto& t : registry())
+    if (executable.empty() || t.executable == executable) out.push_back(&t);
+  return out;
+}
+
+json request_schema(const Tool& t) {
+  json s = t.request;
+  s["title"] = t.name;
+  s["description"] = t.summary;
+  if (!s["properties"].contains("region"))
+    s["properties"]["region"] = schema::region("scope the tool to this region");
+  return s;
+}
+
+json result_schema(const Tool& t) {
+  json props = {
+      {"ok", {{"const", true}}},
+      {"tool", {{"const", t.name}}},
+      {"revision_id", schema::string("the revision the tool ran on (its content hash)")},
+      {"llm_text", schema::string("compact text for a model's context")},
+      {"human_text", schema::string("richer text for a person")},
+      {"images", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}},
+                  {"description", "PNG views written: name -> path"}}},
+      {"images_png_base64", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}},
+                             {"description", "the same views inline (only with --embed-images)"}}},
+      {"warnings", schema::array(schema::string("warning"), "what the tool could not do fully")}};
+  json required = {"ok", "tool", "llm_text", "human_text", "images", "warnings"};
+  for (auto it = t.result["properties"].begin(); it != t.result["properties"].end(); ++it) props[it.key()] = it.value();
+  if (t.result.contains("required"))
+    for (const auto& r : t.result["required"]) required.push_back(r);
+  json s = {{"title", t.name + "Result"}, {"type", "object"}, {"properties", props},
+            {"required", required}, {"additionalProperties", false}};
+  if (t.result.contains("definitions")) s["definitions"] = t.result["definitions"];
+  return s;
+}
+
+json tools_listing(const std::string& executable) {
+  json list = json::array();
+  for (const Tool* t : tools_of(executable))
+    list.push_back({{"name", t->name},
+                    {"description", t->summary},
+                    {"input_schema", request_schema(*t)},
+                    {"output_schema", result_schema(*t)},
+                    {"executable", t->executable},
+                    {"subcommand", t->subcommand},
+                    {"group", t->group}});
+  return {{"executable", executable.empty() ? "all" : executable}, {"count", list.size()}, {"tools", list}};
+}
+
+namespace {
+
+// roff needs backslashes and leading dots escaped.
+std::string roff(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '\\' ? std::string("\\e") : std::string(1, c);
+  if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
+  return out;
+}
+
+std::string field_list(const Tool& t) {
+  std::string out;
+  for (auto it = t.request["properties"].begin(); it != t.request["properties"].end(); ++it)
+    out += (out.empty() ? "" : ", ") + it.key();
+  return out.empty() ? "(none)" : out;
+}
+
+void fill_defaults(const json& schema, json& value) {
+  if (!value.is_object() || !schema.contains("properties")) return;
+  for (auto it = schema["properties"].begin(); it != schema["properties"].end(); ++it) {
+    if (!value.contains(it.key()) && it.value().contains("default")) value[it.key()] = it.value()["default"];
+    if (value.contains(it.key())) fill_defaults(it.value(), value[it.key()]);
+  }
+}
+
+}  // namespace
+
+std::string man_table(const std::string& executable) {
+  std::string out = ".TS\nallbox tab(|);\nlb lb lb\nl l lx.\nsubcommand|catalog name|what it does\n";
+  for (const Tool* t : tools_of(executable))
+    out += fmt::format("{}|{}|T{{\n{} Fields: {}.\nT}}\n", roff(t->subcommand), roff(t->name), roff(t->summary),
+                       roff(field_list(*t)));
+  out += ".TE\n";
+  return out;
+}
+
+json normalize_request(const Tool& t, json request) {
+  if (request.is_null()) request = json::object();
+  if (!request.is_object())
+    throw Error(Code::invalid_selection, fmt::format("{}: the request must be a JSON object", t.name));
+  json schema = request_schema(t);
+  for (auto it = request.begin(); it != request.end(); ++it)
+    if (!schema["properties"].contains(it.key()))
+      throw Error(Code::invalid_selection,
+                  fmt::format("{} has no field '{}' (fields: {}, region)", t.name, it.key(), field_list(t)),
+                  {{"field", it.key()}});
+  if (std::string err = Schema(schema).first_error(request); !err.empty())
+    throw Error(Code::invalid_selection, fmt::format("{}: invalid request: {}", t.name, err), {{"reason", err}});
+  fill_defaults(schema, request);
+  return request;
+}
+
+json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result) {
+  result = t.run(ctx, request);
+  json env = {{"ok", true}, {"tool", t.name}, {"llm_text", result.llm_text},
+              {"human_text", result.human_text.empty() ? result.llm_text : result.human_text},
+              {"images", json::object()}, {"warnings", result.warnings}};
+  if (!ctx.revision_id.empty()) env["revision_id"] = ctx.revision_id;
+  for (auto it = result.fields.begin(); it != result.fields.end(); ++it) env[it.key()] = it.value();
+  if (std::string err = Schema(result_schema(t)).first_error(env); !err.empty())
+    throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", t.name, err));
+  return env;
+}
+
+}  // namespace sv

@@ -1,0 +1,365 @@
+// The command line of the tool executables: one subcommand per registered tool, its options
+// generated from the request schema, the scene from the store (--rev) or from a file / stdin,
+// the envelope on stdout, views as PNG files.
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <algorithm>
+
+#include "cli/stage.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "store/store.hpp"
+#include "tools/region.hpp"
+#include "tools/tool.hpp"
+#include "tools/view.hpp"
+
+namespace sv {
+
+namespace {
+
+constexpr size_t kMaxInputBytes = size_t(1) << 30;
+
+struct Invocation {
+  const Tool* tool = nullptr;
+  std::string input = "-", rev, png, request_text, request_file;
+  std::optional<std::string> store_flag;
+  bool no_store = false, embed = false, schema = false, help = false;
+  json fields = json::object();  // from --FIELD options
+};
+
+[[noreturn]] void usage(const std::string& why) { throw Error(Code::invalid_selection, why); }
+
+std::string base64(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(n);
+  return out;
+}
+
+json first_type(const json& s) {
+  if (!s.contains("type")) return nullptr;
+  if (!s["type"].is_array()) return s["type"];
+  for (const auto& t : s["type"])
+    if (t != "null") return t;
+  return nullptr;
+}
+
+bool is_region_schema(const json& s) {
+  return s.contains("properties") && s["properties"].contains("vertex_id") && s["properties"].contains("primitive_ids");
+}
+
+json parse_json_value(const std::string& text, const std::string& field) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    usage(fmt::format("--{}: not valid JSON ({})", field, e.what()));
+  }
+}
+
+// Converts an option's text to the JSON its schema asks for.
+json value_from_text(const json& s, const std::string& text, const std::string& field) {
+  const json type = first_type(s);
+  if (type == "integer" || type == "number") {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v)) usage(fmt::format("--{}: '{}' is not a number", field, text));
+    if (type == "integer") {
+      if (v != std::floor(v)) usage(fmt::format("--{}: '{}' is not an integer", field, text));
+      return static_cast<long long>(v);
+    }
+    return v;
+  }
+  if (type == "boolean") {
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
+    usage(fmt::format("--{}: '{}' is not true or false", field, text));
+  }
+  if (type == "string") return text;
+  if (type == "array") {
+    if (!text.empty() && text[0] == '[') return parse_json_value(text, field);
+    json out = json::array();
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!part.empty()) out.push_back(value_from_text(s.value("items", json::object()), part, field));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return out;
+  }
+  if (type == "object") {
+    if (!text.empty() && text[0] == '{') return parse_json_value(text, field);
+    if (is_region_schema(s)) return region_from_shorthand(text);
+    usage(fmt::format("--{}: expects a JSON object", field));
+  }
+  // Untyped (any JSON value): JSON when it parses, else the text itself.
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error&) {
+    return text;
+  }
+}
+
+std::string fields_of(const json& schema) {
+  std::string out;
+  for (auto it = schema["properties"].begin(); it != schema["properties"].end(); ++it)
+    out += (out.empty() ? "" : ", ") + it.key();
+  return out;
+}
+
+// --FIELD[=VALUE] [VALUE], --no-FIELD, --FIELD.SUBFIELD: sets the field in inv.fields.
+int take_field_option(Invocation& inv, const json& schema, int argc, char** argv, int i) {
+  std::string arg = argv[i] + 2;
+  std::optional<std::string> value;
+  if (auto eq = arg.find('='); eq != std::string::npos) {
+    value = arg.substr(eq + 1);
+    arg = arg.substr(0, eq);
+  }
+  for (char& c : arg)
+    if (c == '-') c = '_';
+  bool negated = false;
+  if (arg.rfind("no_", 0) == 0 && !schema["properties"].contains(arg)) {
+    negated = true;
+    arg = arg.substr(3);
+  }
+  // Walk dotted paths through nested object schemas.
+  const json* s = &schema;
+  json* target = &inv.fields;
+  std::string key, walked;
+  size_t start = 0;
+  while (true) {
+    size_t dot = arg.find('.', start);
+    key = arg.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    walked += (walked.empty() ? "" : ".") + key;
+    if (!(*s).contains("properties") || !(*s)["properties"].contains(key))
+      usage(fmt::format("{} has no field '{}' (fields: {})", inv.tool->name, walked, fields_of(*s)));
+    if (dot == std::string::npos) break;
+    s = &(*s)["properties"][key];
+    if (!target->contains(key)) (*target)[key] = json::object();
+    target = &(*target)[key];
+    start = dot + 1;
+  }
+  const json& fs = (*s)["properties"][key];
+  if (first_type(fs) == "boolean" && !value) {
+    (*target)[key] = !negated;
+    return i;
+  }
+  if (negated) usage(fmt::format("--no-{}: only true/false fields can be negated", walked));
+  if (!value) {
+    if (i + 1 >= argc) usage(fmt::format("--{} needs a value", walked));
+    value = argv[++i];
+  }
+  (*target)[key] = value_from_text(fs, *value, walked);
+  return i;
+}
+
+Invocation parse_invocation(const Tool& tool, int argc, char** argv) {
+  Invocation inv;
+  inv.tool = &tool;
+  const json schema = request_schema(tool);
+  bool positional_seen = false;
+  auto next = [&](int& i, const char* opt) -> std::string {
+    if (i + 1 >= argc) usage(fmt::format("{} needs a value", opt));
+    return argv[++i];
+  };
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string flag = a.substr(0, a.find('='));
+    auto val = [&](const char* opt) { return a.find('=') != std::string::npos ? a.substr(a.find('=') + 1) : next(i, opt); };
+    if (flag == "--rev") inv.rev = val("--rev");
+    else if (flag == "--store") inv.store_flag = val("--store");
+    else if (a == "--no-store") inv.no_store = true;
+    else if (flag == "--png") inv.png = val("--png");
+    else if (a == "--embed-images") inv.embed = true;
+    else if (flag == "--request") inv.request_text = val("--request");
+    else if (flag == "--request-file") inv.request_file = val("--request-file");
+    else if (a == "--schema") inv.schema = true;
+    else if (a == "--help" || a == "-h") inv.help = true;
+    else if (a.rfind("--", 0) == 0 && a.size() > 2) i = take_field_option(inv, schema, argc, argv, i);
+    else if (a == "-" || a[0] != '-') {
+      if (positional_seen) usage("more than one input file: " + a);
+      inv.input = a;
+      positional_seen = true;
+    } else {
+      usage("unknown option " + a);
+    }
+  }
+  if (!inv.rev.empty() && positional_seen) usage("--rev reads the scene from the store; an input file contradicts it");
+  return inv;
+}
+
+// Merges option fields over the --request object: nested objects (filter) field by field,
+// regions (objects with a "kind") as a whole.
+void merge_into(json& base, const json& over) {
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    if (it.value().is_object() && !it.value().contains("kind") && base.contains(it.key()) && base[it.key()].is_object())
+      merge_into(base[it.key()], it.value());
+    else
+      base[it.key()] = it.value();
+  }
+}
+
+std::string help_text(const Tool& t) {
+  std::string out = fmt::format("{} {} — {}\n\nCatalog name: {}. Request fields (also as one JSON object with "
+                                "--request or --request-file):\n",
+                                t.executable, t.subcommand, t.summary, t.name);
+  json s = request_schema(t);
+  for (auto it = s["properties"].begin(); it != s["properties"].end(); ++it) {
+    const json& f = it.value();
+    std::string type = f.contains("type") ? (f["type"].is_string() ? f["type"].get<std::string>() : f["type"].dump()) : "json";
+    if (f.contains("enum")) type = f["enum"].dump();
+    out += fmt::format("  --{:<22} {}{}\n    {}\n", it.key(), type,
+                       f.contains("default") ? " (default " + f["default"].dump() + ")" : "", f.value("description", ""));
+  }
+  out += "\nCommon options:\n"
+         "  --rev REV          read the scene from the store (HEAD, a branch, an id or a prefix)\n"
+         "  FILE | -           otherwise the scene file (default: standard input)\n"
+         "  --store DIR        the store (default: $SV_STORE, else the nearest .svrev upward); --no-store ignores it\n"
+         "  --png FILE         write the view here (else into the store's view cache .svrev/views/)\n"
+         "  --embed-images     also put the views inline as base64\n"
+         "  --schema           print the request and result JSON Schemas\n";
+  return out;
+}
+
+std::string usage_text(const std::string& exe) {
+  std::string out = fmt::format("usage: {} SUBCOMMAND [options] [SCENE]\n       {} tools [--man]\n\nSubcommands:\n", exe, exe);
+  for (const Tool* t : tools_of(exe)) out += fmt::format("  {:<32} {}\n", t->subcommand, t->summary);
+  out += fmt::format("\n`{} SUBCOMMAND --help` for its fields.\n", exe);
+  return out;
+}
+
+// Where each view goes; returns {name: path} of the files written.
+json write_views(const Invocation& inv, const ToolResult& r, Store* store, const std::string& rid, const json& request,
+                 json& embedded, std::vector<std::string>& warnings) {
+  json written = json::object();
+  size_t i = 0;
+  // The tool's main view takes --png FILE; a sheet of findings tiles goes beside it.
+  std::vector<std::pair<std::string, cv::Mat>> views(r.images.begin(), r.images.end());
+  std::stable_partition(views.begin(), views.end(), [](const auto& v) { return v.first != "findings"; });
+  for (const auto& [name, img] : views) {
+    std::string bytes = encode_view_png(img);
+    if (inv.embed) embedded[name] = base64(bytes);
+    std::filesystem::path path;
+    if (!inv.png.empty()) {
+      std::filesystem::path p(inv.png);
+      path = i == 0 ? p : p.parent_path() / (p.stem().string() + "-" + name + p.extension().string());
+    } else if (store) {
+      std::string key = sha256_hex(request.dump()).substr(0, 8);
+      path = store->root() / "views" / fmt::format("{}-{}-{}-{}.png", rid.substr(0, 12), inv.tool->subcommand, key, name);
+      std::filesystem::create_directories(path.parent_path());
+    } else {
+      if (!inv.embed) warnings.push_back("view '" + name + "' not written: pass --png FILE or --embed-images, or use a store");
+      ++i;
+      continue;
+    }
+    std::string tmp = path.string() + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << bytes;
+      if (!out.flush()) throw Error(Code::io_error, "cannot write " + path.string());
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path.string());
+    written[name] = path.string();
+    ++i;
+  }
+  return written;
+}
+
+int run_invocation(const Invocation& inv) {
+  const Tool& tool = *inv.tool;
+  std::optional<Store> store;
+  if (!inv.no_store)
+    if (auto root = Store::locate(inv.store_flag)) store.emplace(*root);
+  if (!inv.rev.empty() && inv.no_store) usage("--rev needs a store; --no-store contradicts it");
+  if (!inv.rev.empty() && !store) throw Error(Code::not_found, "--rev needs a store and none was found (sv-commit init)");
+
+  json request = json::object();
+  if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
+  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxInputBytes), "request-file");
+  if (!request.is_object()) usage("the request must be a JSON object");
+  merge_into(request, inv.fields);
+  request = normalize_request(tool, request);
+
+  Scene scene;
+  std::string rid;
+  if (!inv.rev.empty()) {
+    rid = store->resolve(inv.rev);
+    scene = store->read_scene(rid);
+  } else {
+    scene = parse_scene(read_input(inv.input, kMaxInputBytes));
+    Scene copy = scene;
+    rid = assign_revision_id(copy);
+  }
+  ToolContext ctx{scene, store ? &*store : nullptr, rid};
+  ToolResult result;
+  json env = run_tool(tool, ctx, request, result);
+  json embedded = json::object();
+  std::vector<std::string> warnings = result.warnings;
+  env["images"] = write_views(inv, result, ctx.store, rid, request, embedded, warnings);
+  env["warnings"] = warnings;
+  if (inv.embed) env["images_png_base64"] = embedded;
+  std::string text = env.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
+  for (const auto& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  return 0;
+}
+
+}  // namespace
+
+bool is_tool_subcommand(const std::string& word, const std::string& executable) {
+  const Tool* t = find_tool(word);
+  return (t && t->executable == executable) || word == "tools";
+}
+
+int run_tool_subcommand(int argc, char** argv, const std::string& executable) {
+  return guarded(executable, true, [&]() -> int {
+    std::string first = argc > 1 ? argv[1] : "";
+    if (first.empty() || first == "--help" || first == "-h") {
+      std::fputs(usage_text(executable).c_str(), first.empty() ? stderr : stdout);
+      return first.empty() ? 2 : 0;
+    }
+    if (first == "--version") {
+      std::printf("%s %s\n", executable.c_str(), SV_VERSION);
+      return 0;
+    }
+    if (first == "tools") {
+      bool man = false, all = false;
+      for (int i = 2; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--man") man = true;
+        else if (a == "--all") all = true;
+        else usage("tools takes --man and --all; got " + a);
+      }
+      std::string exe = all ? "" : executable;
+      std::string text = man ? man_table(exe) : tools_listing(exe).dump(2) + "\n";
+      std::fputs(text.c_str(), stdout);
+      return 0;
+    }
+    const Tool* tool = find_tool(first);
+    if (!tool) usage(fmt::format("unknown subcommand '{}' (`{} tools` lists them)", first, executable));
+    if (tool->executable != executable)
+      usage(fmt::format("{} is a subcommand of {}, not {}", tool->name, tool->executable, executable));
+    Invocation inv = parse_invocation(*tool, argc, argv);
+    if (inv.help) {
+      std::fputs(help_text(*tool).c_str(), stdout);
+      return 0;
+    }
+    if (inv.schema) {
+      json s = {{"name", tool->name}, {"subcommand", tool->subcommand}, {"executable", tool->executable},
+                {"request", request_schema(*tool)}, {"result", result_schema(*tool)}};
+      std::fputs((s.dump(2) + "\n").c_str(), stdout);
+      return 0;
+    }
+    return run_invocation(inv);
+  });
+}
+
+}  // namespace sv

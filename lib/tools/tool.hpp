@@ -1,0 +1,86 @@
+// The tool registry: every tool of the catalog that sv implements is one entry — catalog name,
+// executable, one-line description, request schema, result schema, handler — and everything an
+// agent or a person sees comes from that entry: the subcommands, --schema, `tools`, --help and
+// the man-page table.
+#pragma once
+#include <functional>
+#include <map>
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+class Store;
+
+// What a handler reads: the scene it runs on and, when one is in use, the store (for other
+// revisions, the source raster blob and the view cache).
+struct ToolContext {
+  const Scene& scene;
+  Store* store = nullptr;
+  std::string revision_id;  // of `scene` (its content hash)
+};
+
+// What a handler returns; the runner wraps it into the envelope of DESIGN §4.
+struct ToolResult {
+  json fields = json::object();  // the typed fields of the tool's result schema
+  std::string llm_text, human_text;
+  std::vector<std::string> warnings;
+  std::map<std::string, cv::Mat> images;  // name -> BGR picture, written as PNG by the runner
+};
+
+struct Tool {
+  std::string name;        // catalog spelling, e.g. "ListPrimitives"
+  std::string group;       // inspection, diagnostics, evaluation
+  std::string executable;  // "sv-diagnose" or "sv-simulate"
+  std::string subcommand;  // kebab-case of name, unless DESIGN §4 names it otherwise
+  std::string summary;     // one line
+  json request;            // JSON Schema of the request (object; catalog field names)
+  json result;             // JSON Schema of the typed result fields (object properties)
+  std::function<ToolResult(const ToolContext&, const json& request)> run;
+};
+
+// "ListPrimitives" -> "list-primitives".
+std::string kebab_case(const std::string& name);
+
+// Every registered tool, in catalog order.
+const std::vector<Tool>& registry();
+// By catalog name or subcommand (either spelling); nullptr if none.
+const Tool* find_tool(const std::string& name);
+std::vector<const Tool*> tools_of(const std::string& executable);
+
+// The full request schema (tool fields plus the common `region`) with defaults, and the full
+// result schema (the envelope plus the typed fields).
+json request_schema(const Tool& t);
+json result_schema(const Tool& t);
+
+// The catalog as JSON, ready to register as an agent's function-calling tools:
+// {"executable", "count", "tools": [{name, description, input_schema, output_schema, ...}]}.
+json tools_listing(const std::string& executable);
+// A roff table of the executable's tools for its man page.
+std::string man_table(const std::string& executable);
+
+// Fills defaults, validates, and resolves nothing else: unknown fields or bad values throw
+// Error(invalid_selection) naming the field.
+json normalize_request(const Tool& t, json request);
+
+// Runs the tool and returns the envelope fields {ok, tool, llm_text, human_text, warnings,
+// ...typed}; images stay in `result.images` for the caller to write. Checks the typed fields
+// against the tool's own result schema (a mismatch is an internal error).
+json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result);
+
+// The command-line shell shared by sv-diagnose and sv-simulate: argv[1] is a subcommand of
+// `executable` (or `tools`); returns the exit status of the error contract.
+int run_tool_subcommand(int argc, char** argv, const std::string& executable);
+// True when `word` names a tool that `executable` owns (for a main that also has other
+// subcommands).
+bool is_tool_subcommand(const std::string& word, const std::string& executable);
+
+// Registration of each group (called once by registry()).
+void add_inspection_tools(std::vector<Tool>& out);
+void add_diagnostic_tools(std::vector<Tool>& out);
+void add_evaluation_tools(std::vector<Tool>& out);
+
+}  // namespace sv

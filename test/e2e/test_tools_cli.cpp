@@ -1,0 +1,132 @@
+// sv-diagnose as an agent or a person calls it: the catalog listing, requests as options or one
+// JSON object, the envelope on stdout, views as PNG files, and the error contract.
+#include <catch2/catch.hpp>
+
+#include "core/schema.hpp"
+#include "process.hpp"
+#include "store/store.hpp"
+#include "../unit/tools_fixture.hpp"
+
+namespace {
+
+std::string dev_scene_file() {
+  static std::string path = [] {
+    auto p = svtest::scratch() / "tools-dev.json";
+    svtest::spit(p, sv::dump_scene(svtest::dev_drawing().routed()));
+    return p.string();
+  }();
+  return path;
+}
+
+std::string diagnose(const std::string& args) { return svtest::bin("sv-diagnose") + " " + args; }
+
+}  // namespace
+
+TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e][tools]") {
+  auto r = svtest::run(diagnose("tools"));
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["count"] == 13);  // 7 inspection + 6 diagnostics; GetCurrentRender is sv-simulate's
+  REQUIRE(j["tools"].size() == 13);
+  for (const auto& t : j["tools"]) {
+    CAPTURE(t["name"]);
+    CHECK(t["input_schema"]["type"] == "object");
+    CHECK(t["output_schema"]["properties"].contains("llm_text"));
+    CHECK(!t["description"].get<std::string>().empty());
+  }
+  auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
+  CHECK(all["count"] == 17);
+  auto man = svtest::run(diagnose("tools --man"));
+  CHECK(man.out.find(".TS") == 0);
+}
+
+TEST_CASE("sv-diagnose: options from the schema, JSON requests, envelope valid against its schema", "[e2e][tools]") {
+  auto r = svtest::run(diagnose("list-primitives --filter.types line --sort-by length_desc --limit 2 --region 10,10,110,110 " +
+                                dev_scene_file()));
+  REQUIRE(r.status == 0);
+  auto env = nlohmann::json::parse(r.out);
+  CHECK(env["ok"] == true);
+  CHECK(env["primitives"].size() == 2);
+  CHECK(env["total_count"] == 4);  // the square's four sides
+  auto schema = nlohmann::json::parse(svtest::run(diagnose("list-primitives --schema")).out);
+  CHECK(sv::Schema(schema["result"]).first_error(env) == "");
+  auto same = svtest::run(diagnose("ListPrimitives --request '{\"filter\": {\"types\": [\"line\"]}, \"sort_by\": "
+                                   "\"length_desc\", \"limit\": 2, \"region\": {\"kind\": \"rect\", \"rect\": [10, 10, 110, 110]}}' < " +
+                                   dev_scene_file()));
+  CHECK(same.out == r.out);
+}
+
+TEST_CASE("sv-diagnose: unknown fields exit 2, unknown ids exit 4, with an envelope and one stderr line", "[e2e][tools]") {
+  auto bad = svtest::run(diagnose("list-primitives --limt 3 " + dev_scene_file()));
+  CHECK(bad.status == 2);
+  CHECK(nlohmann::json::parse(bad.out)["error"]["code"] == "invalid_selection");
+  CHECK(bad.err.find("limt") != std::string::npos);
+  CHECK(svtest::count_lines(bad.err) == 1);
+  auto missing = svtest::run(diagnose("get-primitive --id p_9999 " + dev_scene_file()));
+  CHECK(missing.status == 4);
+  CHECK(nlohmann::json::parse(missing.out)["error"]["code"] == "not_found");
+  auto region = svtest::run(diagnose("check-topology --region p_0001,p_9999 " + dev_scene_file()));
+  CHECK(region.status == 4);
+  auto other = svtest::run(diagnose("evaluate-revision " + dev_scene_file()));
+  CHECK(other.status == 2);  // a tool of sv-simulate
+}
+
+TEST_CASE("sv-diagnose writes views: --png, --embed-images, the store's view cache", "[e2e][tools]") {
+  auto png = svtest::scratch() / "coverage.png";
+  auto r = svtest::run(diagnose("analyze-coverage --png " + png.string() + " " + dev_scene_file()));
+  REQUIRE(r.status == 0);
+  auto env = nlohmann::json::parse(r.out);
+  CHECK(env["images"]["coverage"] == png.string());
+  CHECK(svtest::slurp(png).substr(1, 3) == "PNG");
+  auto embedded = nlohmann::json::parse(svtest::run(diagnose("get-graph --embed-images " + dev_scene_file())).out);
+  CHECK(embedded["images_png_base64"]["graph"].get<std::string>().rfind("iVBORw0KGgo", 0) == 0);
+
+  auto dir = svtest::scratch() / "tools-store";
+  std::filesystem::create_directories(dir);
+  sv::Store store = sv::Store::init(dir);
+  sv::Scene s = svtest::dev_drawing().routed();
+  std::string id = store.put_scene(s);
+  store.advance_head("", id, "test");
+  auto st = svtest::run(diagnose("get-tour --rev HEAD --store " + dir.string()));
+  REQUIRE(st.status == 0);
+  auto senv = nlohmann::json::parse(st.out);
+  CHECK(senv["revision_id"] == id);
+  std::string view = senv["images"]["tour"];
+  CHECK(view.find(".svrev/views/") != std::string::npos);
+  CHECK(std::filesystem::exists(view));
+}
+
+TEST_CASE("contract on real drawings: every tool on the pipeline's scene of three dev cases", "[e2e][tools][contract]") {
+  for (const std::string name : {"feather_umbrella_w8", "tabler_hexagons_w5", "hand_info-square_w4"}) {
+    CAPTURE(name);
+    auto scene = svtest::scratch() / (name + ".scene.json");
+    auto p = svtest::run(svtest::bin("sv-skeleton") + " --no-store " + svtest::data(name + ".png") + " | " +
+                         svtest::bin("sv-fit") + " --no-store | " + svtest::bin("sv-route") + " --no-store | " +
+                         svtest::bin("sv-simulate") + " --no-store > " + scene.string());
+    REQUIRE(p.status == 0);
+    sv::Scene s = sv::parse_scene(svtest::slurp(scene));
+    REQUIRE(s.primitives);
+    REQUIRE(!s.primitives->empty());
+    for (const auto& t : sv::registry()) {
+      CAPTURE(t.name);
+      nlohmann::json req = nlohmann::json::object();
+      if (t.name == "GetPrimitive") req = {{"id", s.primitives->front().id}};
+      if (t.name == "ExplainThreshold") req = {{"primitive_id", s.primitives->front().id}};
+      if (t.name == "CompareRevisions") req = {{"revision_a", scene.string()}};
+      if (t.executable == "sv-diagnose") {
+        auto png = svtest::scratch() / (name + "-" + t.subcommand + ".png");
+        auto r = svtest::run(diagnose(t.subcommand + " --request '" + req.dump() + "' --png " + png.string() + " " +
+                                      scene.string()));
+        REQUIRE(r.status == 0);
+        auto env = nlohmann::json::parse(r.out);
+        CHECK(sv::Schema(sv::result_schema(t)).first_error(env) == "");
+        if (t.name != "GetConfig") CHECK(std::filesystem::exists(png));
+      } else {
+        sv::ToolResult out;
+        auto env = svtest::run(t.name, s, req, &out);
+        CHECK(sv::Schema(sv::result_schema(t)).first_error(env) == "");
+        CHECK(!out.images.empty());
+      }
+    }
+  }
+}

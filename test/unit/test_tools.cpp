@@ -1,0 +1,364 @@
+// The tool registry as a whole (contract over every tool), the request plumbing, the views'
+// labelled grid, and planted defects each found by the right tool at the right place.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+#include <opencv2/imgproc.hpp>
+
+#include "core/error.hpp"
+#include "core/schema.hpp"
+#include "tools/region.hpp"
+#include "tools/view.hpp"
+#include "tools_fixture.hpp"
+
+using namespace svtest;
+
+namespace {
+
+Code code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return Code::internal;
+}
+
+std::string scene_file(const Scene& s, const std::string& name) {
+  auto p = std::filesystem::temp_directory_path() / ("sv-tools-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(p) << dump_scene(s);
+  return p.string();
+}
+
+// A request every tool accepts on `s`: its required fields filled from the scene.
+json minimal_request(const Tool& t, const Scene& s, const std::string& scene_path) {
+  std::string first = s.primitives && !s.primitives->empty() ? s.primitives->front().id : "p_0001";
+  if (t.name == "GetPrimitive") return {{"id", first}};
+  if (t.name == "CompareRevisions") return {{"revision_a", scene_path}};
+  if (t.name == "ExplainThreshold")
+    return s.primitives && !s.primitives->empty() ? json{{"primitive_id", first}}
+                                                  : json{{"region", {{"kind", "rect"}, {"rect", {0, 0, 50, 50}}}}};
+  return json::object();
+}
+
+std::vector<json> findings_bigger_than_minor(const json& env) {
+  std::vector<json> out;
+  for (const auto& f : env["findings"])
+    if (f["severity"] != "minor") out.push_back(f);
+  return out;
+}
+
+double dist_to(const json& pt, Vec2 q) { return dist({pt[0].get<double>(), pt[1].get<double>()}, q); }
+
+}  // namespace
+
+TEST_CASE("every registered tool is one complete entry", "[tools]") {
+  std::set<std::string> names, subcommands;
+  for (const auto& t : registry()) {
+    CAPTURE(t.name);
+    CHECK(names.insert(t.name).second);
+    CHECK(subcommands.insert(t.subcommand).second);
+    CHECK(!t.summary.empty());
+    CHECK(t.run);
+    CHECK((t.executable == "sv-diagnose" || t.executable == "sv-simulate"));
+    CHECK(request_schema(t)["properties"].contains("region"));
+    CHECK(result_schema(t)["required"].size() >= 6);
+    CHECK(find_tool(t.name) == &t);
+    CHECK(find_tool(t.subcommand) == &t);
+  }
+  // The rows: 8 inspection, 6 diagnostics, 3 evaluation; GetCurrentRender and the
+  // evaluation tools belong to sv-simulate (DESIGN §4).
+  CHECK(registry().size() == 17);
+  CHECK(tools_of("sv-diagnose").size() == 13);
+  CHECK(tools_of("sv-simulate").size() == 4);
+  CHECK(find_tool("render")->name == "GetCurrentRender");
+  CHECK(kebab_case("IdentifyExpensiveOperations") == "identify-expensive-operations");
+  CHECK(tools_listing("sv-diagnose")["count"] == 13);
+  CHECK(man_table("sv-diagnose").find("list-primitives|ListPrimitives") != std::string::npos);
+}
+
+TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", "[tools][contract]") {
+  SceneBuilder one(100, 80, 3);
+  one.add(Shape::line({10, 40}, {90, 40}));
+  const std::vector<std::pair<std::string, Scene>> scenes = {
+      {"empty", Scene{}}, {"one", one.routed()}, {"full", dev_drawing().routed()}};
+  for (const auto& [label, s] : scenes) {
+    const std::string path = scene_file(s, label + ".json");
+    for (const auto& t : registry()) {
+      CAPTURE(label, t.name);
+      json req = minimal_request(t, s, path);
+      if (label == "empty" && t.name == "GetPrimitive") {
+        CHECK(code_of([&] { run(t.name, s, req); }) == Code::not_found);
+        continue;
+      }
+      ToolResult r;
+      json env = run(t.name, s, req, &r);
+      CHECK(Schema(result_schema(t)).first_error(env) == "");
+      CHECK(env["ok"] == true);
+      CHECK(env["tool"] == t.name);
+      CHECK(!env["llm_text"].get<std::string>().empty());
+      // Deterministic: the same call gives the same envelope.
+      CHECK(run(t.name, s, req) == env);
+      // Spatial tools draw a picture whenever there is something to draw.
+      if (label == "full" && t.name != "GetConfig") CHECK(!r.images.empty());
+    }
+  }
+}
+
+TEST_CASE("contract: every tool refuses an unknown id with not_found", "[tools][contract]") {
+  Scene s = dev_drawing().routed();
+  const std::string path = scene_file(s, "unknown-id.json");
+  for (const auto& t : registry()) {
+    CAPTURE(t.name);
+    json req = minimal_request(t, s, path);
+    req["region"] = {{"kind", "primitive_set"}, {"primitive_ids", {"p_9999"}}};
+    CHECK(code_of([&] { run(t.name, s, req); }) == Code::not_found);
+    req["region"] = {{"kind", "named"}, {"name", "nowhere"}};
+    CHECK(code_of([&] { run(t.name, s, req); }) == Code::not_found);
+    req["region"] = {{"kind", "vertex_neighborhood"}, {"vertex_id", "v_9999"}};
+    CHECK(code_of([&] { run(t.name, s, req); }) == Code::not_found);
+  }
+  CHECK(code_of([&] { run("GetPrimitive", s, {{"id", "p_9999"}}); }) == Code::not_found);
+  CHECK(code_of([&] { run("ExplainThreshold", s, {{"primitive_id", "p_9999"}}); }) == Code::not_found);
+  CHECK(code_of([&] { run("CompareRevisions", s, {{"revision_a", "no-such-revision"}}); }) == Code::not_found);
+}
+
+TEST_CASE("requests: unknown fields and bad values are refused naming the field", "[tools]") {
+  const Tool& t = *find_tool("ListPrimitives");
+  try {
+    normalize_request(t, {{"limt", 5}});
+    FAIL("accepted an unknown field");
+  } catch (const Error& e) {
+    CHECK(e.code() == Code::invalid_selection);
+    CHECK(std::string(e.what()).find("'limt'") != std::string::npos);
+  }
+  CHECK(code_of([&] { normalize_request(t, {{"limit", -1}}); }) == Code::invalid_selection);
+  CHECK(code_of([&] { normalize_request(t, {{"filter", {{"types", {"spline"}}}}}); }) == Code::invalid_selection);
+  json filled = normalize_request(t, json::object());
+  CHECK(filled["limit"] == 200);
+  CHECK(filled["sort_by"] == "draw_order");
+  CHECK(region_from_shorthand("10,20,30,40")["rect"] == json({10, 20, 30, 40}));
+  CHECK(region_from_shorthand("p_0001,p_0002")["primitive_ids"].size() == 2);
+  CHECK(region_from_shorthand("v_0003:12")["radius_px"] == 12);
+  CHECK(region_from_shorthand("left_eye")["kind"] == "named");
+}
+
+TEST_CASE("regions scope every finding; named regions come from the scene", "[tools]") {
+  Scene s = dev_drawing().routed();
+  s.regions.push_back({{"name", "lower_lines"}, {"region", {{"kind", "rect"}, {"rect", {10, 130, 110, 180}}}}});
+  json env = run("ListPrimitives", s, {{"region", {{"kind", "named"}, {"name", "lower_lines"}}}});
+  std::vector<std::string> ids;
+  for (const auto& p : env["primitives"]) ids.push_back(p["id"]);
+  CHECK(ids == std::vector<std::string>{"p_0007", "p_0008"});
+  json v = run("GetGraph", s, {{"in_region", {{"kind", "vertex_neighborhood"}, {"vertex_id", "v_0001"}, {"radius_px", 5}}}});
+  CHECK(v["vertices"].size() == 1);
+}
+
+TEST_CASE("a 200-primitive listing fits in a few kilobytes", "[tools]") {
+  SceneBuilder b(1000, 1000, 4);
+  for (int i = 0; i < 200; ++i) {
+    double x = 20 + (i % 20) * 48, y = 20 + (i / 20) * 95;
+    if (i % 3 == 0) b.add(Shape::arc({x, y}, {x + 40, y + 30}, 0.3));
+    else b.add(Shape::line({x, y}, {x + 40, y + 30}));
+  }
+  json env = run("ListPrimitives", b.routed());
+  CHECK(env["primitives"].size() == 200);
+  CHECK(env["llm_text"].get<std::string>().size() < 8192);
+}
+
+TEST_CASE("grid labels sit at the pixel coordinates they name", "[tools][view]") {
+  BBox area;
+  area.add({-0.5, -0.5});
+  area.add({239.5, 199.5});
+  View v(area, "grid", 720);
+  // One black source pixel at column 100, row 50, and a red dot at image point (150, 100).
+  cv::Mat gray(200, 240, CV_8UC1, cv::Scalar(255));
+  gray.at<uchar>(50, 100) = 0;
+  v.underlay(gray, {0, 0, 0});
+  v.dot({150, 100}, {0, 0, 255}, 3);
+  cv::Mat img = v.finish();
+  const ViewTransform& t = v.transform();
+  REQUIRE(v.grid_step() == 50);
+  REQUIRE(v.labels().size() == 2 * 5 + 2 * 4);  // x 0..200 (5) on top and bottom, y 0..150 (4) left and right
+  for (const auto& l : v.labels()) {
+    CAPTURE(l.value, l.edge);
+    Vec2 back = t.to_image(l.anchor);
+    double named = l.axis == 'x' ? back.x : back.y;
+    CHECK(std::abs(named - l.value) <= 0.5 / t.scale + 1e-9);  // a 1-px line sits within half a view pixel
+    cv::Point2d c(l.box.x + l.box.width / 2.0, l.box.y + l.box.height / 2.0);
+    if (l.axis == 'x') CHECK(std::abs(c.x - l.anchor.x) <= 1.5);
+    else CHECK(std::abs(c.y - l.anchor.y) <= 3);
+    // The text lies outside the plot, on its edge's side.
+    if (l.edge == "top") CHECK(l.box.y + l.box.height <= t.margin);
+    if (l.edge == "left") CHECK(l.box.x + l.box.width <= t.margin);
+  }
+  auto anchor = [&](double value, char axis) {
+    for (const auto& l : v.labels())
+      if (l.value == value && l.axis == axis) return l.anchor;
+    FAIL("no label " << value);
+    return cv::Point2d();
+  };
+  // The source pixel (100, 50) is drawn where the lines labelled x=100 and y=50 cross.
+  cv::Point2d px(anchor(100, 'x').x, anchor(50, 'y').y);
+  int n = 0;
+  cv::Point2d sum;
+  for (int y = t.margin; y < t.margin + t.area.height; ++y)
+    for (int x = t.margin; x < t.margin + t.area.width; ++x) {
+      auto p = img.at<cv::Vec3b>(y, x);
+      if (p[0] < 20 && p[1] < 20 && p[2] < 20) sum += cv::Point2d(x, y), ++n;
+    }
+  REQUIRE(n > 0);
+  CHECK(std::abs(sum.x / n - px.x) <= 1.0);
+  CHECK(std::abs(sum.y / n - px.y) <= 1.0);
+  // The red dot at (150, 100) is centred where x=150 and y=100 cross.
+  cv::Mat red;
+  cv::inRange(img, cv::Scalar(0, 0, 200), cv::Scalar(80, 80, 255), red);
+  cv::Moments m = cv::moments(red, true);
+  REQUIRE(m.m00 > 0);
+  CHECK(std::abs(m.m10 / m.m00 - anchor(150, 'x').x) <= 1.0);
+  CHECK(std::abs(m.m01 / m.m00 - anchor(100, 'y').y) <= 1.0);
+}
+
+TEST_CASE("grid steps are round and about 100 view pixels apart (the renderer's rule)", "[tools][view]") {
+  CHECK(grid_step_for(1.0) == 100);
+  CHECK(grid_step_for(3.0) == 50);
+  CHECK(grid_step_for(0.5) == 200);
+  CHECK(grid_step_for(12.0) == 10);
+}
+
+// ---------------------------------------------------------------- planted defects
+
+TEST_CASE("planted: a deleted primitive is missed ink at its place", "[tools][planted]") {
+  SceneBuilder b = dev_drawing();
+  json clean = run("AnalyzeCoverage", b.routed());
+  CHECK(findings_bigger_than_minor(clean).empty());
+  CHECK(clean["f1"].get<double>() > 0.99);
+  auto& ps = *b.scene().primitives;
+  ps.erase(std::remove_if(ps.begin(), ps.end(), [](const Primitive& p) { return p.id == "p_0007"; }), ps.end());
+  json env = run("AnalyzeCoverage", b.routed());
+  auto big = findings_bigger_than_minor(env);
+  REQUIRE(big.size() == 1);
+  CHECK(big[0]["kind"] == "missed_ink");
+  CHECK(big[0]["severity"] == "severe");
+  CHECK(dist_to(big[0]["location"], {60, 140}) < 3);
+  CHECK(big[0]["length_px"].get<double>() == Approx(80).margin(6));
+  CHECK(env["recall"].get<double>() < 0.95);
+  CHECK(env["precision"].get<double>() > 0.99);
+}
+
+TEST_CASE("planted: a primitive shifted by three stroke widths is spurious and missed ink", "[tools][planted]") {
+  SceneBuilder b = dev_drawing();
+  for (auto& p : *b.scene().primitives)
+    if (p.id == "p_0007") p.shape = Shape::line({20, 152}, {100, 152});  // 3 x 4 px down
+  json env = run("AnalyzeCoverage", b.routed());
+  auto big = findings_bigger_than_minor(env);
+  REQUIRE(big.size() == 2);
+  std::map<std::string, json> by_kind;
+  for (const auto& f : big) by_kind[f["kind"]] = f;
+  REQUIRE(by_kind.count("missed_ink"));
+  REQUIRE(by_kind.count("spurious_ink"));
+  CHECK(dist_to(by_kind["missed_ink"]["location"], {60, 140}) < 3);
+  CHECK(dist_to(by_kind["spurious_ink"]["location"], {60, 152}) < 3);
+  CHECK(by_kind["spurious_ink"]["nearest_primitive_id"] == "p_0007");
+  CHECK(by_kind["missed_ink"]["nearest_primitive_id"] == "p_0007");
+}
+
+TEST_CASE("planted: a broken loop is found where it opens", "[tools][planted]") {
+  SceneBuilder b = dev_drawing();
+  CHECK(run("CheckTopology", b.routed())["findings"].empty());
+  // The circle at (170, 60), r 30 becomes an arc from 12 to 348 degrees: open at angle 0.
+  Vec2 c{170, 60};
+  Shape arc = Shape::arc(c + from_angle(deg2rad(12)) * 30, c + from_angle(deg2rad(348)) * 30, std::tan(deg2rad(336) / 4));
+  for (auto& p : *b.scene().primitives)
+    if (p.id == "p_0005") p.shape = arc;
+  json env = run("CheckTopology", b.routed());
+  REQUIRE(env["findings"].size() == 1);
+  const json& f = env["findings"][0];
+  CHECK(f["kind"] == "broken_loop");
+  CHECK(f["primitive_ids"] == json({"p_0005"}));
+  CHECK(dist_to(f["location"], {200, 60}) < 2);
+  CHECK(f["gap_px"].get<double>() == Approx(60 * std::sin(deg2rad(12))).margin(0.5));
+}
+
+TEST_CASE("planted: a line tilted 3 degrees off its parallel is found", "[tools][planted]") {
+  SceneBuilder b = dev_drawing();
+  CHECK(run("CheckForConsistency", b.routed())["findings"].empty());
+  const double a = deg2rad(3);
+  for (auto& p : *b.scene().primitives)
+    if (p.id == "p_0008") p.shape = Shape::line({60 - 40 * std::cos(a), 170 - 40 * std::sin(a)}, {60 + 40 * std::cos(a), 170 + 40 * std::sin(a)});
+  json env = run("CheckForConsistency", b.routed());
+  REQUIRE(!env["findings"].empty());
+  bool pair_found = false;
+  for (const auto& f : env["findings"]) {
+    CAPTURE(f.dump());
+    // Every finding is about the tilted line, 3 degrees off (horizontal or vertical peers).
+    CHECK(std::find(f["primitive_ids"].begin(), f["primitive_ids"].end(), "p_0008") != f["primitive_ids"].end());
+    CHECK(f["deviation"].get<double>() == Approx(3).margin(0.01));
+    if (f["relation"] == "parallel" && f["primitive_ids"] == json({"p_0007", "p_0008"})) {
+      pair_found = true;
+      CHECK(dist_to(f["location"], {60, 155}) < 1);
+      CHECK(f["suggested_action"] == "snap_exact");
+    }
+  }
+  CHECK(pair_found);
+}
+
+TEST_CASE("planted: tremor along a line is likely noise, the rest signal", "[tools][planted]") {
+  SceneBuilder b = dev_drawing();
+  // A line from (125, 115) to (221, 115) drawn with a 1 px shake every 6 px; the fit followed it.
+  Polyline zig, src;
+  for (int k = 0; k <= 16; ++k) zig.push_back({125.0 + 6 * k, 115.0 + (k % 2 ? 1.0 : -1.0)});
+  std::vector<Shape> pieces;
+  std::vector<std::pair<int, int>> spans;
+  for (size_t k = 1; k < zig.size(); ++k) {
+    pieces.push_back(Shape::line(zig[k - 1], zig[k]));
+    int start = static_cast<int>(src.size()) - (src.empty() ? 0 : 1);
+    for (int j = src.empty() ? 0 : 1; j <= 6; ++j) src.push_back(zig[k - 1] + (zig[k] - zig[k - 1]) * (j / 6.0));
+    spans.push_back({start, static_cast<int>(src.size()) - 1});
+  }
+  auto tremor = b.add_chain(pieces, src, spans);
+  json env = run("IdentifyNoise", b.routed());
+  std::set<std::string> noisy;
+  for (const auto& v : env["verdicts"]) {
+    if (v["verdict"] == "likely_noise") {
+      noisy.insert(v["primitive_id"]);
+      CHECK(v["proposed_action"] == "smooth");
+      CHECK(v["evidence"].size() == 3);
+    } else {
+      CHECK(v["verdict"] == "likely_signal");
+    }
+  }
+  CHECK(noisy == std::set<std::string>(tremor.begin(), tremor.end()));
+  CHECK(env["counts"]["likely_signal"] == 8);
+}
+
+TEST_CASE("planted: a reversed circle forces a 180 degree spin, named with its primitives", "[tools][planted]") {
+  SceneBuilder b(200, 200, 4);
+  // A quarter arc arriving at (100, 100) heading east (an arc cannot be driven backwards), then a
+  // circle entered at its top, (100, 100), at 270 degrees: tangent forwards, opposite reversed.
+  b.add(Shape::arc({60, 60}, {100, 100}, std::tan(deg2rad(-90) / 4)));
+  b.add(Shape::circle({100, 140}, 40));
+  json kinds = {{"kinds", {"spin"}}};
+  json good = run("IdentifyExpensiveOperations", b.routed({}, 270), kinds);
+  for (const auto& op : good["operations"]) CHECK(op["magnitude"].get<double>() < 5);
+  json env = run("IdentifyExpensiveOperations", b.routed({"p_0002"}, 270), kinds);
+  REQUIRE(!env["operations"].empty());
+  const json& top = env["operations"][0];
+  CHECK(top["kind"] == "spin");
+  CHECK(top["magnitude"].get<double>() == Approx(180).margin(1));
+  CHECK(top["after_primitive_id"] == "p_0001");
+  CHECK(top["before_primitive_id"] == "p_0002");
+  CHECK(dist_to(top["location"], {100, 100}) < 0.5);
+  for (size_t i = 1; i < env["operations"].size(); ++i) CHECK(env["operations"][i]["magnitude"].get<double>() < 5);
+}
+
+TEST_CASE("the man page's tool table is the registry's", "[tools]") {
+  std::ifstream in(std::string(SV_TEST_DATA) + "/../../man/sv-diagnose.1");
+  std::stringstream page;
+  page << in.rdbuf();
+  CHECK(page.str().find(man_table("sv-diagnose")) != std::string::npos);
+}
