@@ -130,9 +130,9 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   graph::prune_spurs(g, ink.coverage, spur, w);
   graph::centre_on_ink(g, ink.coverage, w, copt);
   graph::collapse_dots(g, dot);
+  graph::place_stroke_ends(g, ink.coverage, w);
   graph::resolve_junctions(g, ink.coverage, jopt);
   graph::recover_cusps(g, ink.coverage, w);
-  graph::place_stroke_ends(g, ink.coverage, w);
   graph::centre_dots(g, ink.coverage, w);
   scene.graph = graph::to_scene_graph(g, w, spacing);
 
