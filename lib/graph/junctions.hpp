@@ -16,7 +16,7 @@ struct JunctionOptions {
   double clean_width_ratio = 1.25;  // an arm's own stroke begins where its sections are no wider
   double clean_run = 2;             // ... than this times its typical width, for this long (px)
   double arm_window = 4;         // length of arm (px) over which its direction is measured
-  double max_turn_deg = 40;      // a stroke through a crossing bends at most this much
+  double max_turn_deg = 40;      // a stroke through a crossing or into a cusp bends at most this much
   double max_offset = 2;         // every arm's line passes this close to the crossing point
 };
 
