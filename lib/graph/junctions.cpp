@@ -275,6 +275,34 @@ void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
   join_through(g, arms, *chosen, crossing);
 }
 
+// Step 3 for one 3-way node: two strokes meeting tangentially at a cusp leave a spur (their
+// merged tip) with both of them continuing straight into it. They become one edge that runs
+// out along the spur to the tip and back.
+void resolve_cusp(StrokeGraph& g, int n, const JunctionOptions& opt) {
+  const std::vector<End> ends = g.nodes[n].ends;
+  std::vector<Arm> arms;
+  for (End end : ends) arms.push_back(measure_arm(g, end, opt));
+  const double min_straightness = std::cos(deg2rad(opt.max_turn_deg));
+  for (int k = 0; k < 3; ++k) {
+    const int tip = g.node_of(g.other_end(ends[k]));
+    if (tip == n || g.nodes[tip].degree() != 1) continue;
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    if (!arms[i].ok || !arms[j].ok || !arms[k].ok) continue;
+    if (-dot(arms[i].dir, arms[k].dir) < min_straightness || -dot(arms[j].dir, arms[k].dir) < min_straightness) continue;
+    for (int m : {i, j, k}) trim_arm(g, ends[m], arms[m].clean_from);
+    Trace out_and_back = g.trace_from(ends[k]), back = out_and_back;
+    back.reverse();
+    out_and_back.append(back);
+    g.remove_edge(ends[k].edge);
+    g.retire_node_if_bare(tip);
+    int spur = g.add_edge(Edge{std::move(out_and_back), n, n});
+    int first = g.join(ends[i], {spur, false}, nullptr);
+    // Arms i and j may be the two ends of one loop edge, whose other end `first` now starts at.
+    g.join({first, true}, ends[j].edge == ends[i].edge ? End{first, false} : ends[j], nullptr);
+    return;
+  }
+}
+
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   std::vector<Arm> arms;
@@ -323,6 +351,10 @@ void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOp
     all_pairings(rest, current, candidates);
     resolve_crossing(g, static_cast<int>(n), coverage, opt, candidates);
   }
+  g.dissolve_pass_through_nodes();
+
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() == 3) resolve_cusp(g, static_cast<int>(n), opt);
   g.dissolve_pass_through_nodes();
 
   for (size_t n = 0; n < g.nodes.size(); ++n)

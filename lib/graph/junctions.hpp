@@ -16,7 +16,7 @@ struct JunctionOptions {
   double clean_width_ratio = 1.25;  // an arm's own stroke begins where its sections are no wider
   double clean_run = 2;             // ... than this times its typical width, for this long (px)
   double arm_window = 4;         // length of arm (px) over which its direction is measured
-  double max_turn_deg = 40;      // a stroke through a crossing bends at most this much
+  double max_turn_deg = 40;      // a stroke through a crossing or into a cusp bends at most this much
   double max_offset = 2;         // every arm's line passes this close to the crossing point
 };
 
@@ -27,7 +27,10 @@ struct JunctionOptions {
 //    shared ink) and every arm's line must pass near the common crossing point (least-squares
 //    intersection of the arm lines). Paired arms are joined into one edge through that
 //    point; two arms of one edge close it into a loop.
-// 3. Moves each remaining junction to the least-squares meeting point of its arms' lines
+// 3. Resolves cusps: a 3-way junction whose two arms both continue straight into the third,
+//    a short branch to a free end (the merged tip of two strokes meeting tangentially),
+//    becomes one edge running out along the branch to its end and back.
+// 4. Moves each remaining junction to the least-squares meeting point of its arms' lines
 //    (kept at the nodes' centroid when that point is off the ink, coverage being the
 //    image of raster/ink.hpp) and replaces the distorted part of every arm (up to where its own stroke begins, as
 //    told by its cross-section widths) by a straight run to it.

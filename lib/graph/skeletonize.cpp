@@ -80,7 +80,7 @@ graph::JunctionOptions junction_options(Config& cfg, double w, double clean_rati
   j.arm_window = cfg.set("graph.arm_window_px", std::max(4.0, 1.0 * w), "stroke_width",
                          "length of arm over which its direction is measured, from where its own stroke begins");
   j.max_turn_deg = cfg.set("graph.crossing_max_turn_deg", 40, "default",
-                           "a stroke through a crossing bends at most this much between its two arms");
+                           "a stroke through a crossing, or into a cusp, bends at most this much between arms");
   j.max_offset = cfg.set("graph.crossing_max_offset_px", std::max(1.5, 0.5 * w), "stroke_width",
                          "every arm's line passes at most this far from the crossing point");
   return j;
@@ -130,9 +130,9 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   graph::prune_spurs(g, ink.coverage, spur, w);
   graph::centre_on_ink(g, ink.coverage, w, copt);
   graph::collapse_dots(g, dot);
+  graph::place_stroke_ends(g, ink.coverage, w);
   graph::resolve_junctions(g, ink.coverage, jopt);
   graph::recover_cusps(g, ink.coverage, w);
-  graph::place_stroke_ends(g, ink.coverage, w);
   graph::centre_dots(g, ink.coverage, w);
   scene.graph = graph::to_scene_graph(g, w, spacing);
 

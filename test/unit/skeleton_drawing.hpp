@@ -26,6 +26,12 @@ class Drawing {
                thickness(width), cv::LINE_8, kShift);
     return *this;
   }
+  // The arc of the circle (c, r) from angle a0 to a1 (degrees, y down).
+  Drawing& arc(Vec2 c, double r, double a0, double a1, double width) {
+    int radius = static_cast<int>(std::lround(r * kScale * (1 << kShift)));
+    cv::ellipse(big_, at(c), {radius, radius}, 0, a0, a1, cv::Scalar(ink_), thickness(width), cv::LINE_8, kShift);
+    return *this;
+  }
   Drawing& polyline(const std::vector<Vec2>& pts, bool closed, double width) {
     std::vector<cv::Point> p;
     for (Vec2 q : pts) p.push_back(at(q));

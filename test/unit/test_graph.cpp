@@ -148,6 +148,26 @@ TEST_CASE("a spur shorter than a stroke width is pruned, a stroke is not", "[gra
   CHECK(count_kind(*stub.graph, "junction", 3) == 1);
 }
 
+TEST_CASE("a star of tangent arcs keeps its cusps", "[graph]") {
+  // Four quarter circles meeting tangentially at the tips: thinning erases the spikes.
+  const Vec2 c{100, 100};
+  const double r = 50;
+  for (double w : {4.0, 10.0}) {
+    INFO("stroke width " << w);
+    Drawing d(200, 200);
+    d.arc({c.x + r, c.y - r}, r, 90, 180, w).arc({c.x - r, c.y - r}, r, 0, 90, w);
+    d.arc({c.x - r, c.y + r}, r, 270, 360, w).arc({c.x + r, c.y + r}, r, 180, 270, w);
+    Scene s = skeleton_of(d.image());
+    REQUIRE(s.graph->edges.size() == 1);
+    CHECK(s.graph->edges[0].closed);
+    for (Vec2 tip : {Vec2{c.x, c.y - r}, Vec2{c.x + r, c.y}, Vec2{c.x, c.y + r}, Vec2{c.x - r, c.y}}) {
+      double nearest = 1e9;
+      for (Vec2 p : s.graph->edges[0].points) nearest = std::min(nearest, dist(p, tip));
+      CHECK(nearest < 2.0);
+    }
+  }
+}
+
 TEST_CASE("a dot stays a dot", "[graph]") {
   Scene s = skeleton_of(Drawing(120, 120).dot({30.3, 40.6}, 7).line({60, 20}, {60, 100}, 5).image());
   const Graph& g = *s.graph;
