@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "raster/png.hpp"
 #include "core/hash.hpp"
 #include "core/scene.hpp"
 #include "render/view.hpp"
@@ -167,7 +168,7 @@ int main(int argc, char** argv) {
       ViewOptions v;
       v.color_by = ColorBy::draw_order;
       v.pen_up = true;
-      std::ofstream(fs::path(views_dir) / (name + ".png"), std::ios::binary) << encode_view_png(render_view(scene, v));
+      std::ofstream(fs::path(views_dir) / (name + ".png"), std::ios::binary) << encode_png_rgb(render_view(scene, v));
       std::ofstream(fs::path(views_dir) / (name + ".svg")) << render_svg(scene);
     }
     const json& m = scene.metrics;

@@ -54,7 +54,5 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& options);
 // pen-up travel in a hidden group.
 std::string render_svg(const Scene& scene);
 
-// PNG bytes of an 8-bit BGR image (a private libpng writer until lib/raster offers one).
-std::string encode_view_png(const cv::Mat& bgr);
 
 }  // namespace sv

@@ -10,6 +10,7 @@
 #include <optional>
 #include <algorithm>
 
+#include "raster/png.hpp"
 #include "cli/stage.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -244,7 +245,7 @@ json write_views(const Invocation& inv, const ToolResult& r, Store* store, const
   std::vector<std::pair<std::string, cv::Mat>> views(r.images.begin(), r.images.end());
   std::stable_partition(views.begin(), views.end(), [](const auto& v) { return v.first != "findings"; });
   for (const auto& [name, img] : views) {
-    std::string bytes = encode_view_png(img);
+    std::string bytes = encode_png_rgb(img);
     if (inv.embed) embedded[name] = base64(bytes);
     std::filesystem::path path;
     if (!inv.png.empty()) {

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "raster/png.hpp"
 #include "render/view.hpp"
 #include "robot/replay.hpp"
 #include "route/route.hpp"
@@ -115,7 +116,7 @@ TEST_CASE("a crop shows its region at its own scale", "[render]") {
   // The line at x = 100 crosses the crop's middle.
   cv::Point2d mid = t.to_view({100, 100});
   CHECK_FALSE(white(img, static_cast<int>(std::lround(mid.x)), static_cast<int>(std::lround(mid.y))));
-  std::string png = encode_view_png(img);
+  std::string png = encode_png_rgb(img);
   REQUIRE(png.size() > 8);
   CHECK(png.substr(1, 3) == "PNG");
 }
