@@ -1,0 +1,34 @@
+#include "cli/stages.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/stage_util.hpp"
+#include "core/error.hpp"
+#include "fit/fit.hpp"
+
+namespace sv {
+
+Stage fit_stage() {
+  auto settings = std::make_shared<std::vector<std::string>>();
+  Stage st;
+  st.name = "sv-fit";
+  st.summary = "Fit each stroke of the graph with the fewest lines, arcs and circles";
+  st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "fit"); };
+  st.run = [settings](StageInput&, Scene& out) -> json {
+    if (!out.graph) throw Error(Code::invalid_scene, "the scene has no graph (run sv-skeleton first)");
+    drop_downstream_of_fit(out);
+    fit(out, FitOptions{parse_settings(*settings)});
+    auto n = count_by_type(out);
+    double worst = 0;
+    for (const auto& p : *out.primitives) worst = std::max(worst, p.fit_max_px);
+    return {{"llm_text", fmt::format("fit: {} primitives ({} line, {} arc, {} circle), worst deviation {:.2f} px",
+                                     out.primitives->size(), n["line"], n["arc"], n["circle"], worst)},
+            {"primitive_count", out.primitives->size()},
+            {"by_type", n}};
+  };
+  return st;
+}
+
+}  // namespace sv

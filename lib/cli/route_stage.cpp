@@ -1,0 +1,52 @@
+#include "cli/stages.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/stage_util.hpp"
+#include "core/error.hpp"
+#include "route/route.hpp"
+
+namespace sv {
+
+Stage route_stage() {
+  struct Opts {
+    double ppi = 0, footprint_mm = 200, pen_time_s = -1;
+    std::string start;
+    std::vector<std::string> settings;
+  };
+  auto o = std::make_shared<Opts>();
+  Stage st;
+  st.name = "sv-route";
+  st.summary = "Order and orient the primitives into the robot's fastest command stream";
+  st.add_options = [o](CLI::App& app) {
+    app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)")->check(CLI::PositiveNumber);
+    app.add_option("--footprint-mm", o->footprint_mm, "longest side of the drawing on paper, mm")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: the robot's)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--start", o->start, "start pose X,Y,HEADING_DEG (default: at the first stroke, facing along it)");
+    add_settings_option(app, o->settings, "route");
+  };
+  st.run = [o](StageInput&, Scene& out) -> json {
+    if (!out.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
+    RouteOptions ro;
+    ro.ppi = o->ppi;
+    ro.footprint_mm = o->footprint_mm;
+    ro.pen_time_s = o->pen_time_s;
+    ro.start = parse_pose(o->start);
+    ro.overrides = parse_settings(o->settings);
+    drop_downstream_of_route(out);
+    route(out, ro);
+    int pen_ups = 0;
+    for (const auto& c : *out.commands) pen_ups += c.kind == Command::Kind::line && !c.pen_down;
+    return {{"llm_text", fmt::format("route: {} primitives in {} steps, {} commands, {} pen-up moves",
+                                     out.primitives->size(), out.tour->size(), out.commands->size(), pen_ups)},
+            {"commands", out.commands->size()},
+            {"pen_up_moves", pen_ups}};
+  };
+  return st;
+}
+
+}  // namespace sv

@@ -1,0 +1,38 @@
+#include "cli/stages.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/stage_util.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "graph/skeletonize.hpp"
+#include "raster/png.hpp"
+
+namespace sv {
+
+Stage skeleton_stage() {
+  auto settings = std::make_shared<std::vector<std::string>>();
+  Stage st;
+  st.name = "sv-skeleton";
+  st.summary = "Trace a PNG line drawing into a scene's stroke graph";
+  st.reads_png = true;
+  st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "skeleton/graph"); };
+  st.run = [settings](StageInput& in, Scene& out) -> json {
+    SkeletonOptions opt{parse_settings(*settings)};
+    cv::Mat gray = decode_png(in.bytes);
+    out = Scene{};
+    out.source = Source{in.path, sha256_hex(in.bytes), gray.cols, gray.rows, 0};
+    skeletonize(out, gray, opt);
+    const Graph& g = *out.graph;
+    return {{"llm_text", fmt::format("skeleton: {}x{} px, stroke width {:.2f} px, {} vertices, {} edges",
+                                     out.source->width, out.source->height, out.source->stroke_width_px,
+                                     g.vertices.size(), g.edges.size())},
+            {"vertices", g.vertices.size()},
+            {"edges", g.edges.size()}};
+  };
+  return st;
+}
+
+}  // namespace sv

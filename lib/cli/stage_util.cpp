@@ -1,0 +1,55 @@
+#include "cli/stage_util.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+
+namespace sv {
+
+std::map<std::string, int> count_by_type(const Scene& s) {
+  std::map<std::string, int> n{{"line", 0}, {"arc", 0}, {"circle", 0}};
+  if (s.primitives)
+    for (const auto& p : *s.primitives) ++n[prim_type_name(p.shape.type)];
+  return n;
+}
+
+void add_settings_option(CLI::App& app, std::vector<std::string>& settings, const char* stage) {
+  app.add_option("--set", settings,
+                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config)", stage));
+}
+
+void drop_downstream_of_fit(Scene& s) {
+  s.tour.reset();
+  s.robot.reset();
+  s.commands.reset();
+  s.simulation = nullptr;
+  s.metrics = nullptr;
+}
+
+void drop_downstream_of_route(Scene& s) {
+  s.simulation = nullptr;
+  s.metrics = nullptr;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error(Code::io_error, "cannot write " + path);
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) throw Error(Code::io_error, "cannot write " + path);
+}
+
+std::optional<Pose> parse_pose(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  Pose p;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &p.x, &p.y, &p.heading_deg, &extra) != 3 ||
+      !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.heading_deg))
+    throw Error(Code::invalid_selection, fmt::format("--start expects X,Y,HEADING_DEG, got '{}'", text));
+  return p;
+}
+
+}  // namespace sv

@@ -1,0 +1,23 @@
+// Helpers shared by the stage entries.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+std::map<std::string, int> count_by_type(const Scene& s);
+// --set KEY=VALUE, repeatable: user overrides of the stage's thresholds.
+void add_settings_option(CLI::App& app, std::vector<std::string>& settings, const char* stage);
+// A stage replaces its own sections; whatever later stages derived from the old ones is stale.
+void drop_downstream_of_fit(Scene& s);
+void drop_downstream_of_route(Scene& s);
+void write_file(const std::string& path, const std::string& bytes);
+// --start X,Y,HEADING_DEG
+std::optional<Pose> parse_pose(const std::string& text);
+
+}  // namespace sv
