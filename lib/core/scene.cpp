@@ -204,7 +204,7 @@ Scene scene_from_valid_json(const json& j);
 
 Scene scene_from_json(const json& j) {
   if (!j.is_object()) throw Error(Code::invalid_scene, "scene: expected a JSON object");
-  if (j.value("format", std::string()) != kSceneFormat)
+  if (!j.contains("format") || j["format"] != kSceneFormat)
     throw Error(Code::invalid_scene, "scene: \"format\" must be \"sv.scene\"");
   if (!j.contains("version") || !j["version"].is_number_integer())
     throw Error(Code::invalid_scene, "scene: \"version\" must be an integer");

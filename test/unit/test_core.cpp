@@ -67,6 +67,8 @@ TEST_CASE("readers refuse bad scenes with the contract's codes", "[core]") {
   CHECK(code_of("{\"format\":\"sv.scene\",\"version\":99}") == "unsupported_version");
   CHECK(code_of("{\"format\":\"sv.scene\",\"vers") == "invalid_scene");
   CHECK(code_of("[1,2]") == "invalid_scene");
+  CHECK(code_of("{\"format\":7,\"version\":1}") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"revision":{"tool":[1]}})") == "invalid_scene");
   CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[NaN,0],"p1":[1,1]}]})") == "invalid_scene");
   CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[null,0],"p1":[1,1]}]})") == "invalid_scene");
   CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[1e999,0],"p1":[1,1]}]})") == "invalid_scene");
