@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "fit/primitive_fit.hpp"
 #include "robot/motion.hpp"
 #include "tools/common.hpp"
 #include "tools/schema_parts.hpp"
@@ -144,53 +145,31 @@ NoiseParams noise_params(const std::string& sensitivity) {
 // Largest distance of the points from their best line (orthogonal regression) or circle
 // (Kåsa), whichever fits better; `what` names it.
 double smooth_fit_amplitude(const Polyline& pts, std::string& what, double& rms) {
-  Vec2 c{0, 0};
-  for (Vec2 p : pts) c = c + p;
-  c = c / double(pts.size());
-  double sxx = 0, sxy = 0, syy = 0;
-  for (Vec2 p : pts) {
-    Vec2 q = p - c;
-    sxx += q.x * q.x, sxy += q.x * q.y, syy += q.y * q.y;
-  }
-  double theta = 0.5 * std::atan2(2 * sxy, sxx - syy);
-  Vec2 n = perp(from_angle(theta));
+  // Distances to the infinite best line and to the whole best circle: the amplitude of what
+  // rides on the smooth shape, not the shape's extent.
+  const fitting::LineFit line = fitting::fit_line(pts);
+  const Vec2 n = perp(line.dir);
   double line_max = 0, line_ss = 0;
   for (Vec2 p : pts) {
-    double d = std::abs(dot(p - c, n));
+    double d = std::abs(dot(p - line.centroid, n));
     line_max = std::max(line_max, d), line_ss += d * d;
   }
-  // Kåsa: x² + y² + D x + E y + F = 0 by least squares, centred for conditioning.
-  double a11 = 0, a12 = 0, a13 = 0, a22 = 0, a23 = 0, b1 = 0, b2 = 0, b3 = 0, nn = double(pts.size());
-  for (Vec2 p : pts) {
-    Vec2 q = p - c;
-    double z = q.x * q.x + q.y * q.y;
-    a11 += q.x * q.x, a12 += q.x * q.y, a13 += q.x, a22 += q.y * q.y, a23 += q.y;
-    b1 -= z * q.x, b2 -= z * q.y, b3 -= z;
-  }
-  double det = a11 * (a22 * nn - a23 * a23) - a12 * (a12 * nn - a23 * a13) + a13 * (a12 * a23 - a22 * a13);
   double circ_max = INFINITY, circ_ss = INFINITY;
-  if (std::abs(det) > 1e-9) {
-    double D = (b1 * (a22 * nn - a23 * a23) - a12 * (b2 * nn - a23 * b3) + a13 * (b2 * a23 - a22 * b3)) / det;
-    double E = (a11 * (b2 * nn - b3 * a23) - b1 * (a12 * nn - a23 * a13) + a13 * (a12 * b3 - b2 * a13)) / det;
-    double F = (a11 * (a22 * b3 - a23 * b2) - a12 * (a12 * b3 - b2 * a13) + b1 * (a12 * a23 - a22 * a13)) / det;
-    Vec2 ctr = c + Vec2{-D / 2, -E / 2};
-    double rad2 = D * D / 4 + E * E / 4 - F;
-    if (rad2 > 0) {
-      double rad = std::sqrt(rad2);
-      circ_max = 0, circ_ss = 0;
-      for (Vec2 p : pts) {
-        double dd = std::abs(dist(p, ctr) - rad);
-        circ_max = std::max(circ_max, dd), circ_ss += dd * dd;
-      }
+  if (auto c = fitting::kasa_circle(pts)) {
+    circ_max = 0, circ_ss = 0;
+    for (Vec2 p : pts) {
+      double d = std::abs(dist(p, c->center) - c->radius);
+      circ_max = std::max(circ_max, d), circ_ss += d * d;
     }
   }
+  const double n_pts = double(pts.size());
   if (circ_max < 0.8 * line_max) {
     what = "an arc";
-    rms = std::sqrt(circ_ss / nn);
+    rms = std::sqrt(circ_ss / n_pts);
     return circ_max;
   }
   what = "a line";
-  rms = std::sqrt(line_ss / nn);
+  rms = std::sqrt(line_ss / n_pts);
   return line_max;
 }
 
