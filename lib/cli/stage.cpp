@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "store/store.hpp"
 
 namespace sv {
@@ -169,8 +170,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
       in.bytes = read_input(input, kMaxInputBytes);
       if (!stage.reads_png) {
         in.scene = parse_scene(in.bytes);
-        Scene copy = in.scene;
-        parent = assign_revision_id(copy);
+        parent = sha256_hex(canonical_bytes(in.scene));
       }
     }
 

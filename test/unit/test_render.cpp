@@ -6,22 +6,14 @@
 #include "render/view.hpp"
 #include "robot/replay.hpp"
 #include "route/route.hpp"
+#include "shape_scene.hpp"
 
 using namespace sv;
 
 namespace {
 
 Scene routed_scene(const std::vector<Shape>& shapes) {
-  Scene s;
-  s.source = Source{"v.png", std::string(64, '0'), 512, 512, 6};
-  std::vector<Primitive> ps;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    Primitive p;
-    p.id = "p_000" + std::to_string(i + 1);
-    p.shape = shapes[i];
-    ps.push_back(p);
-  }
-  s.primitives = ps;
+  Scene s = scene_of_shapes(shapes, 512, 6);
   route(s, {});
   return s;
 }

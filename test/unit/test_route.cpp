@@ -11,24 +11,13 @@
 #include "route/emit.hpp"
 #include "route/order.hpp"
 #include "route/route.hpp"
+#include "shape_scene.hpp"
 
 using namespace sv;
 
 namespace {
 
-Scene scene_of(const std::vector<Shape>& shapes) {
-  Scene s;
-  s.source = Source{"t.png", std::string(64, '0'), 300, 300, 4};
-  std::vector<Primitive> ps;
-  for (const Shape& sh : shapes) {
-    Primitive p;
-    p.id = fmt::format("p_{:04d}", ps.size() + 1);
-    p.shape = sh;
-    ps.push_back(p);
-  }
-  s.primitives = ps;
-  return s;
-}
+Scene scene_of(const std::vector<Shape>& shapes) { return scene_of_shapes(shapes, 300, 4); }
 
 double time_of(const Scene& s) { return stream_time_s(*s.commands, s.robot->ppi, s.robot->pen_time_s); }
 
