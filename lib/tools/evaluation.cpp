@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/error.hpp"
+#include "edit/edit.hpp"
 #include "route/route.hpp"
 #include "store/history.hpp"
 #include "store/store.hpp"
@@ -19,54 +20,6 @@ namespace sv {
 namespace {
 
 namespace S = schema;
-
-struct Scores {
-  double draw_time_s = 0, precision = 0, recall = 0, f1 = 0, chamfer_px = 0, hausdorff_px = 0;
-  int primitive_count = 0, pen_up_count = 0;
-  bool timed = false;  // false without a command stream
-};
-
-// Scores of a scene; within a region, fidelity is measured on the paths inside it, draw time
-// is the drawing time of the primitives touching it and pen-ups those starting or ending in it.
-Scores score(const Scene& s, double tol, const Scope& scope) {
-  Scores sc;
-  Drawing d = drawing_of(s);
-  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
-  sc.timed = d.from_commands;
-  sc.precision = cov.metrics.precision, sc.recall = cov.metrics.recall, sc.f1 = cov.metrics.f1;
-  sc.chamfer_px = cov.metrics.chamfer_px, sc.hausdorff_px = cov.metrics.hausdorff_px;
-  if (scope.everything()) {
-    sc.draw_time_s = d.total_s;
-    sc.primitive_count = s.primitives ? static_cast<int>(s.primitives->size()) : 0;
-    sc.pen_up_count = d.pen_ups;
-    return sc;
-  }
-  if (s.primitives)
-    for (const auto& p : *s.primitives)
-      if (scope.touches(p)) {
-        ++sc.primitive_count;
-        auto t = d.primitive_s.find(p.id);
-        sc.draw_time_s += t == d.primitive_s.end() ? 0 : t->second;
-      }
-  for (const auto& [a, b] : d.pen_up) sc.pen_up_count += scope.contains(a) || scope.contains(b);
-  return sc;
-}
-
-// The metric names of the catalog, each reported with its unit in the key.
-json metrics_json(const Scores& sc, const json& wanted) {
-  json m = json::object();
-  for (const auto& w : wanted) {
-    const std::string k = w;
-    if (k == "draw_time") m["draw_time_s"] = round3(sc.draw_time_s);
-    if (k == "primitive_count") m["primitive_count"] = sc.primitive_count;
-    if (k == "pen_up_count") m["pen_up_count"] = sc.pen_up_count;
-    if (k == "precision") m["precision"] = round3(sc.precision);
-    if (k == "recall") m["recall"] = round3(sc.recall);
-    if (k == "f1") m["f1"] = round3(sc.f1);
-    if (k == "chamfer") m["chamfer_px"] = round3(sc.chamfer_px);
-  }
-  return m;
-}
 
 const json kAllMetrics = {"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"};
 
@@ -186,22 +139,12 @@ struct Point {
   double time_s = 0, fidelity = 0;
 };
 
-RouteOptions options_like(const Scene& s) {
-  RouteOptions o;
-  o.ppi = scene_ppi(s);
-  if (s.robot) {
-    o.start = s.robot->start;
-    o.pen_time_s = s.robot->pen_time_s;
-  }
-  return o;
-}
-
 // The primitives drawn in id order, each forwards: fitted geometry without route optimization.
 Scene unrouted(const Scene& s) {
   Scene c = s;
   c.tour = std::vector<TourStep>{};
   for (const auto& p : *s.primitives) c.tour->push_back({p.id, false, 0});
-  emit_tour(c, options_like(s));
+  emit_tour(c, route_options_of(s));
   return c;
 }
 
@@ -221,7 +164,7 @@ Scene polyline_trace(const Scene& s) {
       c.primitives->push_back(p);
       c.tour->push_back({p.id, false, 0});
     }
-  emit_tour(c, options_like(s));
+  emit_tour(c, route_options_of(s));
   return c;
 }
 

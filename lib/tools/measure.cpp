@@ -6,6 +6,7 @@
 #include <set>
 
 #include "robot/motion.hpp"
+#include "tools/common.hpp"
 #include "robot/replay.hpp"
 
 namespace sv {
@@ -322,6 +323,45 @@ CoverageReport analyze_coverage(const Scene& s, const Drawing& d, double toleran
   std::stable_sort(rep.findings.begin(), rep.findings.end(),
                    [](const InkFinding& a, const InkFinding& b) { return a.length_px > b.length_px; });
   return rep;
+}
+
+Scores score(const Scene& s, double tol, const Scope& scope) {
+  Scores sc;
+  Drawing d = drawing_of(s);
+  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
+  sc.timed = d.from_commands;
+  sc.precision = cov.metrics.precision, sc.recall = cov.metrics.recall, sc.f1 = cov.metrics.f1;
+  sc.chamfer_px = cov.metrics.chamfer_px, sc.hausdorff_px = cov.metrics.hausdorff_px;
+  if (scope.everything()) {
+    sc.draw_time_s = d.total_s;
+    sc.primitive_count = s.primitives ? static_cast<int>(s.primitives->size()) : 0;
+    sc.pen_up_count = d.pen_ups;
+    return sc;
+  }
+  if (s.primitives)
+    for (const auto& p : *s.primitives)
+      if (scope.touches(p)) {
+        ++sc.primitive_count;
+        auto t = d.primitive_s.find(p.id);
+        sc.draw_time_s += t == d.primitive_s.end() ? 0 : t->second;
+      }
+  for (const auto& [a, b] : d.pen_up) sc.pen_up_count += scope.contains(a) || scope.contains(b);
+  return sc;
+}
+
+json metrics_json(const Scores& sc, const json& wanted) {
+  json m = json::object();
+  for (const auto& w : wanted) {
+    const std::string k = w;
+    if (k == "draw_time") m["draw_time_s"] = round3(sc.draw_time_s);
+    if (k == "primitive_count") m["primitive_count"] = sc.primitive_count;
+    if (k == "pen_up_count") m["pen_up_count"] = sc.pen_up_count;
+    if (k == "precision") m["precision"] = round3(sc.precision);
+    if (k == "recall") m["recall"] = round3(sc.recall);
+    if (k == "f1") m["f1"] = round3(sc.f1);
+    if (k == "chamfer") m["chamfer_px"] = round3(sc.chamfer_px);
+  }
+  return m;
 }
 
 }  // namespace sv

@@ -93,4 +93,16 @@ std::string nearest_primitive(const Scene& s, Vec2 q, double* distance = nullptr
 // Ids in draw order (tour order, then untoured ids in id order).
 std::vector<std::string> draw_order(const Scene& s);
 
+// The scoreboard of a scene. Within a scope, fidelity is measured on the paths inside it, draw
+// time is the drawing time of the primitives touching it and pen-ups those starting or ending in it.
+struct Scores {
+  double draw_time_s = 0, precision = 0, recall = 0, f1 = 0, chamfer_px = 0, hausdorff_px = 0;
+  int primitive_count = 0, pen_up_count = 0;
+  bool timed = false;  // false without a command stream
+};
+Scores score(const Scene& s, double tol, const Scope& scope);
+// The metrics named in `wanted` (the catalog's names: draw_time, f1, chamfer, ...), each keyed
+// with its unit (draw_time_s, chamfer_px).
+json metrics_json(const Scores& sc, const json& wanted);
+
 }  // namespace sv

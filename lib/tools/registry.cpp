@@ -29,6 +29,9 @@ const std::vector<Tool>& registry() {
     add_inspection_tools(t);
     add_diagnostic_tools(t);
     add_evaluation_tools(t);
+    add_edit_tools(t);
+    add_geometry_edit_tools(t);
+    add_history_tools(t);
     for (auto& tool : t)
       if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);
     return t;
@@ -53,8 +56,13 @@ json request_schema(const Tool& t) {
   json s = t.request;
   s["title"] = t.name;
   s["description"] = t.summary;
-  if (!s["properties"].contains("region"))
+  if (t.kind == ToolKind::read && !s["properties"].contains("region"))
     s["properties"]["region"] = schema::region("scope the tool to this region");
+  if (t.kind == ToolKind::edit) {
+    s["properties"]["dry_run"] = schema::with_default(
+        schema::boolean("report the predicted metrics and id changes, change nothing (SimulateEdit)"), false);
+    s["properties"]["note"] = schema::nullable(schema::string("kept with the new revision, for the audit trail"));
+  }
   return s;
 }
 
@@ -71,6 +79,22 @@ json result_schema(const Tool& t) {
                              {"description", "the same views inline (only with --embed-images)"}}},
       {"warnings", schema::array(schema::string("warning"), "what the tool could not do fully")}};
   json required = {"ok", "tool", "llm_text", "human_text", "images", "warnings"};
+  if (t.kind == ToolKind::edit) {
+    const json ids = schema::array(schema::string(""), "");
+    const json metrics = {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}};
+    props["revision_id"] = schema::nullable(schema::string("the new revision (null on a dry run)"));
+    props["parent_revision_id"] = schema::string("the revision the edit was made on");
+    props["dry_run"] = schema::boolean("true when nothing was changed");
+    props["before"] = metrics;
+    props["after"] = metrics;
+    props["added_primitive_ids"] = ids;
+    props["removed_primitive_ids"] = ids;
+    props["changed_primitive_ids"] = ids;
+    props["edits"] = schema::array({{"type", "object"}}, "each edit's own result fields, in order");
+    for (const char* k : {"revision_id", "parent_revision_id", "dry_run", "before", "after", "added_primitive_ids",
+                          "removed_primitive_ids", "changed_primitive_ids"})
+      required.push_back(k);
+  }
   for (auto it = t.result["properties"].begin(); it != t.result["properties"].end(); ++it) props[it.key()] = it.value();
   if (t.result.contains("required"))
     for (const auto& r : t.result["required"]) required.push_back(r);

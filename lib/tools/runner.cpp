@@ -15,6 +15,8 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "store/store.hpp"
+#include "core/schema.hpp"
+#include "tools/edit_session.hpp"
 #include "tools/region.hpp"
 #include "tools/tool.hpp"
 #include "tools/view.hpp"
@@ -27,7 +29,7 @@ constexpr size_t kMaxInputBytes = size_t(1) << 30;
 
 struct Invocation {
   const Tool* tool = nullptr;
-  std::string input = "-", rev, png, request_text, request_file;
+  std::string input = "-", rev, png, request_text, request_file, output, result_file;
   std::optional<std::string> store_flag;
   bool no_store = false, embed = false, schema = false, help = false;
   json fields = json::object();  // from --FIELD options
@@ -181,6 +183,8 @@ Invocation parse_invocation(const Tool& tool, int argc, char** argv) {
     else if (a == "--embed-images") inv.embed = true;
     else if (flag == "--request") inv.request_text = val("--request");
     else if (flag == "--request-file") inv.request_file = val("--request-file");
+    else if (tool.kind == ToolKind::edit && (flag == "--output" || a == "-o")) inv.output = val("--output");
+    else if (tool.kind == ToolKind::edit && flag == "--result") inv.result_file = val("--result");
     else if (a == "--schema") inv.schema = true;
     else if (a == "--help" || a == "-h") inv.help = true;
     else if (a.rfind("--", 0) == 0 && a.size() > 2) i = take_field_option(inv, schema, argc, argv, i);
@@ -193,6 +197,7 @@ Invocation parse_invocation(const Tool& tool, int argc, char** argv) {
     }
   }
   if (!inv.rev.empty() && positional_seen) usage("--rev reads the scene from the store; an input file contradicts it");
+  if (tool.kind == ToolKind::store && positional_seen) usage(tool.name + " works on the store; it reads no scene file");
   return inv;
 }
 
@@ -226,6 +231,12 @@ std::string help_text(const Tool& t) {
          "  --png FILE         write the view here (else into the store's view cache .svrev/views/)\n"
          "  --embed-images     also put the views inline as base64\n"
          "  --schema           print the request and result JSON Schemas\n";
+  if (t.kind == ToolKind::edit)
+    out += "  --request '[...]'  several edits as one atomic batch (elements may name another \"tool\")\n"
+           "  -o, --output FILE  write the new scene here (store mode; filter mode prints it on stdout)\n"
+           "  --result FILE      filter mode: write the result envelope here\n"
+           "Store mode (--rev) edits that revision, which must be the one HEAD names (else conflict, exit 5),\n"
+           "records the new revision and moves HEAD; the envelope goes to stdout.\n";
   return out;
 }
 
@@ -273,6 +284,112 @@ json write_views(const Invocation& inv, const ToolResult& r, Store* store, const
   return written;
 }
 
+// The scene a tool runs on: the store's revision (--rev) or the scene file; returns its id.
+std::string read_scene_input(const Invocation& inv, std::optional<Store>& store, Scene& scene) {
+  if (!inv.rev.empty()) {
+    std::string rid = store->resolve(inv.rev);
+    scene = store->read_scene(rid);
+    return rid;
+  }
+  scene = parse_scene(read_input(inv.input, kMaxInputBytes));
+  return sha256_hex(canonical_bytes(scene));
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
+    return;
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw Error(Code::io_error, "cannot write " + path);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path);
+}
+
+// A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
+// the report is printed (dry run: nothing written anywhere, not even a view into the store) or
+// the result becomes a revision. In store mode the edited revision must still be HEAD when the
+// new one is recorded (compare-and-set under the store's lock), else conflict.
+int run_edit(const Invocation& inv, std::optional<Store>& store, const json& list) {
+  const Tool& tool = *inv.tool;
+  json items = json::array();
+  for (json e : list) {
+    if (!e.is_object()) usage("every edit of a batch must be a JSON object");
+    if (!e.contains("tool") && !e.contains("kind")) e["tool"] = tool.name;
+    merge_into(e, inv.fields);
+    items.push_back(e);
+  }
+  std::vector<EditStep> steps = parse_batch(items);
+  bool dry_run = false;
+  std::string note;
+  for (const auto& s : steps) {
+    dry_run = dry_run || s.request.value("dry_run", false);
+    if (s.request.contains("note") && s.request["note"].is_string() && note.find(s.request["note"].get<std::string>()) == std::string::npos)
+      note += (note.empty() ? "" : "; ") + s.request["note"].get<std::string>();
+  }
+  Scene scene;
+  std::string rid = read_scene_input(inv, store, scene);
+  const std::string head_seen = store && inv.rev.empty() ? store->head_id() : rid;
+  ToolContext ctx{scene, store ? &*store : nullptr, rid};
+  EditSession session = apply_edits(ctx, steps);
+
+  json env = {{"ok", true}, {"tool", tool.name}, {"dry_run", dry_run}, {"parent_revision_id", rid},
+              {"before", session.before}, {"after", session.after}, {"added_primitive_ids", session.added},
+              {"removed_primitive_ids", session.removed}, {"changed_primitive_ids", session.changed},
+              {"images", json::object()}, {"warnings", session.warnings}};
+  if (steps.size() == 1) {
+    for (auto it = session.results[0].begin(); it != session.results[0].end(); ++it)
+      if (it.key() != "tool") env[it.key()] = it.value();
+  } else {
+    env["edits"] = session.results;
+  }
+  env["tool"] = tool.name;
+  std::string text = session.llm_text + "\n" + edit_summary(session);
+  Scene& out = session.scene;
+  if (dry_run) {
+    env["revision_id"] = nullptr;
+    text = "dry run (nothing changed): " + text;
+  } else {
+    out.revision = RevisionInfo{};
+    out.revision.parent = rid;
+    out.revision.tool = steps.size() == 1 ? tool.name : "batch";
+    for (const auto& s : steps) {
+      json args = s.request;
+      args.erase("dry_run");
+      args.erase("note");
+      out.revision.args.push_back(s.tool->name + " " + args.dump());
+    }
+    out.revision.note = note;
+    if (store) {
+      std::string id = store->put_scene(out);
+      store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
+    } else {
+      assign_revision_id(out);
+    }
+    env["revision_id"] = out.revision.id;
+  }
+  env["llm_text"] = text;
+  env["human_text"] = text;
+  if (std::string err = Schema(result_schema(tool)).first_error(env); !err.empty() && steps.size() == 1)
+    throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
+  for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  const bool store_mode = !inv.rev.empty();
+  if (dry_run) {
+    write_text("-", env.dump() + "\n");
+  } else if (store_mode) {
+    if (!inv.output.empty()) write_text(inv.output, dump_scene(out));
+    write_text("-", env.dump() + "\n");
+  } else {
+    if (!inv.result_file.empty()) write_text(inv.result_file, env.dump() + "\n");
+    write_text(inv.output, dump_scene(out));
+  }
+  return 0;
+}
+
 int run_invocation(const Invocation& inv) {
   const Tool& tool = *inv.tool;
   std::optional<Store> store;
@@ -284,19 +401,20 @@ int run_invocation(const Invocation& inv) {
   json request = json::object();
   if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
   if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxInputBytes), "request-file");
+  if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, store, request);
   if (!request.is_object()) usage("the request must be a JSON object");
   merge_into(request, inv.fields);
+  if (tool.kind == ToolKind::edit) return run_edit(inv, store, json::array({request}));
   request = normalize_request(tool, request);
 
   Scene scene;
   std::string rid;
-  if (!inv.rev.empty()) {
-    rid = store->resolve(inv.rev);
-    scene = store->read_scene(rid);
+  if (tool.kind == ToolKind::store) {
+    if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
+    rid = store->head_id();
+    if (!rid.empty()) scene = store->read_scene(rid);
   } else {
-    scene = parse_scene(read_input(inv.input, kMaxInputBytes));
-    Scene copy = scene;
-    rid = assign_revision_id(copy);
+    rid = read_scene_input(inv, store, scene);
   }
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
   ToolResult result;

@@ -6,6 +6,8 @@
 #include <functional>
 #include <map>
 #include <opencv2/core.hpp>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,8 +17,14 @@ namespace sv {
 
 class Store;
 
+// What a tool does with its scene: reads it (inspection, diagnostics, evaluation), edits it into
+// a new revision (mutation; sv-edit records it and moves HEAD), or works on the store itself
+// (history; sv-commit).
+enum class ToolKind { read, edit, store };
+
 // What a handler reads: the scene it runs on and, when one is in use, the store (for other
-// revisions, the source raster blob and the view cache).
+// revisions, the source raster blob and the view cache). A store tool gets the scene HEAD
+// names (empty while the branch is unborn) and always a store.
 struct ToolContext {
   const Scene& scene;
   Store* store = nullptr;
@@ -29,6 +37,12 @@ struct ToolResult {
   std::string llm_text, human_text;
   std::vector<std::string> warnings;
   std::map<std::string, cv::Mat> images;  // name -> BGR picture, written as PNG by the runner
+  // Edit tools: the edited scene (sections the edit did not touch as they were). The runner
+  // settles it — relations of `touched` primitives re-solved, the route re-optimized unless
+  // `reroute` is off, the simulation re-run — before it is recorded.
+  std::optional<Scene> scene;
+  std::set<std::string> touched;  // primitives whose geometry the edit changed or created
+  bool reroute = true;
 };
 
 struct Tool {
@@ -40,6 +54,7 @@ struct Tool {
   json request;            // JSON Schema of the request (object; catalog field names)
   json result;             // JSON Schema of the typed result fields (object properties)
   std::function<ToolResult(const ToolContext&, const json& request)> run;
+  ToolKind kind = ToolKind::read;
 };
 
 // "ListPrimitives" -> "list-primitives".
@@ -82,5 +97,8 @@ bool is_tool_subcommand(const std::string& word, const std::string& executable);
 void add_inspection_tools(std::vector<Tool>& out);
 void add_diagnostic_tools(std::vector<Tool>& out);
 void add_evaluation_tools(std::vector<Tool>& out);
+void add_edit_tools(std::vector<Tool>& out);      // sv-edit: the topology, tour, stage and region edits
+void add_geometry_edit_tools(std::vector<Tool>& out);  // sv-edit: merge, split, replace, refit, smooth, snap, relations
+void add_history_tools(std::vector<Tool>& out);   // sv-commit
 
 }  // namespace sv

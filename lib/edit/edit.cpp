@@ -1,0 +1,102 @@
+#include "edit/edit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "robot/simulate.hpp"
+
+namespace sv {
+
+namespace {
+
+int id_number(const std::string& id) {
+  if (id.size() < 3 || id[1] != '_') return 0;
+  return std::atoi(id.c_str() + 2);
+}
+
+// The highest id number of `kind` ("primitive" or "region") the scene or its marks know.
+int high_mark(const Scene& s, const char* kind) {
+  int high = 0;
+  if (s.extra.contains("id_marks") && s.extra["id_marks"].contains(kind))
+    high = s.extra["id_marks"][kind].get<int>();
+  if (std::string(kind) == "primitive" && s.primitives)
+    for (const auto& p : *s.primitives) high = std::max(high, id_number(p.id));
+  if (std::string(kind) == "region")
+    for (const auto& r : s.regions) high = std::max(high, id_number(r.value("id", "")));
+  return high;
+}
+
+std::string fresh_id(Scene& s, const char* kind, char prefix) {
+  int next = high_mark(s, kind) + 1;
+  s.extra["id_marks"][kind] = next;
+  return fmt::format("{}_{:04d}", prefix, next);
+}
+
+}  // namespace
+
+std::string fresh_primitive_id(Scene& s) { return fresh_id(s, "primitive", 'p'); }
+std::string fresh_region_id(Scene& s) { return fresh_id(s, "region", 'r'); }
+
+RouteOptions route_options_of(const Scene& s) {
+  RouteOptions o;
+  if (s.robot) {
+    o.ppi = s.robot->ppi;  // fixed: an edit must not rescale the drawing
+    o.start = s.robot->start;
+    o.pen_time_s = s.robot->pen_time_s;
+  }
+  if (s.config.is_object())
+    for (auto it = s.config.begin(); it != s.config.end(); ++it)
+      if (it.key().rfind("route.", 0) == 0 && it.value().value("from", "") == "user" && it.value()["value"].is_number() &&
+          it.key() != "route.ppi" && it.key() != "route.footprint_mm" && it.key() != "route.pen_time_s")
+        o.overrides[it.key()] = it.value()["value"].get<double>();
+  return o;
+}
+
+void check_shape(const Shape& s, const std::string& what) {
+  auto finite = [](Vec2 p) { return std::isfinite(p.x) && std::isfinite(p.y); };
+  bool ok = false;
+  switch (s.type) {
+    case PrimType::line: ok = finite(s.p0) && finite(s.p1) && dist(s.p0, s.p1) > 1e-6; break;
+    case PrimType::arc:
+      ok = finite(s.p0) && finite(s.p1) && dist(s.p0, s.p1) > 1e-6 && std::isfinite(s.bulge) && std::isfinite(s.radius);
+      break;
+    case PrimType::circle: ok = finite(s.center) && std::isfinite(s.radius) && s.radius > 1e-6; break;
+  }
+  if (!ok) throw Error(Code::invalid_selection, what + ": not a drawable shape (non-finite or zero size)");
+}
+
+void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
+            std::vector<std::string>& warnings) {
+  for (const char* kind : {"primitive", "region"}) {
+    int mark = std::max(high_mark(before, kind), high_mark(after, kind));
+    if (mark > 0) after.extra["id_marks"][kind] = mark;
+  }
+  if (after.primitives)
+    for (const auto& p : *after.primitives) check_shape(p.shape, p.id);
+  if (!touched.empty() || after.relations.size() != before.relations.size()) {
+    auto w = resolve_relations(after, touched);
+    warnings.insert(warnings.end(), w.begin(), w.end());
+  }
+  // Downstream sections follow the edited primitives: a scene that had a route gets a new one.
+  if (before.tour && after.primitives) {
+    if (after.primitives->empty()) {
+      after.tour = std::vector<TourStep>{};
+      after.commands = std::vector<Command>{};
+    } else if (reroute || !after.tour) {
+      route(after, route_options_of(before));
+    } else {
+      emit_tour(after, route_options_of(before));
+    }
+    // The scale stays the one the drawing was routed at, and so does its description.
+    if (before.robot && after.robot) after.robot->footprint_mm = before.robot->footprint_mm;
+  }
+  after.simulation = nullptr;
+  after.metrics = nullptr;
+  if (!before.simulation.is_null() && after.commands && !after.commands->empty() && after.robot)
+    simulate(after, SimulateOptions{});
+}
+
+}  // namespace sv

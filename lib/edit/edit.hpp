@@ -1,0 +1,42 @@
+// What every edit of a scene shares: fresh ids that never repeat within a history, and the
+// settling that keeps an edited scene consistent — relations of the touched primitives
+// re-solved, the route re-optimized, the command stream and the simulation redone — so that
+// no revision ever holds a tour or a time that belongs to other geometry.
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+#include "route/route.hpp"
+
+namespace sv {
+
+// The next primitive id (p_NNNN) / region id (r_NNNN): one past the highest the scene's
+// history has used. The high-water marks live in the scene ("id_marks"), so an id deleted in
+// an earlier revision is never handed out again.
+std::string fresh_primitive_id(Scene& s);
+std::string fresh_region_id(Scene& s);
+
+// The route options that reproduce the scene's own routing: its robot scale, pen time and
+// start pose, and the user's route.* settings from its config.
+RouteOptions route_options_of(const Scene& s);
+
+// Re-solves the scene's relations that name a touched primitive with the beautify solver,
+// each primitive held within the fit tolerance of its source points; a relation that can no
+// longer hold, or names a primitive that is gone, is dropped and reported in the returned
+// warnings.
+std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>& touched);
+
+// Makes an edited scene consistent with its geometry. `before` is the scene the edit started
+// from: the id marks are carried over, relations re-solved (when anything was touched), the
+// tour re-optimized when `reroute` (else the edited tour re-emitted), and the simulation
+// re-run when the scene had one. Primitives must be valid (finite, non-degenerate) on entry.
+void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
+            std::vector<std::string>& warnings);
+
+// Throws Error(invalid_selection) unless the shape is finite and drawable (a line of positive
+// length, an arc with a finite bulge, a circle of positive radius).
+void check_shape(const Shape& s, const std::string& what);
+
+}  // namespace sv

@@ -1,0 +1,214 @@
+// sv-edit's topology, tour, stage and bookkeeping edits: delete, add, reverse, reorder, rerun a
+// stage, define a region, label semantic roles, and SimulateEdit (a dry-run batch).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+#include "edit/edit.hpp"
+#include "tools/common.hpp"
+#include "tools/edit_common.hpp"
+#include "tools/schema_parts.hpp"
+
+namespace sv {
+
+namespace {
+
+namespace S = schema;
+
+double join_px(const Scene& s) { return std::max(1.0, 0.5 * stroke_width_of(s)); }
+
+// ---------------------------------------------------------------- DeletePrimitive
+
+ToolResult delete_primitive(const ToolContext& ctx, const json& req) {
+  Scene out = editable(ctx.scene);
+  std::set<std::string> gone;
+  for (const auto& id : req["primitive_ids"]) gone.insert(primitive_or_throw(ctx.scene, id).id);
+  auto& prims = *out.primitives;
+  if (req["confirm_no_topology_break"].get<bool>()) {
+    // Refuse when a remaining part of the drawing would fall apart: the kept primitives of one
+    // component before must stay one component after.
+    std::vector<int> before, after;
+    connected_components(prims, join_px(ctx.scene), before);
+    std::vector<Primitive> kept;
+    std::vector<int> kept_before;
+    for (size_t i = 0; i < prims.size(); ++i)
+      if (!gone.count(prims[i].id)) kept.push_back(prims[i]), kept_before.push_back(before[i]);
+    connected_components(kept, join_px(ctx.scene), after);
+    std::map<int, int> first_after;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      auto [it, fresh] = first_after.emplace(kept_before[i], after[i]);
+      if (!fresh && it->second != after[i])
+        throw Error(Code::no_result,
+                    fmt::format("deleting {} would disconnect the drawing (e.g. {} from the rest); pass "
+                                "confirm_no_topology_break=false to delete anyway",
+                                id_list({gone.begin(), gone.end()}), kept[i].id),
+                    {{"reason", "disconnects"}, {"separated_primitive_id", kept[i].id}});
+    }
+  }
+  const double covered = covered_length_px(ctx.scene);
+  std::erase_if(prims, [&](const Primitive& p) { return gone.count(p.id) > 0; });
+  if (out.tour) std::erase_if(*out.tour, [&](const TourStep& t) { return gone.count(t.primitive) > 0; });
+  const double loss = std::max(0.0, covered - covered_length_px(out));
+  ToolResult r;
+  r.fields = {{"coverage_loss_px", static_cast<int>(std::lround(loss))}};
+  r.llm_text = fmt::format("deleted {}: {:.0f} px of source centreline no longer covered", id_list({gone.begin(), gone.end()}), loss);
+  r.scene = std::move(out);
+  return r;
+}
+
+// ---------------------------------------------------------------- AddPrimitive
+
+ToolResult add_primitive(const ToolContext& ctx, const json& req) {
+  Scene out = editable(ctx.scene);
+  Primitive p;
+  p.shape = shape_from_spec(req["spec"]);
+  p.id = fresh_primitive_id(out);
+  p.semantic_role = "unknown";
+  ToolResult r;
+  r.touched = {p.id};
+  if (req["insert_after_primitive_id"].is_string()) {
+    const std::string after = req["insert_after_primitive_id"];
+    primitive_or_throw(ctx.scene, after);
+    if (out.tour) {
+      auto it = std::find_if(out.tour->begin(), out.tour->end(), [&](const TourStep& t) { return t.primitive == after; });
+      out.tour->insert(it == out.tour->end() ? it : it + 1, TourStep{p.id, false, 0});
+      r.reroute = false;  // the caller placed it: keep the order as given
+    }
+    out.primitives->insert(out.primitives->begin() + primitive_index(out, after) + 1, p);
+  } else {
+    out.primitives->push_back(p);
+  }
+  r.fields = {{"new_primitive_id", p.id}};
+  r.llm_text = fmt::format("added {} {} ({:.1f} px)", p.id, prim_type_name(p.shape.type), p.shape.length());
+  r.scene = std::move(out);
+  return r;
+}
+
+// ---------------------------------------------------------------- ReverseDirection
+
+double draw_time_s(const Scene& s) { return drawing_of(s).total_s; }
+
+ToolResult reverse_direction(const ToolContext& ctx, const json& req) {
+  Scene out = editable(ctx.scene);
+  std::vector<std::string> ids;
+  for (const auto& id : req["primitive_ids"]) ids.push_back(primitive_or_throw(ctx.scene, id).id);
+  ToolResult r;
+  r.reroute = false;
+  double delta_ms = 0;
+  if (out.tour) {
+    for (const auto& id : ids) {
+      auto it = std::find_if(out.tour->begin(), out.tour->end(), [&](const TourStep& t) { return t.primitive == id; });
+      if (it == out.tour->end()) throw Error(Code::not_found, id + " is not in the tour", {{"id", id}});
+      it->reverse = !it->reverse;
+    }
+    emit_tour(out, route_options_of(ctx.scene));
+    delta_ms = 1000 * (draw_time_s(out) - draw_time_s(ctx.scene));
+  } else {
+    // No tour yet: the direction is the shape's own.
+    for (const auto& id : ids) {
+      Primitive& p = (*out.primitives)[primitive_index(out, id)];
+      p.shape = p.shape.reversed();
+      r.touched.insert(id);
+    }
+  }
+  r.fields = {{"draw_time_delta_ms", round3(delta_ms)}};
+  r.llm_text = fmt::format("reversed {}: draw time {:+.0f} ms", id_list(ids), delta_ms);
+  r.scene = std::move(out);
+  return r;
+}
+
+// ---------------------------------------------------------------- DefineRegion
+
+ToolResult define_region(const ToolContext& ctx, const json& req) {
+  Scene out = ctx.scene;
+  out.warnings.clear();
+  const std::string name = req["name"];
+  if (name.empty() || name.rfind("r_", 0) == 0)
+    throw Error(Code::invalid_selection, "a region name must be non-empty and not look like a region id (r_NNNN)");
+  if (req["region"].value("kind", "") == "named" && req["region"].value("name", "") == name)
+    throw Error(Code::invalid_selection, "a region cannot be defined as itself");
+  Region resolved = resolve_region(ctx.scene, req["region"]);
+  json entry = {{"name", name}, {"region", req["region"]}};
+  if (req["note"].is_string()) entry["note"] = req["note"];
+  auto it = std::find_if(out.regions.begin(), out.regions.end(), [&](const json& e) { return e.value("name", "") == name; });
+  std::string id;
+  if (it != out.regions.end()) {
+    id = (*it)["id"];
+    entry["id"] = id;
+    *it = entry;
+  } else {
+    id = fresh_region_id(out);
+    entry["id"] = id;
+    out.regions.push_back(entry);
+  }
+  ToolResult r;
+  r.reroute = false;
+  r.fields = {{"region_id", id}, {"name", name}};
+  r.llm_text = fmt::format("region {} '{}' = {}", id, name, resolved.label);
+  r.scene = std::move(out);
+  return r;
+}
+
+// ---------------------------------------------------------------- LabelSemanticRoles
+
+ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
+  Scene out = editable(ctx.scene);
+  int updated = 0;
+  std::string text;
+  for (const auto& a : req["assignments"]) {
+    if (!a.is_array() || a.size() != 2 || !a[0].is_string() || !a[1].is_string())
+      throw Error(Code::invalid_selection, "an assignment is [primitive_id, role]");
+    Primitive& p = (*out.primitives)[primitive_index(out, a[0])];
+    if (p.semantic_role != a[1].get<std::string>()) ++updated;
+    p.semantic_role = a[1];
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", p.id, p.semantic_role);
+  }
+  ToolResult r;
+  r.reroute = false;
+  r.fields = {{"updated_count", updated}};
+  r.llm_text = fmt::format("labelled {} primitives ({} changed): {}", req["assignments"].size(), updated, text);
+  r.scene = std::move(out);
+  return r;
+}
+
+}  // namespace
+
+void add_edit_tools(std::vector<Tool>& out) {
+  const json ids = S::array(S::id("primitive id"), "");
+  out.push_back({"DeletePrimitive", "mutation", "sv-edit", "",
+                 "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
+                 "source ink left uncovered.",
+                 S::object({{"primitive_ids", ids},
+                            {"confirm_no_topology_break",
+                             S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true)}},
+                           {"primitive_ids"}),
+                 S::object({{"coverage_loss_px", S::integer("length of source centreline no longer covered")}}),
+                 delete_primitive, ToolKind::edit});
+  out.push_back({"AddPrimitive", "mutation", "sv-edit", "",
+                 "Insert a primitive the fitter never produced (missed ink, an implied stroke); the route takes it in.",
+                 S::object({{"spec", replacement_spec_schema("the new primitive")},
+                            {"insert_after_primitive_id",
+                             S::nullable(S::id("draw it right after this primitive (default: the route decides)"))}},
+                           {"spec"}),
+                 S::object({{"new_primitive_id", S::string("")}}), add_primitive, ToolKind::edit});
+  out.push_back({"ReverseDirection", "mutation", "sv-edit", "",
+                 "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
+                 S::object({{"primitive_ids", ids}}, {"primitive_ids"}),
+                 S::object({{"draw_time_delta_ms", S::number("negative is faster")}}), reverse_direction,
+                 ToolKind::edit});
+  out.push_back({"DefineRegion", "mutation", "sv-edit", "",
+                 "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
+                 "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
+                 S::object({{"region", S::region("the area")}, {"name", S::string("its name")}}, {"region", "name"}),
+                 S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit});
+  out.push_back({"LabelSemanticRoles", "semantic", "sv-edit", "",
+                 "Label primitives with semantic roles so later filters and edits can target them.",
+                 S::object({{"assignments", S::array(S::array({{"type", "string"}}, "[primitive_id, role]"), "")},
+                            {"rationale", S::nullable(S::string("for the audit trail"))}},
+                           {"assignments"}),
+                 S::object({{"updated_count", S::integer("")}}), label_semantic_roles, ToolKind::edit});
+}
+
+}  // namespace sv

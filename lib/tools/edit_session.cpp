@@ -1,0 +1,108 @@
+#include "tools/edit_session.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "edit/edit.hpp"
+#include "eval/coverage.hpp"
+#include "tools/common.hpp"
+
+namespace sv {
+
+json edit_metrics(const Scene& s) {
+  if (!s.primitives) return json::object();
+  Scores sc = score(s, default_tolerance(stroke_width_of(s)), Scope{});
+  json m = metrics_json(sc, {"primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"});
+  if (sc.timed) m["draw_time_s"] = round3(sc.draw_time_s);
+  return m;
+}
+
+namespace {
+
+bool same_primitive(const Primitive& a, const Primitive& b) {
+  const Shape &x = a.shape, &y = b.shape;
+  return x.type == y.type && x.p0 == y.p0 && x.p1 == y.p1 && x.bulge == y.bulge && x.center == y.center &&
+         x.radius == y.radius && a.semantic_role == b.semantic_role;
+}
+
+}  // namespace
+
+EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps) {
+  if (steps.empty()) throw Error(Code::invalid_selection, "no edits to apply");
+  EditSession out;
+  out.scene = ctx.scene;
+  for (const auto& step : steps) {
+    ToolContext c{out.scene, ctx.store, ctx.revision_id};
+    ToolResult r = step.tool->run(c, step.request);
+    if (r.scene) {
+      settle(out.scene, *r.scene, r.touched, r.reroute, r.warnings);
+      out.scene = std::move(*r.scene);
+    }
+    json fields = r.fields;
+    fields["tool"] = step.tool->name;
+    out.results.push_back(fields);
+    out.llm_text += (out.llm_text.empty() ? "" : "\n") + r.llm_text;
+    out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());
+  }
+  std::map<std::string, const Primitive*> old_ids, new_ids;
+  if (ctx.scene.primitives)
+    for (const auto& p : *ctx.scene.primitives) old_ids[p.id] = &p;
+  if (out.scene.primitives)
+    for (const auto& p : *out.scene.primitives) new_ids[p.id] = &p;
+  for (const auto& [id, p] : new_ids) {
+    auto it = old_ids.find(id);
+    if (it == old_ids.end()) out.added.push_back(id);
+    else if (!same_primitive(*it->second, *p)) out.changed.push_back(id);
+  }
+  for (const auto& [id, p] : old_ids)
+    if (!new_ids.count(id)) out.removed.push_back(id);
+  out.before = edit_metrics(ctx.scene);
+  out.after = edit_metrics(out.scene);
+  return out;
+}
+
+std::vector<EditStep> parse_batch(const json& list) {
+  if (!list.is_array() || list.empty())
+    throw Error(Code::invalid_selection, "a batch is a non-empty list of edits");
+  std::vector<EditStep> steps;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& e = list[i];
+    if (!e.is_object()) throw Error(Code::invalid_selection, fmt::format("edit {} is not an object", i));
+    std::string name;
+    json request = e;
+    if (e.contains("kind") && e.contains("payload")) {  // the catalog's EditSpec
+      name = e["kind"].is_string() ? e["kind"].get<std::string>() : "";
+      request = e["payload"];
+    } else if (e.contains("tool") && e["tool"].is_string()) {
+      name = e["tool"];
+      request.erase("tool");
+    }
+    std::replace(name.begin(), name.end(), '_', '-');
+    const Tool* t = find_tool(name);
+    if (!t || t->kind != ToolKind::edit)
+      throw Error(Code::invalid_selection, fmt::format("edit {}: '{}' is not an edit tool", i, name),
+                  {{"index", i}});
+    steps.push_back({t, normalize_request(*t, request)});
+  }
+  return steps;
+}
+
+std::string edit_summary(const EditSession& s) {
+  std::string out = "metric          before     after\n";
+  for (auto it = s.after.begin(); it != s.after.end(); ++it) {
+    std::string b = s.before.contains(it.key()) ? s.before[it.key()].dump() : "-";
+    out += fmt::format("{:<15} {:>9} {:>9}\n", it.key(), b, it.value().dump());
+  }
+  auto ids = [](const std::vector<std::string>& v) {
+    std::string o;
+    for (size_t i = 0; i < v.size() && i < 12; ++i) o += (o.empty() ? "" : ",") + v[i];
+    if (v.size() > 12) o += fmt::format(",... ({} in all)", v.size());
+    return o.empty() ? std::string("-") : o;
+  };
+  out += fmt::format("added {}; removed {}; changed {}", ids(s.added), ids(s.removed), ids(s.changed));
+  return out;
+}
+
+}  // namespace sv

@@ -1,0 +1,41 @@
+// Applying edits: one mutation tool, or several as one atomic batch. Each edit runs on the
+// scene the previous one left, settled (relations, route, simulation); any refusal aborts the
+// whole batch before anything is recorded. The caller decides whether the result becomes a
+// revision (a real edit) or only a report (a dry run, the catalog's SimulateEdit).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tools/tool.hpp"
+
+namespace sv {
+
+struct EditStep {
+  const Tool* tool = nullptr;
+  json request;  // normalized (defaults filled)
+};
+
+struct EditSession {
+  Scene scene;                          // the settled result
+  json results = json::array();         // each step's typed result fields, in order
+  std::vector<std::string> warnings;
+  std::vector<std::string> added, removed, changed;  // primitive ids against the input scene
+  json before, after;                   // the scoreboard of the input and of the result
+  std::string llm_text;                 // the steps' texts, one line each
+};
+
+// The scoreboard an edit reports: draw_time_s, primitive_count, pen_up_count, precision,
+// recall, f1, chamfer_px (fidelity against the stroke graph at the default tolerance).
+json edit_metrics(const Scene& s);
+
+// Runs the steps on ctx.scene. Throws the first step's Error (nothing is kept).
+EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps);
+
+// Parses a batch: a list of {"tool": NAME, ...fields} (or the catalog's EditSpec
+// {"kind": edit_kind, "payload": {...}}); every tool must be an edit tool.
+std::vector<EditStep> parse_batch(const json& list);
+
+// The before/after table and the id changes, as text.
+std::string edit_summary(const EditSession& s);
+
+}  // namespace sv
