@@ -47,11 +47,11 @@ RouteOptions route_options_of(const Scene& s) {
     o.start = s.robot->start;
     o.pen_time_s = s.robot->pen_time_s;
   }
-  if (s.config.is_object())
-    for (auto it = s.config.begin(); it != s.config.end(); ++it)
-      if (it.key().rfind("route.", 0) == 0 && it.value().value("from", "") == "user" && it.value()["value"].is_number() &&
-          it.key() != "route.ppi" && it.key() != "route.footprint_mm" && it.key() != "route.pen_time_s")
-        o.overrides[it.key()] = it.value()["value"].get<double>();
+  for (const RouteOptionDoc& d : route_option_docs()) {
+    const std::string key = std::string("route.") + d.key;
+    if (s.config.contains(key) && s.config[key].value("from", "") == "user" && s.config[key]["value"].is_number())
+      o.overrides[key] = s.config[key]["value"].get<double>();
+  }
   return o;
 }
 

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "core/error.hpp"
 #include "robot/motion.hpp"
@@ -174,6 +177,79 @@ void emit_tour(Scene& scene, const RouteOptions& options) {
                   {{"primitive", t.primitive}});
     steps.push_back({it->second, t.reverse, deg2rad(t.entry_deg)});
   }
+  store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start));
+}
+
+void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
+                     bool optimize) {
+  Setup su = setup(scene, options);
+  const size_t n = su.ids.size();
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < n; ++i) index[su.ids[i]] = static_cast<int>(i);
+  std::vector<std::optional<Traversal>> slot(n);
+  std::set<int> pinned;
+  for (const PinnedStep& p : pins) {
+    auto it = index.find(p.primitive);
+    if (it == index.end()) throw Error(Code::not_found, "no primitive " + p.primitive, {{"id", p.primitive}});
+    if (p.position >= n)
+      throw Error(Code::invalid_selection, fmt::format("position {} is outside the tour (0..{})", p.position, n - 1));
+    if (slot[p.position] || !pinned.insert(it->second).second)
+      throw Error(Code::invalid_selection, fmt::format("position {} or {} pinned twice", p.position, p.primitive));
+    double entry = 0;  // a pinned circle keeps the entry it had
+    if (scene.tour)
+      for (const TourStep& t : *scene.tour)
+        if (t.primitive == p.primitive) entry = deg2rad(t.entry_deg);
+    slot[p.position] = Traversal{it->second, p.reverse, entry};
+  }
+  // The free primitives in the scene's current order (then any it does not name), as they are drawn.
+  std::vector<Traversal> free;
+  std::set<int> seen;
+  if (scene.tour)
+    for (const TourStep& t : *scene.tour)
+      if (auto it = index.find(t.primitive); it != index.end() && !pinned.count(it->second) && seen.insert(it->second).second)
+        free.push_back({it->second, t.reverse, deg2rad(t.entry_deg)});
+  for (size_t i = 0; i < n; ++i)
+    if (!pinned.count(static_cast<int>(i)) && !seen.count(static_cast<int>(i))) free.push_back({static_cast<int>(i), false, 0});
+
+  auto assemble = [&](const std::vector<Traversal>& f) {
+    std::vector<Traversal> steps;
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i) steps.push_back(slot[i] ? *slot[i] : f[k++]);
+    return steps;
+  };
+  // Turns and travel between the legs; drawing time does not depend on the order.
+  auto cost = [&](const std::vector<Traversal>& f) {
+    std::vector<Leg> legs;
+    for (const Traversal& t : assemble(f)) legs.push_back(make_leg(su.shapes[t.prim], t.reverse, t.entry_rad, su.cost.flat_px));
+    return choose_bits(legs, su.cost, options.start, -1, -1, nullptr);
+  };
+  double best = cost(free);
+  const bool moves = free.size() <= 150;  // moving every step to every slot is quadratic
+  for (int pass = 0, improved = optimize; improved && pass < su.order.max_passes; ++pass) {
+    improved = 0;
+    for (size_t i = 0; i < free.size(); ++i) {
+      free[i].reverse = !free[i].reverse;
+      if (double c = cost(free); c < best - 1e-9) {
+        best = c;
+        improved = 1;
+      } else {
+        free[i].reverse = !free[i].reverse;
+      }
+      for (size_t j = 0; moves && j < free.size(); ++j) {
+        if (j == i) continue;
+        std::vector<Traversal> f = free;
+        Traversal t = f[i];
+        f.erase(f.begin() + i);
+        f.insert(f.begin() + j, t);
+        if (double c = cost(f); c < best - 1e-9) {
+          best = c;
+          free = std::move(f);
+          improved = 1;
+        }
+      }
+    }
+  }
+  std::vector<Traversal> steps = assemble(free);
   store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start));
 }
 

@@ -35,6 +35,21 @@ void route(Scene& scene, const RouteOptions& options);
 // Throws Error(not_found) when the tour names a primitive the scene does not have.
 void emit_tour(Scene& scene, const RouteOptions& options);
 
+// A primitive held at a fixed position of the tour (0-based), drawn in the given direction.
+struct PinnedStep {
+  size_t position = 0;
+  std::string primitive;
+  bool reverse = false;
+};
+
+// Routes with some steps pinned: the other primitives keep the scene's tour order as the
+// starting point and, when `optimize`, are re-ordered and re-oriented around the pins by local
+// search (move one step to another free slot, flip one) on the motion model's time. Throws
+// Error(invalid_selection) for a position out of range or taken twice, Error(not_found) for an
+// unknown primitive.
+void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
+                     bool optimize = true);
+
 // The tuning keys (without the prefix) with their defaults and meaning.
 struct RouteOptionDoc {
   const char* key;

@@ -30,6 +30,7 @@ const std::vector<Tool>& registry() {
     add_diagnostic_tools(t);
     add_evaluation_tools(t);
     add_edit_tools(t);
+    add_stage_edit_tools(t);
     add_geometry_edit_tools(t);
     add_history_tools(t);
     for (auto& tool : t)

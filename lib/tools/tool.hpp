@@ -98,6 +98,7 @@ void add_inspection_tools(std::vector<Tool>& out);
 void add_diagnostic_tools(std::vector<Tool>& out);
 void add_evaluation_tools(std::vector<Tool>& out);
 void add_edit_tools(std::vector<Tool>& out);      // sv-edit: the topology, tour, stage and region edits
+void add_stage_edit_tools(std::vector<Tool>& out);  // sv-edit: reorder, rerun a stage, simulate a batch
 void add_geometry_edit_tools(std::vector<Tool>& out);  // sv-edit: merge, split, replace, refit, smooth, snap, relations
 void add_history_tools(std::vector<Tool>& out);   // sv-commit
 

@@ -1,0 +1,347 @@
+// sv-edit's escalations: ReorderTour (the draw order by hand, or pins with the rest re-optimized),
+// RerunStage (a pipeline stage again with other thresholds, on a region or the whole drawing),
+// and SimulateEdit (a batch of edits as a dry run).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/error.hpp"
+#include "edit/edit.hpp"
+#include "fit/fit.hpp"
+#include "graph/skeletonize.hpp"
+#include "tools/common.hpp"
+#include "tools/edit_common.hpp"
+#include "tools/edit_session.hpp"
+#include "tools/schema_parts.hpp"
+
+namespace sv {
+
+namespace {
+
+namespace S = schema;
+
+bool reverse_of(const json& dir) { return dir.get<std::string>() == "reverse"; }
+
+// ---------------------------------------------------------------- ReorderTour
+
+ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
+  Scene out = editable(ctx.scene);
+  if (!out.tour) throw Error(Code::invalid_scene, "the scene has no tour (run sv-route first)");
+  const bool full = !req["full_order"].is_null(), pinned = !req["pinned_positions"].is_null();
+  if (full == pinned) throw Error(Code::invalid_selection, "give either full_order or pinned_positions");
+  const double before_s = drawing_of(ctx.scene).total_s;
+  std::map<std::string, double> entry;
+  for (const TourStep& t : *out.tour) entry[t.primitive] = t.entry_deg;
+  if (full) {
+    std::vector<TourStep> tour;
+    std::set<std::string> seen;
+    for (const auto& step : req["full_order"]) {
+      if (!step.is_array() || step.size() != 2 || !step[0].is_string() || !step[1].is_string())
+        throw Error(Code::invalid_selection, "a full_order step is [primitive_id, \"forward\"|\"reverse\"]");
+      const std::string id = primitive_or_throw(ctx.scene, step[0]).id;
+      if (!seen.insert(id).second) throw Error(Code::invalid_selection, id + " appears twice in full_order", {{"id", id}});
+      tour.push_back({id, reverse_of(step[1]), entry[id]});
+    }
+    std::vector<std::string> missing;
+    for (const auto& p : *out.primitives)
+      if (!seen.count(p.id)) missing.push_back(p.id);
+    if (!missing.empty())
+      throw Error(Code::invalid_selection, "full_order leaves out " + id_list(missing), {{"missing", missing}});
+    out.tour = std::move(tour);
+    emit_tour(out, route_options_of(ctx.scene));
+  } else {
+    std::vector<PinnedStep> pins;
+    for (const auto& p : req["pinned_positions"]) {
+      if (!p.is_array() || p.size() != 3 || !p[0].is_number_unsigned() || !p[1].is_string() || !p[2].is_string())
+        throw Error(Code::invalid_selection, "a pinned position is [index, primitive_id, \"forward\"|\"reverse\"]");
+      pins.push_back({p[0].get<size_t>(), primitive_or_throw(ctx.scene, p[1]).id, reverse_of(p[2])});
+    }
+    route_with_pins(out, route_options_of(ctx.scene), pins, req["rerun_optimizer"].get<bool>());
+  }
+  const double after_s = drawing_of(out).total_s;
+  ToolResult r;
+  r.reroute = false;
+  r.fields = {{"draw_time_before_ms", round3(1000 * before_s)}, {"draw_time_after_ms", round3(1000 * after_s)}};
+  r.llm_text = fmt::format("tour {}: draw time {:.2f} s -> {:.2f} s", full ? "set in full" : "re-routed around the pins",
+                           before_s, after_s);
+  r.scene = std::move(out);
+  return r;
+}
+
+// ---------------------------------------------------------------- RerunStage
+
+// The user's earlier settings of these stages (from the config) with the request's over them;
+// keys may be given without the stage prefix when the stage has one.
+std::map<std::string, double> overrides_for(const Scene& s, const json& given, std::initializer_list<const char*> prefixes) {
+  std::map<std::string, double> out;
+  auto has_prefix = [&](const std::string& k) {
+    return std::any_of(prefixes.begin(), prefixes.end(), [&](const char* p) { return k.rfind(p, 0) == 0; });
+  };
+  for (auto it = s.config.begin(); it != s.config.end(); ++it)
+    if (has_prefix(it.key()) && it.value().value("from", "") == "user" && it.value()["value"].is_number())
+      out[it.key()] = it.value()["value"];
+  for (auto it = given.begin(); it != given.end(); ++it) {
+    if (!it.value().is_number())
+      throw Error(Code::invalid_selection, "config override " + it.key() + " must be a number", {{"key", it.key()}});
+    std::string key = it.key();
+    if (!has_prefix(key)) {
+      if (prefixes.size() != 1)
+        throw Error(Code::invalid_selection, fmt::format("config override '{}' needs its stage prefix (skeleton. or graph.)", key),
+                    {{"key", key}});
+      key = *prefixes.begin() + key;
+    }
+    out[key] = it.value();
+  }
+  return out;
+}
+
+bool same_shape(const Shape& a, const Shape& b) {
+  auto near = [](Vec2 p, Vec2 q) { return dist(p, q) < 1e-3; };
+  return a.type == b.type && near(a.p0, b.p0) && near(a.p1, b.p1) && std::abs(a.bulge - b.bulge) < 1e-6 &&
+         near(a.center, b.center) && std::abs(a.radius - b.radius) < 1e-3;
+}
+
+// Gives fitted primitives their ids in `out`: an unchanged shape keeps the id it had, anything
+// else gets a fresh one; relations are renamed to match.
+void adopt(Scene& out, std::vector<Primitive> fresh, json relations, const std::vector<Primitive>& old,
+           std::set<std::string>& touched) {
+  std::map<std::string, std::string> rename;
+  std::set<std::string> used;
+  for (Primitive& p : fresh) {
+    auto it = std::find_if(old.begin(), old.end(),
+                           [&](const Primitive& o) { return !used.count(o.id) && same_shape(o.shape, p.shape); });
+    std::string id = it != old.end() ? it->id : fresh_primitive_id(out);
+    if (it != old.end()) {  // unchanged: the primitive stays as it was, with its new provenance
+      Primitive kept = *it;
+      kept.edge = p.edge, kept.span0 = p.span0, kept.span1 = p.span1;
+      kept.id = p.id;
+      p = kept;
+    } else {
+      touched.insert(id);
+    }
+    used.insert(id);
+    rename[p.id] = id;
+    p.id = id;
+  }
+  for (auto& r : relations)
+    for (auto& id : r["primitives"]) id = rename[id.get<std::string>()];
+  out.primitives->insert(out.primitives->end(), fresh.begin(), fresh.end());
+  for (auto& r : relations) out.relations.push_back(r);
+}
+
+// Fits the edges in `edges` of `base`'s graph; returns the primitives (temporary ids) and the
+// relations beautify found among them, and records the fit thresholds in `out`'s config.
+std::pair<std::vector<Primitive>, json> fit_edges(const Scene& base, const std::set<std::string>& edges,
+                                                  const std::map<std::string, double>& overrides, Scene& out) {
+  Scene tmp;
+  tmp.source = base.source;
+  tmp.config = out.config;
+  tmp.graph = Graph{base.graph->vertices, {}};
+  for (const Edge& e : base.graph->edges)
+    if (edges.count(e.id)) tmp.graph->edges.push_back(e);
+  fit(tmp, FitOptions{overrides});
+  out.config = tmp.config;
+  return {std::move(*tmp.primitives), tmp.relations};
+}
+
+std::set<std::string> edges_in(const Scene& s, const Scope& scope) {
+  std::set<std::string> out;
+  for (const Edge& e : s.graph->edges)
+    if (scope.everything() || scope.touches(e.points)) out.insert(e.id);
+  return out;
+}
+
+// Removes the primitives of the given edges, and those touching the scope; returns them.
+std::vector<Primitive> take_primitives(Scene& out, const std::set<std::string>& edges, const Scope& scope) {
+  std::vector<Primitive> taken, kept;
+  for (Primitive& p : *out.primitives)
+    ((edges.count(p.edge) || scope.everything() || scope.touches(p)) ? taken : kept).push_back(std::move(p));
+  *out.primitives = std::move(kept);
+  std::set<std::string> gone;
+  for (const auto& p : taken) gone.insert(p.id);
+  json rel = json::array();
+  for (const auto& r : out.relations) {
+    bool hit = false;
+    for (const auto& id : r.value("primitives", json::array())) hit = hit || gone.count(id.get<std::string>());
+    if (!hit) rel.push_back(r);
+  }
+  out.relations = rel;
+  return taken;
+}
+
+ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
+  const std::string stage = req["stage"];
+  Scene out = ctx.scene;
+  out.warnings.clear();
+  const Scope scope = req["region"].is_object() ? Scope{{resolve_region(ctx.scene, req["region"])}} : Scope{};
+  const json& given = req["config_overrides"];
+  ToolResult r;
+  std::string summary;
+  if (stage == "route_optimize") {
+    if (!scope.everything())
+      throw Error(Code::invalid_selection, "route_optimize orders the whole drawing; it takes no region");
+    if (!out.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
+    RouteOptions o = route_options_of(ctx.scene);
+    for (const auto& [k, v] : overrides_for(Scene{}, given, {"route."})) o.overrides[k] = v;
+    const double before_s = drawing_of(ctx.scene).total_s;
+    route(out, o);
+    r.reroute = false;
+    summary = fmt::format("re-routed: draw time {:.2f} s -> {:.2f} s", before_s, drawing_of(out).total_s);
+  } else if (stage == "vectorize" || stage == "segment" || stage == "beautify") {
+    if (!out.graph) throw Error(Code::invalid_scene, "the scene has no graph (run sv-skeleton first)");
+    if (!out.primitives) out.primitives = std::vector<Primitive>{};
+    auto overrides = overrides_for(ctx.scene, given, {"fit."});
+    if (stage == "beautify" && !overrides.count("fit.beautify")) overrides["fit.beautify"] = 1;
+    std::set<std::string> edges = edges_in(ctx.scene, scope);
+    std::vector<Primitive> old = take_primitives(out, edges, scope);
+    // Primitives touching the region belong to edges refitted whole.
+    for (const auto& p : old)
+      if (!p.edge.empty()) edges.insert(p.edge);
+    auto [fresh, rel] = fit_edges(ctx.scene, edges, overrides, out);
+    const size_t n = fresh.size();
+    adopt(out, std::move(fresh), rel, old, r.touched);
+    summary = fmt::format("{} {} edge(s): {} primitive(s) replaced by {}", stage, edges.size(), old.size(), n);
+  } else {  // skeletonize, graph: trace the source again
+    std::string why;
+    cv::Mat gray = source_raster(ctx, ctx.scene, &why);
+    if (gray.empty()) throw Error(Code::no_result, "cannot re-trace: " + why, {{"reason", why}});
+    Scene traced;
+    traced.source = ctx.scene.source;
+    skeletonize(traced, gray, SkeletonOptions{overrides_for(ctx.scene, given, {"skeleton.", "graph."})});
+    for (const auto& w : traced.warnings) r.warnings.push_back(w);
+    // Config of the new trace replaces the old trace's keys.
+    for (auto it = traced.config.begin(); it != traced.config.end(); ++it) out.config[it.key()] = it.value();
+    std::set<std::string> new_edges = edges_in(traced, scope);
+    if (!out.graph || scope.everything()) {
+      out.graph = traced.graph;
+    } else {
+      // Inside the region the new trace's edges replace the old ones; new vertices and edges get
+      // ids after the old graph's, so the primitives outside keep their provenance.
+      std::set<std::string> old_edges = edges_in(ctx.scene, scope);
+      Graph g;
+      g.vertices = out.graph->vertices;
+      for (const Edge& e : out.graph->edges)
+        if (!old_edges.count(e.id)) g.edges.push_back(e);
+      int next_v = static_cast<int>(g.vertices.size()), next_e = 0;
+      for (const Edge& e : out.graph->edges) next_e = std::max(next_e, std::atoi(e.id.c_str() + 2));
+      std::map<std::string, std::string> vmap;
+      auto vertex_id = [&](const std::string& v) {
+        if (auto it = vmap.find(v); it != vmap.end()) return it->second;
+        Vertex nv = *traced.graph->vertex(v);
+        nv.id = fmt::format("v_{:04d}", ++next_v);
+        g.vertices.push_back(nv);
+        return vmap[v] = nv.id;
+      };
+      std::set<std::string> renamed;
+      for (const Edge& e : traced.graph->edges)
+        if (new_edges.count(e.id)) {
+          Edge ne = e;
+          ne.id = fmt::format("e_{:04d}", ++next_e);
+          ne.v0 = vertex_id(e.v0);
+          ne.v1 = vertex_id(e.v1);
+          g.edges.push_back(ne);
+          renamed.insert(ne.id);
+        }
+      new_edges = renamed;
+      out.graph = g;
+    }
+    if (!out.primitives) {
+      summary = fmt::format("re-traced: {} edges", out.graph->edges.size());
+    } else {
+      std::vector<Primitive> old = take_primitives(out, {}, scope);
+      if (!scope.everything()) {
+        // Old primitives of edges that are gone go too.
+        std::set<std::string> live;
+        for (const Edge& e : out.graph->edges) live.insert(e.id);
+        std::vector<Primitive> kept;
+        for (Primitive& p : *out.primitives) (live.count(p.edge) || p.edge.empty() ? kept : old).push_back(std::move(p));
+        *out.primitives = std::move(kept);
+      }
+      auto [fresh, rel] = fit_edges(out, new_edges, overrides_for(ctx.scene, json::object(), {"fit."}), out);
+      const size_t n = fresh.size();
+      adopt(out, std::move(fresh), rel, old, r.touched);
+      summary = fmt::format("re-traced {} edge(s): {} primitive(s) replaced by {}", new_edges.size(), old.size(), n);
+    }
+  }
+  if (!scope.everything()) summary += " in " + scope.describe();
+  std::vector<std::string> affected(r.touched.begin(), r.touched.end());
+  r.fields = {{"summary", summary}, {"affected_primitive_ids", affected}};
+  r.llm_text = summary;
+  r.scene = std::move(out);
+  return r;
+}
+
+// ---------------------------------------------------------------- SimulateEdit
+
+ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
+  std::vector<EditStep> steps = parse_batch(req["edits"]);
+  EditSession s = apply_edits(ctx, steps);
+  json before = json::object(), after = json::object();
+  const std::map<std::string, std::vector<const char*>> keys = {
+      {"draw_time", {"draw_time_s"}}, {"primitive_count", {"primitive_count"}}, {"pen_up_count", {"pen_up_count"}},
+      {"pixel_fidelity", {"precision", "recall", "f1", "chamfer_px"}}};
+  std::vector<std::string> warnings = s.warnings;
+  for (const auto& m : req["metrics_to_report"]) {
+    auto it = keys.find(m.get<std::string>());
+    if (it == keys.end()) {
+      warnings.push_back("metric " + m.get<std::string>() + " is not simulated (use the diagnostics on the result)");
+      continue;
+    }
+    for (const char* k : it->second) {
+      if (s.before.contains(k)) before[k] = s.before[k];
+      if (s.after.contains(k)) after[k] = s.after[k];
+    }
+  }
+  ToolResult r;
+  r.warnings = warnings;
+  r.fields = {{"before", before}, {"after", after}, {"new_primitive_ids", s.added},
+              {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}, {"edits", s.results}};
+  r.llm_text = "simulated (nothing changed): " + s.llm_text + "\n" + edit_summary(s);
+  return r;
+}
+
+}  // namespace
+
+void add_stage_edit_tools(std::vector<Tool>& out) {
+  const json dir = S::enumeration({"forward", "reverse"}, "");
+  out.push_back({"ReorderTour", "mutation", "sv-edit", "",
+                 "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
+                 "re-optimized around them.",
+                 S::object({{"full_order", S::nullable(S::array(S::array({{"type", "string"}}, "[primitive_id, \"forward\"|\"reverse\"]"),
+                                                                "every primitive once, in drawing order"))},
+                            {"pinned_positions",
+                             S::nullable(S::array(S::array(json::object(), "[index, primitive_id, \"forward\"|\"reverse\"]"),
+                                                  "0-based positions to hold"))},
+                            {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)}}),
+                 S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")}}), reorder_tour,
+                 ToolKind::edit});
+  out.push_back({"RerunStage", "mutation", "sv-edit", "",
+                 "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
+                 "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
+                 "keys), route_optimize (route.* keys). The highest-leverage edit: fix the threshold, not the primitive.",
+                 S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
+                            {"region", S::region("only here (default: the whole drawing)")},
+                            {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},
+                                                                 json::object())}},
+                           {"stage"}),
+                 S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")}}),
+                 rerun_stage, ToolKind::edit});
+  out.push_back({"SimulateEdit", "suggestion", "sv-edit", "",
+                 "Dry-run a batch of edits: before/after metrics and the ids that would change; nothing is written.",
+                 S::object({{"edits", S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
+                                                                     "[{\"tool\": NAME, ...fields}]")},
+                            {"metrics_to_report",
+                             S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
+                                                                      "coverage_findings", "semantic_aspects"}, ""), ""),
+                                             json::array({"draw_time", "pixel_fidelity"}))},
+                            {"return_render", S::with_default(S::boolean("(views: use sv-simulate render on the result)"), false)}},
+                           {"edits"}),
+                 S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
+                            {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
+                            {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")}},
+                           {"before", "after"}),
+                 simulate_edit});
+}
+
+}  // namespace sv
