@@ -512,8 +512,9 @@ class Model {
         auto miss = [&](int fa, int fb) {
           return dist(reflect(feature(sa, fa), angle0, offset0), feature(sb, fb));
         };
-        bool straight = a == b ? true : miss(0, 0) + miss(1, 1) <= miss(0, 1) + miss(1, 0);
-        if (a == b) straight = false;  // a symmetric primitive maps its start onto its end
+        // A primitive symmetric in itself maps its start onto its end; a pair matches ends by
+        // nearness under the starting axis.
+        bool straight = a != b && miss(0, 0) + miss(1, 1) <= miss(0, 1) + miss(1, 0);
         match = {{0, straight ? 0 : 1}, {1, straight ? 1 : 0}};
         if (sa.type == PrimType::arc) match.push_back({2, 2});
       }
@@ -989,12 +990,22 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       return out;
     }
   }
-  for (size_t i = 0; i < prims.size(); ++i) {
+  // A chain none of whose pieces moved by more than the scene's coordinate quantum stays as it
+  // was (its junction neighbours may then be that little apart from it).
+  auto shift = [&](size_t i) {
     const Shape &a = prims[i].shape, &b = next[i].shape;
-    if (a.type != b.type || a.p0 != b.p0 || a.p1 != b.p1 || a.bulge != b.bulge || a.center != b.center ||
-        a.radius != b.radius)
-      out.moved.push_back(static_cast<int>(i));
+    if (a.type != b.type) return double(INFINITY);
+    if (a.type == PrimType::circle) return std::max(dist(a.center, b.center), std::abs(a.radius - b.radius));
+    return std::max({dist(a.p0, b.p0), dist(a.p1, b.p1), dist(a.at(0.5), b.at(0.5))});
+  };
+  for (const ChainRef& ch : chains) {
+    bool still = std::all_of(ch.prims.begin(), ch.prims.end(), [&](int i) { return !(shift(i) > 1e-4); });
+    for (int i : ch.prims) {
+      if (still) next[i] = prims[i];
+      else if (shift(i) > 0) out.moved.push_back(i);
+    }
   }
+  std::sort(out.moved.begin(), out.moved.end());
   prims = std::move(next);
   out.ok = true;
   return out;

@@ -268,7 +268,6 @@ TEST_CASE("EnforceRelation refuses what cannot hold within tolerance", "[edit]")
   Scene s = b.scene();
   Error perp = refusal(s, "EnforceRelation", {{"relation", "perpendicular"}, {"primitive_ids", ids}});
   CHECK(perp.code() == Code::unsolvable_constraint);
-  CAPTURE(perp.details().dump(), perp.what());
   CHECK(perp.details().contains("primitive_id"));
   Error conc = refusal(s, "EnforceRelation", {{"relation", "concentric"}, {"primitive_ids", {"p_0003", "p_0004"}}});
   CHECK(conc.code() == Code::unsolvable_constraint);
