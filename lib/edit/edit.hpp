@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/scene.hpp"
+#include "fit/fit.hpp"
 #include "route/route.hpp"
 
 namespace sv {
@@ -27,6 +28,21 @@ RouteOptions route_options_of(const Scene& s);
 // longer hold, or names a primitive that is gone, is dropped and reported in the returned
 // warnings.
 std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>& touched);
+
+// The fit thresholds the scene was fitted with (its config "fit.*"; defaults where absent).
+FitParams fit_params_of(const Scene& s);
+
+// Enforces relation records ({"kind", "primitives": [ids], "axis"?}, kinds as EnforceRelation's
+// plus the fit stage's "coincident") together, through the beautify solver (fitting::enforce):
+// chains are the primitives of one graph edge in span order (a primitive without provenance is
+// its own chain, held only to its own shape), chain ends that coincide are junctions that move
+// together. On success the primitives are updated and the records returned with their
+// residual ("residual_deg" or "residual_px"); `moved` gets the ids whose shape changed.
+// Throws Error(unsolvable_constraint) with details {reason, relation, residual,
+// primitive_id, max_px, tolerance_px} when a relation cannot be made exact or a primitive
+// would leave tolerance, and Error(invalid_selection) for a relation that names the wrong
+// kind or number of primitives or a malformed axis.
+json enforce_relations(Scene& s, const json& relations, std::set<std::string>* moved = nullptr);
 
 // Makes an edited scene consistent with its geometry. `before` is the scene the edit started
 // from: the id marks are carried over, relations re-solved (when anything was touched), the

@@ -4,6 +4,10 @@
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "fit/primitive_fit.hpp"
 
@@ -16,6 +20,7 @@ constexpr double kAnchorWeight = 1;       // the pull of a joint to where it was
 constexpr size_t kDataPointsPerPiece = 24;
 constexpr int kRounds = 6;
 constexpr int kIterations = 30;
+constexpr double kTangentScalePx = 10;  // a tangent mismatch of 1 rad weighs as 10 px
 
 // Angle difference modulo pi, in (-pi/2, pi/2].
 double wrap_half_turn(double a) {
@@ -44,17 +49,46 @@ Polyline span_points(const Primitive& pr, const Polyline& pts) {
 struct Family {
   double angle = 0;                        // direction of its quarter-0 lines, modulo pi
   std::vector<std::pair<int, int>> lines;  // (primitive, quarter): direction angle + quarter pi/2
+  bool fixed = false;                      // the angle is given (horizontal, vertical), not solved
+  // Residual: the angle itself (wrapped to a half turn) rather than its sine, whose gradient
+  // vanishes a right angle away from the goal (enforce() may start anywhere; beautify starts
+  // within a few degrees).
+  bool angular = false;
 };
 
 struct Group {
   std::vector<int> members;  // primitives (radius, centre) or chain ends (coincidence)
+  std::optional<Vec2> fixed;  // centres: a given common centre
+};
+
+// Lines on one common line: a direction (solved unless given) and an offset.
+struct Collinear {
+  std::vector<int> members;
+  std::optional<double> angle;
+};
+
+// Tangent continuity: at a shared joint (end 0 = p0, 1 = p1 of each), or, with ends -1, a line
+// (a) tangent to an arc or circle (b).
+struct Tangent {
+  int a = -1, b = -1, end_a = -1, end_b = -1;
+};
+
+// Mirror images about one axis (solved unless given as a line through two points); a pair
+// (a, a) is a primitive symmetric in itself.
+struct Mirror {
+  std::vector<std::pair<int, int>> pairs;
+  std::optional<std::pair<Vec2, Vec2>> axis;
 };
 
 struct Relations {
   std::vector<Family> families;
   std::vector<Group> radii, centres, ends;  // an end is 2 * chain + (0 start, 1 end)
+  std::vector<Collinear> collinear;
+  std::vector<Tangent> tangents;
+  std::vector<Mirror> mirrors;
   bool empty() const {
-    return families.empty() && radii.empty() && centres.empty() && ends.empty();
+    return families.empty() && radii.empty() && centres.empty() && ends.empty() &&
+           collinear.empty() && tangents.empty() && mirrors.empty();
   }
 };
 
@@ -73,7 +107,7 @@ std::vector<Group> cluster(const std::vector<int>& items, const std::function<bo
     if (g != groups.end())
       g->members.push_back(i);
     else
-      groups.push_back({{i}});
+      groups.push_back({{i}, std::nullopt});
   }
   std::erase_if(groups, [&](const Group& g) { return g.members.size() < min_size; });
   return groups;
@@ -171,6 +205,11 @@ class Model {
     for (const auto& groups : {rel.radii, rel.centres})
       for (const auto& g : groups)
         for (int i : g.members) related[i] = true;
+    for (const auto& c : rel.collinear)
+      for (int i : c.members) related[i] = true;
+    for (const auto& t : rel.tangents) related[t.a] = related[t.b] = true;
+    for (const auto& m : rel.mirrors)
+      for (auto [a, b] : m.pairs) related[a] = related[b] = true;
     for (const auto& g : rel.ends)
       for (int e : g.members) chain_ends_related[e / 2] = true;
     // Unknowns of every chain with a related primitive or end.
@@ -239,7 +278,7 @@ class Model {
   // Levenberg-Marquardt on the sparse normal equations, finite-difference Jacobian per block.
   // The damping is additive (Levenberg's lambda I): Marquardt's scaling by diag(J^T J) would
   // damp the stiff relation directions and crawl along the weakly anchored ones.
-  std::vector<double> solve() const {
+  std::vector<double> solve(int iterations = kIterations) const {
     std::vector<double> x = x_;
     double cost = cost_of(x), lambda = 1e-3;
     const int n = static_cast<int>(x.size());
@@ -249,7 +288,7 @@ class Model {
     // fill-reducing ordering is computed once.
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
     bool analyzed = false;
-    for (int it = 0; it < kIterations; ++it) {
+    for (int it = 0; it < iterations; ++it) {
       auto [jac, r] = linearize(x);
       Eigen::SparseMatrix<double> h = jac.transpose() * jac;
       Eigen::VectorXd g = jac.transpose() * r;
@@ -346,19 +385,59 @@ class Model {
 
   void add_relation_blocks(const Relations& rel) {
     for (const Family& f : rel.families) {
-      int angle = add({f.angle});
+      int angle = f.fixed ? -1 : add({f.angle});
+      const double given = f.angle;
+      const bool angular = f.angular;
       for (auto [i, quarter] : f.lines) {
         auto vars = vars_of(i);
-        vars.push_back(angle);
+        if (angle >= 0) vars.push_back(angle);
         double scale = kRelationWeight * prims_[i].shape.length();
         double turn = quarter * kPi / 2;
-        blocks_.push_back(
-            {vars, 1, [this, i, angle, scale, turn](const std::vector<double>& x, double* out) {
-               Shape s = shape(i, x);
-               out[0] = scale * cross(unit(s.p1 - s.p0), from_angle(x[angle] + turn));
-             }});
+        blocks_.push_back({vars, 1,
+                           [this, i, angle, given, scale, turn, angular](const std::vector<double>& x, double* out) {
+                             Shape s = shape(i, x);
+                             double a = (angle >= 0 ? x[angle] : given) + turn;
+                             out[0] = angular ? scale * wrap_half_turn(angle_of(s.p1 - s.p0) - a)
+                                              : scale * cross(unit(s.p1 - s.p0), from_angle(a));
+                           }});
       }
     }
+    for (const Collinear& c : rel.collinear) {
+      const Shape& first = prims_[c.members[0]].shape;
+      double a0 = c.angle ? *c.angle : angle_of(first.p1 - first.p0);
+      int angle = c.angle ? -1 : add({a0});
+      int offset = add({dot(perp(from_angle(a0)), (first.p0 + first.p1) * 0.5)});
+      for (int i : c.members) {
+        auto vars = vars_of(i);
+        if (angle >= 0) vars.push_back(angle);
+        vars.push_back(offset);
+        blocks_.push_back({vars, 2, [this, i, angle, a0, offset](const std::vector<double>& x, double* out) {
+                             Shape s = shape(i, x);
+                             Vec2 n = perp(from_angle(angle >= 0 ? x[angle] : a0));
+                             out[0] = kRelationWeight * (dot(n, s.p0) - x[offset]);
+                             out[1] = kRelationWeight * (dot(n, s.p1) - x[offset]);
+                           }});
+      }
+    }
+    for (const Tangent& t : rel.tangents) {
+      auto vars = vars_of(t.a);
+      for (int v : vars_of(t.b)) vars.push_back(v);
+      std::sort(vars.begin(), vars.end());
+      vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+      blocks_.push_back({vars, 1, [this, t](const std::vector<double>& x, double* out) {
+                           Shape a = shape(t.a, x), b = shape(t.b, x);
+                           if (t.end_a < 0) {  // line a tangent to the round b
+                             double d = std::abs(cross(unit(a.p1 - a.p0), b.center - a.p0));
+                             out[0] = kRelationWeight * (d - b.radius);
+                             return;
+                           }
+                           // Directions leaving the joint along each primitive: opposite when smooth.
+                           Vec2 ua = t.end_a == 0 ? a.start_tangent() : -a.end_tangent();
+                           Vec2 ub = t.end_b == 0 ? b.start_tangent() : -b.end_tangent();
+                           out[0] = kRelationWeight * kTangentScalePx * cross(ua, ub);
+                         }});
+    }
+    for (const Mirror& m : rel.mirrors) add_mirror_blocks(m);
     for (const Group& g : rel.radii) {
       double mean = 0;
       for (int i : g.members) mean += prims_[i].shape.radius / g.members.size();
@@ -375,18 +454,101 @@ class Model {
       Vec2 mean;
       for (int i : g.members)
         mean = mean + prims_[i].shape.center / static_cast<double>(g.members.size());
-      int centre = add({mean.x, mean.y});
+      if (g.fixed) mean = *g.fixed;
+      int centre = g.fixed ? -1 : add({mean.x, mean.y});
       for (int i : g.members) {
         auto vars = vars_of(i);
-        vars.insert(vars.end(), {centre, centre + 1});
-        blocks_.push_back({vars, 2, [this, i, centre](const std::vector<double>& x, double* out) {
+        if (centre >= 0) vars.insert(vars.end(), {centre, centre + 1});
+        blocks_.push_back({vars, 2, [this, i, centre, mean](const std::vector<double>& x, double* out) {
                              Vec2 c = shape(i, x).center;
-                             out[0] = kRelationWeight * (c.x - x[centre]);
-                             out[1] = kRelationWeight * (c.y - x[centre + 1]);
+                             Vec2 at = centre >= 0 ? Vec2{x[centre], x[centre + 1]} : mean;
+                             out[0] = kRelationWeight * (c.x - at.x);
+                             out[1] = kRelationWeight * (c.y - at.y);
                            }});
       }
     }
   }
+
+  // A point of a shape a mirror relation pairs: 0 start, 1 end, 2 middle, 3 centre.
+  static Vec2 feature(const Shape& s, int which) {
+    switch (which) {
+      case 0: return s.p0;
+      case 1: return s.p1;
+      case 2: return s.at(0.5);
+      default: return s.center;
+    }
+  }
+
+  static Vec2 reflect(Vec2 q, double angle, double offset) {
+    Vec2 n = from_angle(angle);  // the axis' normal; the axis is {q : n.q = offset}
+    return q - n * (2 * (dot(n, q) - offset));
+  }
+
+  // Mirror: the axis (normal angle, offset) solved unless given; each pair's features
+  // reflected onto their partners (matched by nearness at the start), circles also by radius.
+  void add_mirror_blocks(const Mirror& m) {
+    double angle0 = 0, offset0 = 0;
+    if (m.axis) {
+      Vec2 d = unit(m.axis->second - m.axis->first);
+      angle0 = angle_of(perp(d));
+      offset0 = dot(from_angle(angle0), m.axis->first);
+    } else {
+      auto [a, b] = m.pairs.front();
+      const Shape &sa = prims_[a].shape, &sb = prims_[b].shape;
+      Vec2 ca = sa.type == PrimType::circle ? sa.center : sa.at(0.5);
+      Vec2 cb = sb.type == PrimType::circle ? sb.center : sb.at(0.5);
+      Vec2 n = a == b ? unit(sa.p1 - sa.p0) : unit(cb - ca);
+      angle0 = angle_of(n);
+      offset0 = a == b ? dot(n, (sa.p0 + sa.p1) * 0.5) : dot(n, (ca + cb) * 0.5);
+    }
+    const int axis = m.axis ? -1 : add({angle0, offset0});
+    mirror_axes_.push_back(axis);
+    for (auto [a, b] : m.pairs) {
+      const Shape &sa = prims_[a].shape, &sb = prims_[b].shape;
+      std::vector<std::pair<int, int>> match;  // (feature of a, feature of b)
+      if (sa.type == PrimType::circle) {
+        match = {{3, 3}};
+      } else {
+        auto miss = [&](int fa, int fb) {
+          return dist(reflect(feature(sa, fa), angle0, offset0), feature(sb, fb));
+        };
+        // A primitive symmetric in itself maps its start onto its end; a pair matches ends by
+        // nearness under the starting axis.
+        bool straight = a != b && miss(0, 0) + miss(1, 1) <= miss(0, 1) + miss(1, 0);
+        match = {{0, straight ? 0 : 1}, {1, straight ? 1 : 0}};
+        if (sa.type == PrimType::arc) match.push_back({2, 2});
+      }
+      auto vars = vars_of(a);
+      for (int v : vars_of(b)) vars.push_back(v);
+      if (axis >= 0) vars.insert(vars.end(), {axis, axis + 1});
+      std::sort(vars.begin(), vars.end());
+      vars.erase(std::unique(vars.begin(), vars.end()), vars.end());
+      const bool round = sa.type == PrimType::circle;
+      const int rows = 2 * static_cast<int>(match.size()) + (round && a != b ? 1 : 0);
+      blocks_.push_back({vars, rows,
+                         [this, a, b, match, axis, angle0, offset0, round](const std::vector<double>& x,
+                                                                           double* out) {
+                           Shape u = shape(a, x), v = shape(b, x);
+                           double an = axis >= 0 ? x[axis] : angle0, off = axis >= 0 ? x[axis + 1] : offset0;
+                           int k = 0;
+                           for (auto [fa, fb] : match) {
+                             Vec2 d = reflect(feature(u, fa), an, off) - feature(v, fb);
+                             out[k++] = kRelationWeight * d.x;
+                             out[k++] = kRelationWeight * d.y;
+                           }
+                           if (round && a != b) out[k++] = kRelationWeight * (u.radius - v.radius);
+                         }});
+    }
+  }
+
+ public:
+  // The solved axis of the k-th mirror relation: (normal angle, offset), or nullopt when given.
+  std::optional<std::pair<double, double>> mirror_axis(size_t k, const std::vector<double>& x) const {
+    if (k >= mirror_axes_.size() || mirror_axes_[k] < 0) return std::nullopt;
+    return std::make_pair(x[mirror_axes_[k]], x[mirror_axes_[k] + 1]);
+  }
+
+ private:
 
   double cost_of(const std::vector<double>& x) const {
     double cost = 0;
@@ -437,6 +599,7 @@ class Model {
   std::vector<double> x_;
   std::vector<Block> blocks_;
   std::vector<int> included_;
+  std::vector<int> mirror_axes_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -570,6 +733,282 @@ json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains
     }
   }
   return json::array();
+}
+
+
+namespace {
+
+// An arc the solver flattened is a line (a bulge of zero has no centre).
+Shape sanitized(Shape s) {
+  if (s.type == PrimType::arc && (std::abs(s.bulge) < 1e-9 || !std::isfinite(s.radius)))
+    return Shape::line(s.p0, s.p1);
+  return s;
+}
+
+bool finite_shape(const Shape& s) {
+  auto ok = [](Vec2 v) { return std::isfinite(v.x) && std::isfinite(v.y); };
+  if (s.type == PrimType::circle) return ok(s.center) && std::isfinite(s.radius) && s.radius > 1e-6;
+  return ok(s.p0) && ok(s.p1) && dist(s.p0, s.p1) > 1e-6 && std::isfinite(s.bulge);
+}
+
+// The ends (0 = p0, 1 = p1) at which a and b meet, or (-1, -1).
+std::pair<int, int> shared_ends(const Shape& a, const Shape& b, double eps) {
+  if (a.type == PrimType::circle || b.type == PrimType::circle) return {-1, -1};
+  std::pair<int, int> best{-1, -1};
+  double best_d = eps;
+  for (int ea : {0, 1})
+    for (int eb : {0, 1}) {
+      double d = dist(ea ? a.p1 : a.p0, eb ? b.p1 : b.p0);
+      if (d <= best_d) best_d = d, best = {ea, eb};
+    }
+  return best;
+}
+
+double line_dir(const Shape& s) { return angle_of(s.p1 - s.p0); }
+
+bool is_round(const Shape& s) {
+  return s.type == PrimType::circle || (s.type == PrimType::arc && std::isfinite(s.radius));
+}
+
+}  // namespace
+
+EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains_in,
+                       const std::vector<RelationSpec>& specs, const FitParams& p) {
+  EnforceOutcome out;
+  out.residuals.assign(specs.size(), 0.0);
+  out.units.assign(specs.size(), "px");
+  Relations rel;
+  std::vector<int> slot(specs.size(), -1);
+  const double joint_eps = std::max(1e-3, 0.5 * p.tolerance_px);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const RelationSpec& r = specs[k];
+    const auto& ids = r.prims;
+    if (ids.empty()) continue;
+    const std::string& kind = r.kind;
+    if (kind == "parallel" || kind == "perpendicular" || kind == "horizontal" || kind == "vertical") {
+      Family f;
+      f.angular = true;
+      f.fixed = kind == "horizontal" || kind == "vertical" || r.angle_rad.has_value();
+      f.angle = kind == "horizontal" ? 0.0 : kind == "vertical" ? kPi / 2 : r.angle_rad ? *r.angle_rad : line_dir(prims[ids[0]].shape);
+      for (size_t m = 0; m < ids.size(); ++m) f.lines.push_back({ids[m], kind == "perpendicular" && m > 0 ? 1 : 0});
+      if (!f.fixed) {
+        // Start from the lines' mean direction (doubled angles: modulo a half turn), or, when
+        // they cancel out (a right angle from the goal), halfway, off the wrap-around.
+        Vec2 sum;
+        double weight = 0;
+        for (auto [i, q] : f.lines) {
+          double L = prims[i].shape.length();
+          sum = sum + from_angle(2 * (line_dir(prims[i].shape) - q * kPi / 2)) * L;
+          weight += L;
+        }
+        f.angle = norm(sum) > 0.1 * weight ? 0.5 * angle_of(sum) : line_dir(prims[ids[0]].shape) - kPi / 4;
+      }
+      slot[k] = static_cast<int>(rel.families.size());
+      rel.families.push_back(f);
+      out.units[k] = "deg";
+    } else if (kind == "collinear") {
+      slot[k] = static_cast<int>(rel.collinear.size());
+      rel.collinear.push_back({ids, r.angle_rad});
+    } else if (kind == "equal_radius") {
+      slot[k] = static_cast<int>(rel.radii.size());
+      rel.radii.push_back({ids, std::nullopt});
+    } else if (kind == "concentric") {
+      slot[k] = static_cast<int>(rel.centres.size());
+      rel.centres.push_back({ids, r.centre});
+    } else if (kind == "tangent_continuity") {
+      if (ids.size() != 2) {
+        out.failed = static_cast<int>(k);
+        out.reason = "tangent_continuity relates exactly two primitives";
+        return out;
+      }
+      const Shape &a = prims[ids[0]].shape, &b = prims[ids[1]].shape;
+      auto [ea, eb] = shared_ends(a, b, joint_eps);
+      Tangent t{ids[0], ids[1], ea, eb};
+      if (ea < 0) {
+        if (a.type == PrimType::line && is_round(b)) t = {ids[0], ids[1], -1, -1};
+        else if (b.type == PrimType::line && is_round(a)) t = {ids[1], ids[0], -1, -1};
+        else {
+          out.failed = static_cast<int>(k);
+          out.reason = "the two primitives share no end (tangent continuity holds at a joint, or between a line and an arc or circle)";
+          return out;
+        }
+        out.units[k] = "px";
+      } else {
+        out.units[k] = "deg";
+      }
+      slot[k] = static_cast<int>(rel.tangents.size());
+      rel.tangents.push_back(t);
+    } else if (kind == "mirror") {
+      Mirror m;
+      for (size_t q = 0; q < ids.size(); q += 2) m.pairs.push_back({ids[q], q + 1 < ids.size() ? ids[q + 1] : ids[q]});
+      m.axis = r.axis;
+      slot[k] = static_cast<int>(rel.mirrors.size());
+      rel.mirrors.push_back(m);
+    } else {
+      out.failed = static_cast<int>(k);
+      out.reason = "unknown relation '" + kind + "'";
+      return out;
+    }
+  }
+  // The chains: those with a related primitive, and, through their junctions, their neighbours.
+  std::vector<int> chain_of(prims.size(), -1);
+  for (size_t c = 0; c < chains_in.size(); ++c)
+    for (int i : chains_in[c].prims) chain_of[i] = static_cast<int>(c);
+  std::set<int> live;
+  for (const RelationSpec& r : specs)
+    for (int i : r.prims) {
+      if (chain_of[i] < 0) {
+        out.reason = "primitive " + prims[i].id + " belongs to no chain";
+        return out;
+      }
+      const ChainRef& ch = chains_in[chain_of[i]];
+      for (int j : {ch.junction_start, ch.junction_end})
+        if (j >= 0) live.insert(j);
+    }
+  std::vector<ChainRef> chains = chains_in;
+  std::map<int, std::vector<int>> joined;
+  for (size_t c = 0; c < chains.size(); ++c) {
+    ChainRef& ch = chains[c];
+    if (prims[ch.prims.front()].shape.type == PrimType::circle) continue;
+    for (int which : {0, 1}) {
+      int j = which == 0 ? ch.junction_start : ch.junction_end;
+      bool& pin = which == 0 ? ch.pin_start : ch.pin_end;
+      if (j < 0) continue;
+      pin = !live.count(j);
+      if (!pin) joined[j].push_back(static_cast<int>(2 * c + which));
+    }
+  }
+  for (auto& [j, members] : joined)
+    if (members.size() >= 2) rel.ends.push_back({members, std::nullopt});
+
+  Model model(prims, chains, rel);
+  std::vector<double> x = model.solve(200);
+  std::vector<Primitive> next = prims;
+  double worst_excess = 0;
+  for (int i : model.included()) {
+    Shape s = sanitized(model.shape(i, x));
+    if (!finite_shape(s)) {
+      out.broken = i;
+      out.broken_max_px = INFINITY;
+      out.reason = "the solve left " + prims[i].id + " degenerate";
+      return out;
+    }
+    next[i].shape = s;
+    const ChainRef& ch = chains[chain_of[i]];
+    if (!ch.held) continue;
+    Polyline pts = span_points(prims[i], *ch.points);
+    auto before = deviation(prims[i].shape, pts);
+    auto d = deviation(s, pts);
+    next[i].fit_rms_px = d.rms;
+    next[i].fit_max_px = d.max;
+    double limit = std::max(p.tolerance_px, before.max) * (1 + 1e-9) + 1e-9;
+    if (!(d.max <= limit) && d.max - limit > worst_excess) {
+      worst_excess = d.max - limit;
+      out.broken = i;
+      out.broken_max_px = d.max;
+    }
+  }
+  // Residuals, measured on the solved shapes.
+  auto sh = [&](int i) -> const Shape& { return next[i].shape; };
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const RelationSpec& r = specs[k];
+    const auto& ids = r.prims;
+    if (ids.empty()) continue;
+    double res = 0;
+    const std::string& kind = r.kind;
+    if (kind == "parallel" || kind == "horizontal" || kind == "vertical") {
+      double ref = rel.families[slot[k]].fixed ? rel.families[slot[k]].angle : line_dir(sh(ids[0]));
+      for (int i : ids) res = std::max(res, std::abs(wrap_half_turn(line_dir(sh(i)) - ref)));
+      res = rad2deg(res);
+    } else if (kind == "perpendicular") {
+      double ref = line_dir(sh(ids[0]));
+      if (r.angle_rad) res = std::abs(wrap_half_turn(ref - *r.angle_rad));
+      for (size_t m = 1; m < ids.size(); ++m)
+        res = std::max(res, std::abs(std::abs(wrap_half_turn(line_dir(sh(ids[m])) - ref)) - kPi / 2));
+      res = rad2deg(res);
+    } else if (kind == "collinear") {
+      const Shape& f = sh(ids[0]);
+      Vec2 u = unit(f.p1 - f.p0);
+      for (int i : ids) res = std::max({res, std::abs(cross(u, sh(i).p0 - f.p0)), std::abs(cross(u, sh(i).p1 - f.p0))});
+    } else if (kind == "equal_radius") {
+      double lo = INFINITY, hi = -INFINITY;
+      for (int i : ids) lo = std::min(lo, sh(i).radius), hi = std::max(hi, sh(i).radius);
+      res = hi - lo;
+    } else if (kind == "concentric") {
+      Vec2 c = r.centre ? *r.centre : sh(ids[0]).center;
+      for (int i : ids) res = std::max(res, dist(sh(i).center, c));
+    } else if (kind == "tangent_continuity") {
+      const Tangent& t = rel.tangents[slot[k]];
+      const Shape &a = sh(t.a), &b = sh(t.b);
+      if (t.end_a < 0) {
+        res = std::abs(std::abs(cross(unit(a.p1 - a.p0), b.center - a.p0)) - b.radius);
+      } else {
+        Vec2 ua = t.end_a == 0 ? a.start_tangent() : -a.end_tangent();
+        Vec2 ub = t.end_b == 0 ? b.start_tangent() : -b.end_tangent();
+        res = rad2deg(std::atan2(std::abs(cross(ua, ub)), -dot(ua, ub)));
+        if (dist(t.end_a ? a.p1 : a.p0, t.end_b ? b.p1 : b.p0) > 1e-6) res = std::max(res, 180.0);
+      }
+    } else if (kind == "mirror") {
+      const Mirror& m = rel.mirrors[slot[k]];
+      double an = 0, off = 0;
+      if (auto ax = model.mirror_axis(static_cast<size_t>(slot[k]), x)) {
+        std::tie(an, off) = *ax;
+      } else {
+        Vec2 d = unit(m.axis->second - m.axis->first);
+        an = angle_of(perp(d));
+        off = dot(from_angle(an), m.axis->first);
+      }
+      auto refl = [&](Vec2 q) {
+        Vec2 n = from_angle(an);
+        return q - n * (2 * (dot(n, q) - off));
+      };
+      for (auto [a, b] : m.pairs) {
+        const Shape &u = sh(a), &v = sh(b);
+        if (u.type == PrimType::circle) {
+          res = std::max({res, dist(refl(u.center), v.center), std::abs(u.radius - v.radius)});
+          continue;
+        }
+        double straight = std::max(dist(refl(u.p0), v.p0), dist(refl(u.p1), v.p1));
+        double crossed = std::max(dist(refl(u.p0), v.p1), dist(refl(u.p1), v.p0));
+        res = std::max(res, a == b ? crossed : std::min(straight, crossed));
+        if (u.type == PrimType::arc) res = std::max(res, dist(refl(u.at(0.5)), v.at(0.5)));
+      }
+    }
+    out.residuals[k] = res;
+  }
+  if (out.broken >= 0) {
+    out.reason = fmt::format("{} would leave its tolerance: {:.2f} px from its points (tolerance {:.2f} px)",
+                             prims[out.broken].id, out.broken_max_px, p.tolerance_px);
+    return out;
+  }
+  for (size_t k = 0; k < specs.size(); ++k) {
+    double limit = out.units[k] == "deg" ? kEnforceMaxDeg : kEnforceMaxPx;
+    if (!(out.residuals[k] <= limit)) {
+      out.failed = static_cast<int>(k);
+      out.reason = fmt::format("{} could not be made exact: residual {:.3g} {} (limit {} {})", specs[k].kind,
+                               out.residuals[k], out.units[k], limit, out.units[k]);
+      return out;
+    }
+  }
+  // A chain none of whose pieces moved by more than the scene's coordinate quantum stays as it
+  // was (its junction neighbours may then be that little apart from it).
+  auto shift = [&](size_t i) {
+    const Shape &a = prims[i].shape, &b = next[i].shape;
+    if (a.type != b.type) return double(INFINITY);
+    if (a.type == PrimType::circle) return std::max(dist(a.center, b.center), std::abs(a.radius - b.radius));
+    return std::max({dist(a.p0, b.p0), dist(a.p1, b.p1), dist(a.at(0.5), b.at(0.5))});
+  };
+  for (const ChainRef& ch : chains) {
+    bool still = std::all_of(ch.prims.begin(), ch.prims.end(), [&](int i) { return !(shift(i) > 1e-4); });
+    for (int i : ch.prims) {
+      if (still) next[i] = prims[i];
+      else if (shift(i) > 0) out.moved.push_back(i);
+    }
+  }
+  std::sort(out.moved.begin(), out.moved.end());
+  prims = std::move(next);
+  out.ok = true;
+  return out;
 }
 
 }  // namespace sv::fitting

@@ -15,6 +15,8 @@
 // neighbours share their joint. A primitive that would leave its tolerance drops out of its
 // relations and the solve restarts; what survives is recorded.
 #pragma once
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/scene.hpp"
@@ -30,11 +32,54 @@ struct ChainRef {
   const Polyline* points = nullptr;
   bool closed = false;
   bool pin_start = false, pin_end = false;
+  // enforce(): ends with the same junction id (>= 0) are one point of the drawing; `held`
+  // false when the points are samples of the primitives' own shapes (no source ink), which
+  // then only regularize and are not held to the tolerance.
+  int junction_start = -1, junction_end = -1;
+  bool held = true;
 };
 
 // Enforces the relations it finds (updating shapes, fit_rms_px and fit_max_px) and returns
 // the relation records: {"kind", "primitives": [ids], "residual_deg" | "residual_px"}.
 json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
               const FitParams& p);
+
+// An explicit relation between primitives (indices into the primitive list):
+//   parallel, perpendicular (every other line at right angles to the first), horizontal,
+//   vertical, collinear (one common line), equal_radius, concentric, tangent_continuity (two
+//   primitives at their shared joint, or a line tangent to an arc or circle), mirror (pairs
+//   (a0, b0, a1, b1, ...) reflected about one axis; an odd last one is symmetric in itself).
+struct RelationSpec {
+  std::string kind;
+  std::vector<int> prims;
+  std::optional<double> angle_rad;            // parallel, perpendicular, collinear: the given direction
+  std::optional<Vec2> centre;                 // concentric: the given centre
+  std::optional<std::pair<Vec2, Vec2>> axis;  // mirror: the given axis (two points on it)
+};
+
+// What enforce() did: each relation's residual after the solve (degrees for the angular
+// kinds, pixels otherwise), and, when it failed, why.
+struct EnforceOutcome {
+  bool ok = false;
+  std::vector<double> residuals;
+  std::vector<std::string> units;  // "deg" or "px"
+  std::vector<int> moved;          // primitives whose shape changed
+  int broken = -1;                 // a primitive pushed beyond tolerance
+  double broken_max_px = 0;
+  int failed = -1;                 // a relation left above its residual threshold
+  std::string reason;
+};
+
+// Residual thresholds of an enforced relation.
+constexpr double kEnforceMaxDeg = 0.1, kEnforceMaxPx = 0.05;
+
+// Enforces the given relations together with the model beautify solves: the primitives of
+// every chain a relation touches are unknowns (joints, bulges, circles), held to their points;
+// chain ends at a junction (same junction id) of a touched chain move together, other
+// junctions stay put. Succeeds, updating shapes and fit_rms_px / fit_max_px, only when every
+// held primitive stays within max(tolerance, its deviation before) and every relation's
+// residual is within kEnforceMaxDeg / kEnforceMaxPx; otherwise leaves prims as they were.
+EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+                       const std::vector<RelationSpec>& specs, const FitParams& p);
 
 }  // namespace sv::fitting

@@ -371,7 +371,10 @@ void fit(Scene& scene, const FitOptions& opt) {
                             &e.points,
                             e.closed,
                             e.closed ? ends.pin_closed_start : ends.start.has_value(),
-                            e.closed ? ends.pin_closed_start : ends.end.has_value()};
+                            e.closed ? ends.pin_closed_start : ends.end.has_value(),
+                            -1,
+                            -1,
+                            true};
     for (const FittedPiece& fp : fit_polyline(e.points, e.closed, p, ends)) {
       Primitive pr;
       pr.id = fmt::format("p_{:04d}", prims.size() + 1);
