@@ -86,9 +86,9 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
       after.tour = std::vector<TourStep>{};
       after.commands = std::vector<Command>{};
     } else if (reroute || !after.tour) {
-      route(after, route_options_of(before));
+      route(after, route_options_of(after));
     } else {
-      emit_tour(after, route_options_of(before));
+      emit_tour(after, route_options_of(after));
     }
     // The scale stays the one the drawing was routed at, and so does its description.
     if (before.robot && after.robot) after.robot->footprint_mm = before.robot->footprint_mm;

@@ -53,9 +53,9 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
   } else {
     std::vector<PinnedStep> pins;
     for (const auto& p : req["pinned_positions"]) {
-      if (!p.is_array() || p.size() != 3 || !p[0].is_number_unsigned() || !p[1].is_string() || !p[2].is_string())
+      if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || p[0].get<long long>() < 0 || !p[1].is_string() || !p[2].is_string())
         throw Error(Code::invalid_selection, "a pinned position is [index, primitive_id, \"forward\"|\"reverse\"]");
-      pins.push_back({p[0].get<size_t>(), primitive_or_throw(ctx.scene, p[1]).id, reverse_of(p[2])});
+      pins.push_back({static_cast<size_t>(p[0].get<long long>()), primitive_or_throw(ctx.scene, p[1]).id, reverse_of(p[2])});
     }
     route_with_pins(out, route_options_of(ctx.scene), pins, req["rerun_optimizer"].get<bool>());
   }

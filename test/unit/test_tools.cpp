@@ -64,15 +64,24 @@ TEST_CASE("every registered tool is one complete entry", "[tools]") {
     CHECK(subcommands.insert(t.subcommand).second);
     CHECK(!t.summary.empty());
     CHECK(t.run);
-    CHECK((t.executable == "sv-diagnose" || t.executable == "sv-simulate"));
-    CHECK(request_schema(t)["properties"].contains("region"));
+    CHECK((t.executable == "sv-diagnose" || t.executable == "sv-simulate" || t.executable == "sv-edit" ||
+           t.executable == "sv-commit"));
+    // Read tools are scoped by a region; edits are dry-run-able and carry a note.
+    if (t.kind == ToolKind::read) CHECK(request_schema(t)["properties"].contains("region"));
+    if (t.kind == ToolKind::edit) {
+      CHECK(t.executable == "sv-edit");
+      CHECK(request_schema(t)["properties"]["dry_run"]["default"] == false);
+      CHECK(request_schema(t)["properties"].contains("note"));
+      CHECK(result_schema(t)["properties"].contains("parent_revision_id"));
+    }
+    if (t.kind == ToolKind::store) CHECK(t.executable == "sv-commit");
     CHECK(result_schema(t)["required"].size() >= 6);
     CHECK(find_tool(t.name) == &t);
     CHECK(find_tool(t.subcommand) == &t);
   }
-  // The rows: 8 inspection, 6 diagnostics, 3 evaluation; GetCurrentRender and the
-  // evaluation tools belong to sv-simulate (DESIGN §4).
-  CHECK(registry().size() == 17);
+  // DESIGN §4: 8 inspection, 6 diagnostics, 3 evaluation and GetCurrentRender in sv-diagnose
+  // and sv-simulate.
+  CHECK(scene_tools().size() == 17);
   CHECK(tools_of("sv-diagnose").size() == 13);
   CHECK(tools_of("sv-simulate").size() == 4);
   CHECK(find_tool("render")->name == "GetCurrentRender");
@@ -88,7 +97,8 @@ TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", 
       {"empty", Scene{}}, {"one", one.routed()}, {"full", dev_drawing().routed()}};
   for (const auto& [label, s] : scenes) {
     const std::string path = scene_file(s, label + ".json");
-    for (const auto& t : registry()) {
+    for (const Tool* tp : scene_tools()) {
+      const Tool& t = *tp;
       CAPTURE(label, t.name);
       json req = minimal_request(t, s, path);
       if (label == "empty" && t.name == "GetPrimitive") {
@@ -112,7 +122,8 @@ TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", 
 TEST_CASE("contract: every tool refuses an unknown id with not_found", "[tools][contract]") {
   Scene s = dev_drawing().routed();
   const std::string path = scene_file(s, "unknown-id.json");
-  for (const auto& t : registry()) {
+  for (const Tool* tp : scene_tools()) {
+    const Tool& t = *tp;
     CAPTURE(t.name);
     json req = minimal_request(t, s, path);
     req["region"] = {{"kind", "primitive_set"}, {"primitive_ids", {"p_9999"}}};

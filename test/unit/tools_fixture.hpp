@@ -152,6 +152,14 @@ inline SceneBuilder dev_drawing() {
   return b;
 }
 
+// The read-only tools on a scene: sv-diagnose's and sv-simulate's.
+inline std::vector<const Tool*> scene_tools() {
+  std::vector<const Tool*> out;
+  for (const auto& t : registry())
+    if (t.kind == ToolKind::read && (t.executable == "sv-diagnose" || t.executable == "sv-simulate")) out.push_back(&t);
+  return out;
+}
+
 // Runs a tool in-process on a scene; throws what the tool throws.
 inline json run(const std::string& name, const Scene& s, json request = json::object(), ToolResult* out = nullptr) {
   const Tool* t = find_tool(name);

@@ -1,0 +1,232 @@
+// The edit tools of sv-edit that change topology, order, stages and bookkeeping, and what every
+// edit shares: fresh ids, settling (route and simulation follow the geometry), batches that are
+// all or nothing, dry runs.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "edit/edit.hpp"
+#include "robot/replay.hpp"
+#include "robot/simulate.hpp"
+#include "tools/edit_session.hpp"
+#include "tools/measure.hpp"
+#include "tools_fixture.hpp"
+
+using namespace svtest;
+
+namespace {
+
+EditSession edit(const Scene& s, const std::string& tool, json request) {
+  const Tool* t = find_tool(tool);
+  REQUIRE(t);
+  ToolContext ctx{s, nullptr, "0"};
+  return apply_edits(ctx, {{t, normalize_request(*t, request)}});
+}
+
+Code refusal(const Scene& s, const std::string& tool, json request) {
+  try {
+    edit(s, tool, request);
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return Code::internal;
+}
+
+std::set<std::string> ids_of(const Scene& s) {
+  std::set<std::string> out;
+  for (const auto& p : *s.primitives) out.insert(p.id);
+  return out;
+}
+
+// The settled scene is consistent: the tour draws every primitive once, and the command stream
+// the route emitted draws exactly the tour.
+void check_consistent(const Scene& s) {
+  REQUIRE(s.tour);
+  std::multiset<std::string> toured;
+  for (const auto& t : *s.tour) toured.insert(t.primitive);
+  std::set<std::string> ids = ids_of(s);
+  CHECK(std::set<std::string>(toured.begin(), toured.end()) == ids);
+  CHECK(toured.size() == ids.size());
+  std::set<std::string> drawn;
+  for (const auto& c : *s.commands)
+    if (!c.primitive.empty())
+      for (size_t a = 0, b; a <= c.primitive.size(); a = b + 1) {
+        b = c.primitive.find(',', a);
+        if (b == std::string::npos) b = c.primitive.size();
+        drawn.insert(c.primitive.substr(a, b - a));
+      }
+  CHECK(drawn == ids);
+}
+
+Scene simulated(Scene s) {
+  simulate(s, SimulateOptions{});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("DeletePrimitive refuses to disconnect the drawing unless told, and reports the ink lost", "[edit]") {
+  Scene s = simulated(dev_drawing().routed());
+  // The square's side p_0002 joins p_0001 and p_0003; deleting it leaves the square open but
+  // connected; deleting p_0001 and p_0003 too would leave p_0002 on its own.
+  EditSession one = edit(s, "DeletePrimitive", {{"primitive_ids", {"p_0002"}}});
+  CHECK(one.removed == std::vector<std::string>{"p_0002"});
+  CHECK(one.results[0]["coverage_loss_px"].get<int>() == Approx(80).margin(6));
+  check_consistent(one.scene);
+  CHECK(!one.scene.simulation.is_null());  // the simulation was re-run, not left stale
+  CHECK(one.after["primitive_count"] == 7);
+
+  SceneBuilder b(200, 100, 3);
+  b.add(Shape::line({10, 50}, {60, 50}));
+  b.add(Shape::line({60, 50}, {110, 50}));
+  b.add(Shape::line({110, 50}, {160, 50}));
+  Scene chain = b.routed();
+  CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0002"}}}) == Code::no_result);
+  EditSession forced =
+      edit(chain, "DeletePrimitive", {{"primitive_ids", {"p_0002"}}, {"confirm_no_topology_break", false}});
+  CHECK(ids_of(forced.scene) == std::set<std::string>{"p_0001", "p_0003"});
+  // Deleting an end of the chain disconnects nothing.
+  CHECK(edit(chain, "DeletePrimitive", {{"primitive_ids", {"p_0003"}}}).removed.size() == 1);
+  CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0042"}}}) == Code::not_found);
+}
+
+TEST_CASE("a deleted id is never handed out again", "[edit]") {
+  Scene s = dev_drawing().routed();
+  Scene gone = edit(s, "DeletePrimitive", {{"primitive_ids", {"p_0008"}}}).scene;
+  EditSession added = edit(gone, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {20, 185}}, {"p1", {100, 185}}}}});
+  CHECK(added.added == std::vector<std::string>{"p_0009"});
+  CHECK(added.results[0]["new_primitive_id"] == "p_0009");
+  check_consistent(added.scene);
+  // Survivors keep their ids and geometry.
+  CHECK(added.changed.empty());
+  CHECK(added.removed.empty());
+}
+
+TEST_CASE("AddPrimitive: fresh id, placed where asked or routed, bad shapes refused", "[edit]") {
+  Scene s = dev_drawing().routed();
+  EditSession a = edit(s, "AddPrimitive", {{"spec", {{"type", "arc"}, {"p0", {20, 185}}, {"p1", {100, 185}}, {"bulge", 0.2}}},
+                                           {"insert_after_primitive_id", "p_0002"}});
+  const std::string id = a.results[0]["new_primitive_id"];
+  CHECK(id == "p_0009");
+  REQUIRE(a.scene.tour);
+  CHECK((*a.scene.tour)[2].primitive == id);  // right after p_0002, as asked
+  check_consistent(a.scene);
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {5, 5}}}}}) == Code::invalid_selection);
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "circle"}, {"center", {5, 5}}}}}) == Code::invalid_selection);
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {9, 5}}}},
+                                    {"insert_after_primitive_id", "p_0999"}}) == Code::not_found);
+}
+
+TEST_CASE("ReverseDirection flips the tour step and reports the time it costs", "[edit]") {
+  Scene s = dev_drawing().routed();
+  EditSession r = edit(s, "ReverseDirection", {{"primitive_ids", {"p_0007"}}});
+  CHECK((*r.scene.tour)[6].reverse == true);
+  CHECK(r.changed.empty());  // the geometry is the same; only the way it is drawn changed
+  const double delta_ms = r.results[0]["draw_time_delta_ms"];
+  CHECK(delta_ms == Approx(1000 * (drawing_of(r.scene).total_s - drawing_of(s).total_s)).margin(0.01));
+  check_consistent(r.scene);
+  // Twice is the identity.
+  EditSession back = edit(r.scene, "ReverseDirection", {{"primitive_ids", {"p_0007"}}});
+  CHECK(dump_scene(back.scene) == dump_scene(edit(s, "LabelSemanticRoles", json::object({{"assignments", json::array()}})).scene));
+}
+
+TEST_CASE("DefineRegion names an area later calls scope to", "[edit]") {
+  Scene s = dev_drawing().routed();
+  EditSession d = edit(s, "DefineRegion", {{"name", "frame"}, {"region", {{"kind", "rect"}, {"rect", {10, 10, 110, 110}}}}});
+  CHECK(d.results[0]["region_id"] == "r_0001");
+  Region r = resolve_region(d.scene, {{"kind", "named"}, {"name", "frame"}});
+  CHECK(r.contains({50, 50}));
+  CHECK(!r.contains({170, 60}));
+  // Redefining keeps the id; another name gets the next.
+  Scene again = edit(d.scene, "DefineRegion", {{"name", "frame"}, {"region", {{"kind", "rect"}, {"rect", {0, 0, 50, 50}}}}}).scene;
+  CHECK(again.regions.size() == 1);
+  CHECK(again.regions[0]["id"] == "r_0001");
+  CHECK(edit(again, "DefineRegion", {{"name", "eye"}, {"region", {{"kind", "primitive_set"}, {"primitive_ids", {"p_0005"}}}}})
+            .results[0]["region_id"] == "r_0002");
+  CHECK(refusal(s, "DefineRegion", {{"name", "x"}, {"region", {{"kind", "primitive_set"}, {"primitive_ids", {"p_0099"}}}}}) ==
+        Code::not_found);
+}
+
+TEST_CASE("LabelSemanticRoles sets roles and counts the changes", "[edit]") {
+  Scene s = dev_drawing().routed();
+  EditSession l = edit(s, "LabelSemanticRoles", {{"assignments", json::array({json::array({"p_0001", "frame"}), json::array({"p_0005", "silhouette"})})}});
+  CHECK(l.results[0]["updated_count"] == 2);
+  CHECK(l.scene.primitive("p_0005")->semantic_role == "silhouette");
+  CHECK(l.changed == std::vector<std::string>{"p_0001", "p_0005"});
+  CHECK(refusal(s, "LabelSemanticRoles", {{"assignments", json::array({json::array({"p_0077", "frame"})})}}) == Code::not_found);
+}
+
+TEST_CASE("ReorderTour: a full order exactly, or pins with the rest re-optimized", "[edit]") {
+  Scene s = dev_drawing().routed();
+  json full = json::array();
+  for (const char* id : {"p_0008", "p_0007", "p_0006", "p_0005", "p_0004", "p_0003", "p_0002", "p_0001"})
+    full.push_back({id, "forward"});
+  EditSession f = edit(s, "ReorderTour", {{"full_order", full}});
+  REQUIRE(f.scene.tour->size() == 8);
+  CHECK(f.scene.tour->front().primitive == "p_0008");
+  CHECK(f.scene.tour->back().primitive == "p_0001");
+  check_consistent(f.scene);
+  full.erase(full.begin());
+  CHECK(refusal(s, "ReorderTour", {{"full_order", full}}) == Code::invalid_selection);  // p_0008 left out
+  CHECK(refusal(s, "ReorderTour", json::object()) == Code::invalid_selection);
+
+  // Pinning p_0008 first: the optimizer's tour around the pin is never slower than the same
+  // pin with the rest left in their order.
+  json pins = json::array({json::array({0, "p_0008", "reverse"})});
+  EditSession opt = edit(f.scene, "ReorderTour", {{"pinned_positions", pins}});
+  EditSession fixed = edit(f.scene, "ReorderTour", {{"pinned_positions", pins}, {"rerun_optimizer", false}});
+  CHECK(opt.scene.tour->front().primitive == "p_0008");
+  CHECK(opt.scene.tour->front().reverse);
+  CHECK(fixed.scene.tour->front().primitive == "p_0008");
+  CHECK(opt.results[0]["draw_time_after_ms"].get<double>() <= fixed.results[0]["draw_time_after_ms"].get<double>() + 1e-6);
+  CHECK(opt.results[0]["draw_time_after_ms"].get<double>() < opt.results[0]["draw_time_before_ms"].get<double>());
+  check_consistent(opt.scene);
+  CHECK(refusal(s, "ReorderTour", {{"pinned_positions", json::array({json::array({8, "p_0001", "forward"})})}}) == Code::invalid_selection);
+}
+
+TEST_CASE("RerunStage re-routes, refits and keeps the ids of what did not change", "[edit]") {
+  Scene s = simulated(dev_drawing().routed());
+  // Refitting every edge with the scene's thresholds reproduces the hand-built fit: same ids.
+  EditSession v = edit(s, "RerunStage", {{"stage", "vectorize"}});
+  CHECK(ids_of(v.scene) == ids_of(s));
+  CHECK(v.added.empty());
+  check_consistent(v.scene);
+  // A huge tolerance in a region merges nothing outside it.
+  EditSession r = edit(s, "RerunStage", {{"stage", "route_optimize"}, {"config_overrides", {{"max_passes", 0}}}});
+  CHECK(r.scene.config["route.max_passes"]["from"] == "user");
+  check_consistent(r.scene);
+  CHECK(refusal(s, "RerunStage", {{"stage", "route_optimize"}, {"region", {{"kind", "rect"}, {"rect", {0, 0, 9, 9}}}}}) ==
+        Code::invalid_selection);
+  CHECK(refusal(s, "RerunStage", {{"stage", "vectorize"}, {"config_overrides", {{"no_such_key", 1}}}}) ==
+        Code::invalid_selection);
+  Scene no_source = s;
+  no_source.source->path = "/nonexistent/drawing.png";
+  CHECK(refusal(no_source, "RerunStage", {{"stage", "skeletonize"}}) == Code::no_result);
+}
+
+TEST_CASE("a batch is all or nothing; SimulateEdit changes nothing", "[edit]") {
+  Scene s = dev_drawing().routed();
+  const Tool* del = find_tool("DeletePrimitive");
+  const Tool* rev = find_tool("ReverseDirection");
+  ToolContext ctx{s, nullptr, "0"};
+  EditSession both = apply_edits(ctx, {{del, normalize_request(*del, {{"primitive_ids", {"p_0008"}}})},
+                                       {rev, normalize_request(*rev, {{"primitive_ids", {"p_0007"}}})}});
+  CHECK(both.removed == std::vector<std::string>{"p_0008"});
+  CHECK(both.results.size() == 2);
+  // The second edit names the primitive the first deleted: the whole batch fails.
+  CHECK_THROWS_AS(apply_edits(ctx, {{del, normalize_request(*del, {{"primitive_ids", {"p_0008"}}})},
+                                    {rev, normalize_request(*rev, {{"primitive_ids", {"p_0008"}}})}}),
+                  Error);
+  CHECK(parse_batch({{{"kind", "delete_primitive"}, {"payload", {{"primitive_ids", {"p_0001"}}}}}})[0].tool == del);
+  CHECK_THROWS_AS(parse_batch({{{"tool", "ListPrimitives"}}}), Error);  // not an edit
+
+  const std::string before = dump_scene(s);
+  json env = run("SimulateEdit", s, {{"edits", {{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0008"}}}}},
+                                     {"metrics_to_report", {"primitive_count", "pixel_fidelity"}}});
+  CHECK(dump_scene(s) == before);
+  CHECK(env["before"]["primitive_count"] == 8);
+  CHECK(env["after"]["primitive_count"] == 7);
+  CHECK(env["after"]["recall"].get<double>() < env["before"]["recall"].get<double>());
+  CHECK(env["removed_primitive_ids"] == json{"p_0008"});
+}
