@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
@@ -23,6 +25,27 @@ std::string kebab_case(const std::string& name) {
   return out;
 }
 
+namespace {
+
+// The catalog's 46 tools in its order (seeds/000): listings and man pages follow it.
+const char* const kCatalogOrder[] = {
+    "GetSourceImage", "GetCurrentRender", "ListPrimitives", "GetPrimitive", "GetGraph", "GetTour", "GetConfig",
+    "ExplainThreshold", "AnalyzeGeometricFit", "IdentifyNoise", "AnalyzeCoverage", "IdentifyExpensiveOperations",
+    "CheckForConsistency", "CheckTopology", "IdentifyVisualForms", "EvaluateSemanticFidelity", "LabelSemanticRoles",
+    "IdentifyImpliedRelationships", "CompareToReference", "SuggestOptimizations", "MergeSimilarElements",
+    "SimulateEdit", "MergePrimitives", "SplitPrimitive", "DeletePrimitive", "ReplacePrimitive", "RefitPolyline",
+    "SnapEndpoints", "EnforceRelation", "SmoothPrimitive", "AddPrimitive", "ReverseDirection", "ReorderTour",
+    "RerunStage", "DefineRegion", "EvaluateRevision", "CompareRevisions", "ProjectParetoPosition", "RobotSimulate",
+    "AskOracle", "ListRevisions", "Checkout", "Revert", "BranchRevision", "Commit", "Done"};
+
+size_t catalog_position(const std::string& name) {
+  for (size_t i = 0; i < std::size(kCatalogOrder); ++i)
+    if (name == kCatalogOrder[i]) return i;
+  return std::size(kCatalogOrder);
+}
+
+}  // namespace
+
 const std::vector<Tool>& registry() {
   static const std::vector<Tool> tools = [] {
     std::vector<Tool> t;
@@ -35,6 +58,9 @@ const std::vector<Tool>& registry() {
     add_history_tools(t);
     for (auto& tool : t)
       if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);
+    std::stable_sort(t.begin(), t.end(), [](const Tool& a, const Tool& b) {
+      return catalog_position(a.name) < catalog_position(b.name);
+    });
     return t;
   }();
   return tools;

@@ -367,9 +367,12 @@ TEST_CASE("planted: a reversed circle forces a 180 degree spin, named with its p
   for (size_t i = 1; i < env["operations"].size(); ++i) CHECK(env["operations"][i]["magnitude"].get<double>() < 5);
 }
 
-TEST_CASE("the man page's tool table is the registry's", "[tools]") {
-  std::ifstream in(std::string(SV_TEST_DATA) + "/../../man/sv-diagnose.1");
-  std::stringstream page;
-  page << in.rdbuf();
-  CHECK(page.str().find(man_table("sv-diagnose")) != std::string::npos);
+TEST_CASE("the man pages' tool tables are the registry's", "[tools]") {
+  for (const std::string exe : {"sv-diagnose", "sv-edit"}) {
+    CAPTURE(exe);
+    std::ifstream in(std::string(SV_TEST_DATA) + "/../../man/" + exe + ".1");
+    std::stringstream page;
+    page << in.rdbuf();
+    CHECK(page.str().find(man_table(exe)) != std::string::npos);
+  }
 }
