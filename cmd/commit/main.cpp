@@ -2,6 +2,7 @@
 // checkout, revert, branch-revision, commit, done) are registered tools run by the shared tool
 // runner; init, log, show, status, branch, fsck and gc are store housekeeping.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -70,8 +71,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(SV_VERSION));
   app.require_subcommand(1);
   std::string footer = "History tools (`sv-commit TOOL --help`; results are JSON envelopes):\n";
-  for (const Tool* t : tools_of("sv-commit")) footer += "  " + t->subcommand + "  " + t->summary + "\n";
-  footer += "  tools  the catalog of these tools with their JSON Schemas";
+  for (const Tool* t : tools_of("sv-commit")) footer += fmt::format("  {:<17} {}\n", t->subcommand, t->summary);
+  footer += fmt::format("  {:<17} {}", "tools", "the catalog of these tools with their JSON Schemas");
   app.footer(footer);
   std::optional<std::string> store_flag;
   bool as_json = false;

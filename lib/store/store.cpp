@@ -191,7 +191,8 @@ std::string Store::put_object(std::string_view bytes) {
     return id;
   }
   std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
+  // A new fan-out folder is itself made durable before an object in it counts as written.
+  if (fs::create_directories(p.parent_path(), ec)) fsync_dir(p.parent_path().parent_path());
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
   write_file_atomic(p, bytes);
   return id;
@@ -329,7 +330,7 @@ std::string Store::resolve(const std::string& rev) const {
 void Store::write_ref_locked(const std::string& ref, const std::string& value) {
   fs::path p = root_ / ref;
   std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
+  if (fs::create_directories(p.parent_path(), ec)) fsync_dir(p.parent_path().parent_path());
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
   write_file_atomic(p, value + "\n");
 }
