@@ -63,18 +63,20 @@ json history_status(const Store& store) {
 json history_checkout(Store& store, const std::string& rev) {
   std::string before = store.head_id();
   store.checkout(rev, "checkout " + rev);
-  std::string after = store.head_id();
-  return {{"ok", true}, {"tool", "checkout"}, {"previous_revision_id", before}, {"current_revision_id", after},
-          {"llm_text", fmt::format("HEAD now {} ({})", after.substr(0, 12), rev)}};
+  std::string after = store.head_id(), branch = store.head_branch();
+  return {{"ok", true}, {"tool", "checkout"}, {"previous_revision_id", before.empty() ? json(nullptr) : json(before)},
+          {"current_revision_id", after}, {"branch", branch.empty() ? json(nullptr) : json(branch)},
+          {"llm_text", fmt::format("HEAD now {} ({})", after.substr(0, 12),
+                                   branch.empty() ? "detached" : "on branch " + branch)}};
 }
 
-json history_branch(Store& store, const std::string& name, const std::string& rev) {
+json history_branch(Store& store, const std::string& name, const std::string& rev, bool switch_head) {
   std::string id = store.resolve(rev);
-  if (!store.branch_id(name).empty())
-    throw Error(Code::conflict, fmt::format("branch {} already exists", name), {{"branch", name}});
-  store.set_branch(name, id, std::string(), "branch " + name + " at " + rev);
+  // Created only if absent (compare-and-set under the lock): an existing name is a conflict.
+  store.set_branch(name, id, std::string(), "branch " + name + " at " + id.substr(0, 12));
+  if (switch_head) store.checkout(name, "checkout " + name);
   return {{"ok", true}, {"tool", "branch"}, {"branch", name}, {"revision_id", id},
-          {"llm_text", fmt::format("branch {} at {}", name, id.substr(0, 12))}};
+          {"llm_text", fmt::format("branch {} at {}{}", name, id.substr(0, 12), switch_head ? "; HEAD follows it" : "")}};
 }
 
 }  // namespace sv

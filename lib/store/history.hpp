@@ -17,8 +17,11 @@ std::vector<RevisionRecord> revision_chain(const Store& store, const std::string
 // Tool results ({"ok", "tool", "llm_text", ...}) of the history commands.
 json history_log(const Store& store, const std::string& rev, size_t limit);
 json history_status(const Store& store);
+// HEAD to a branch (symbolic) or a revision (detached): previous and current revision, branch.
 json history_checkout(Store& store, const std::string& rev);
-json history_branch(Store& store, const std::string& name, const std::string& rev);
+// Creates branch `name` at `rev` (conflict if it exists; invalid_selection for a bad name) and,
+// when `switch_head`, points HEAD at it.
+json history_branch(Store& store, const std::string& name, const std::string& rev, bool switch_head = false);
 
 std::string format_time_utc(long long t);
 

@@ -23,7 +23,9 @@ namespace sv {
 namespace {
 
 constexpr const char* kHeadRefPrefix = "ref: ";
+constexpr const char* kTempPrefix = ".tmp-";
 constexpr const char* kBranchPrefix = "refs/heads/";
+constexpr const char* kFinalRef = "refs/tags/final";
 
 bool is_hex_id(const std::string& s, size_t min_len, size_t max_len) {
   if (s.size() < min_len || s.size() > max_len) return false;
@@ -55,7 +57,8 @@ void fsync_dir(const fs::path& dir) {
 // before the rename, so readers see the old content or the new, never a part.
 void write_file_atomic(const fs::path& target, std::string_view bytes) {
   fs::path dir = target.parent_path();
-  std::string tmpl = (dir / ("tmp-" + target.filename().string() + "-XXXXXX")).string();
+  // The temporary name starts with '.', which neither an object name nor a branch name can.
+  std::string tmpl = (dir / (std::string(kTempPrefix) + target.filename().string() + "-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw Error(Code::io_error, fmt::format("cannot write in {}: {}", dir.string(), std::strerror(errno)));
   size_t off = 0;
@@ -90,12 +93,27 @@ long long now_seconds() {
 }  // namespace
 
 bool is_valid_branch_name(const std::string& name) {
+  // Slash-separated components (e.g. "reverted/3f2a1b9c0d12"), each of [A-Za-z0-9._-], none
+  // empty, none starting with '.' or '-', no "..": a branch always names a file under
+  // refs/heads/, never a path outside it, a temporary file or a lock.
   if (name.empty() || name.size() > 100 || name == "HEAD") return false;
-  if (name.find("..") != std::string::npos || name.front() == '.' || name.front() == '-') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-  });
+  if (name.find("..") != std::string::npos) return false;
+  size_t start = 0;
+  while (true) {
+    size_t slash = name.find('/', start);
+    std::string part = name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (part.empty() || part.front() == '.' || part.front() == '-') return false;
+    if (part.size() >= 5 && part.compare(part.size() - 5, 5, ".lock") == 0) return false;
+    if (!std::all_of(part.begin(), part.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+        }))
+      return false;
+    if (slash == std::string::npos) return true;
+    start = slash + 1;
+  }
 }
+
+bool is_temp_file_name(const std::string& name) { return name.rfind(kTempPrefix, 0) == 0; }
 
 StoreLock::StoreLock(const fs::path& root) {
   fd_ = ::open((root / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -165,9 +183,16 @@ fs::path Store::object_path(const std::string& id) const {
 std::string Store::put_object(std::string_view bytes) {
   std::string id = sha256_hex(bytes);
   fs::path p = object_path(id);
-  if (fs::exists(p)) return id;  // content-addressed: never overwritten
+  if (fs::exists(p)) {
+    // Content-addressed: never overwritten. Freshened, as git does, so gc (which spares young
+    // unreachable objects) does not collect it before the writer's ref move names it.
+    std::error_code ec;
+    fs::last_write_time(p, fs::file_time_type::clock::now(), ec);
+    return id;
+  }
   std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
+  // A new fan-out folder is itself made durable before an object in it counts as written.
+  if (fs::create_directories(p.parent_path(), ec)) fsync_dir(p.parent_path().parent_path());
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
   write_file_atomic(p, bytes);
   return id;
@@ -224,7 +249,7 @@ std::vector<std::string> Store::object_ids() const {
 
 std::string Store::read_ref(const std::string& ref) const {
   fs::path p = root_ / ref;
-  if (!fs::exists(p)) return "";
+  if (!fs::is_regular_file(p)) return "";
   return trim(read_file(p));
 }
 
@@ -239,7 +264,7 @@ std::string Store::head_branch() const {
 
 std::string Store::head_id() const {
   std::string h = read_ref("HEAD");
-  if (h.rfind(kHeadRefPrefix, 0) == 0) return read_ref(h.substr(std::strlen(kHeadRefPrefix)));
+  if (h.rfind(kHeadRefPrefix, 0) == 0) return branch_id(head_branch());  // a valid branch, or none
   return h;
 }
 
@@ -250,13 +275,30 @@ std::string Store::branch_id(const std::string& name) const {
 
 std::vector<std::string> Store::branches() const {
   std::vector<std::string> out;
-  for (const auto& f : fs::directory_iterator(root_ / "refs" / "heads")) {
-    std::string n = f.path().filename().string();
-    if (is_valid_branch_name(n) && n.rfind("tmp-", 0) != 0) out.push_back(n);
+  for (const auto& [ref, id] : refs())
+    if (ref.rfind(kBranchPrefix, 0) == 0 && is_valid_branch_name(ref.substr(std::strlen(kBranchPrefix))))
+      out.push_back(ref.substr(std::strlen(kBranchPrefix)));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Store::refs() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root_ / "refs", ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file()) continue;
+    std::string rel = fs::relative(it->path(), root_).generic_string();
+    std::string name = it->path().filename().string();
+    if (is_temp_file_name(name)) continue;
+    out.emplace_back(rel, trim(read_file(it->path())));
   }
   std::sort(out.begin(), out.end());
   return out;
 }
+
+std::string Store::head_text() const { return read_ref("HEAD"); }
+
+std::string Store::final_id() const { return read_ref(kFinalRef); }
 
 std::string Store::resolve(const std::string& rev) const {
   if (rev == "HEAD") {
@@ -266,6 +308,9 @@ std::string Store::resolve(const std::string& rev) const {
   }
   std::string name = rev.rfind(kBranchPrefix, 0) == 0 ? rev.substr(std::strlen(kBranchPrefix)) : rev;
   if (std::string id = branch_id(name); !id.empty()) return id;
+  if (rev == "final" || rev == kFinalRef) {  // the revision Commit or Done marked
+    if (std::string id = read_ref(kFinalRef); !id.empty()) return id;
+  }
   if (is_hex_id(rev, 64, 64) && has_object(rev)) return rev;
   if (is_hex_id(rev, 4, 63)) {
     fs::path fan = root_ / "objects" / rev.substr(0, 2);
@@ -283,24 +328,45 @@ std::string Store::resolve(const std::string& rev) const {
 }
 
 void Store::write_ref_locked(const std::string& ref, const std::string& value) {
-  write_file_atomic(root_ / ref, value + "\n");
+  fs::path p = root_ / ref;
+  std::error_code ec;
+  if (fs::create_directories(p.parent_path(), ec)) fsync_dir(p.parent_path().parent_path());
+  if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
+  write_file_atomic(p, value + "\n");
 }
 
 void Store::append_log_locked(const LogEntry& e) {
+  // One line per entry: the message loses its line breaks and tabs so it cannot forge entries.
+  std::string message = e.message;
+  for (char& c : message)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   std::string line = fmt::format("{} {} {} {}\t{}\n", e.old_id.empty() ? std::string(64, '0') : e.old_id,
-                                 e.new_id.empty() ? std::string(64, '0') : e.new_id, e.time, e.ref, e.message);
+                                 e.new_id.empty() ? std::string(64, '0') : e.new_id, e.time, e.ref, message);
   // Append-only: O_APPEND writes of one line under the lock never interleave or truncate.
-  int fd = ::open((root_ / "logs" / "HEAD").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open((root_ / "logs" / "HEAD").c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(Code::io_error, "cannot open the store's log");
+  // A writer killed mid-append may have left a torn last line; end it so this entry stands
+  // on its own line (the reader skips the torn one).
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
+    line.insert(line.begin(), '\n');
   ssize_t n = ::write(fd, line.data(), line.size());
   ::fsync(fd);
   ::close(fd);
   if (n != static_cast<ssize_t>(line.size())) throw Error(Code::io_error, "cannot append to the store's log");
 }
 
+void Store::require_revision_locked(const std::string& id) const {
+  // Checked under the lock: gc (which holds it) cannot remove the object between the check and
+  // the ref move.
+  if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
+}
+
 void Store::advance_head(const std::string& expected, const std::string& id, const std::string& why) {
   if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
   StoreLock lock(root_);
+  require_revision_locked(id);
   std::string current = head_id();
   if (current != expected)
     throw Error(Code::conflict,
@@ -327,17 +393,94 @@ void Store::checkout(const std::string& rev, const std::string& why) {
   append_log_locked({before, head_id(), now_seconds(), "HEAD", why});
 }
 
+void Store::check_branch_path(const std::string& name) const {
+  if (!is_valid_branch_name(name)) throw Error(Code::invalid_selection, fmt::format("invalid branch name '{}'", name));
+  // "a" and "a/b" cannot both be branches (one would be a file, the other a directory).
+  fs::path p = root_ / kBranchPrefix;
+  size_t start = 0;
+  while (true) {
+    size_t slash = name.find('/', start);
+    p /= name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (slash == std::string::npos) break;
+    if (fs::is_regular_file(p))
+      throw Error(Code::invalid_selection, fmt::format("branch name '{}' clashes with branch '{}'", name, name.substr(0, slash)));
+    start = slash + 1;
+  }
+  if (fs::is_directory(p)) throw Error(Code::invalid_selection, fmt::format("branch name '{}' is a folder of branches", name));
+}
+
 void Store::set_branch(const std::string& name, const std::string& id,
                        const std::optional<std::string>& expected, const std::string& why) {
-  if (!is_valid_branch_name(name)) throw Error(Code::invalid_selection, fmt::format("invalid branch name '{}'", name));
+  check_branch_path(name);
   if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
   StoreLock lock(root_);
+  require_revision_locked(id);
   std::string current = branch_id(name);
   if (expected && current != *expected)
-    throw Error(Code::conflict, fmt::format("branch {} moved while this tool ran", name));
+    throw Error(Code::conflict,
+                expected->empty() ? fmt::format("branch {} already exists", name) : fmt::format("branch {} moved while this tool ran", name),
+                {{"branch", name}});
   std::string ref = std::string(kBranchPrefix) + name;
   write_ref_locked(ref, id);
   append_log_locked({current, id, now_seconds(), ref, why});
+}
+
+std::string Store::reset_head(const std::string& expected, const std::string& id, const std::string& backup,
+                              const std::string& why) {
+  if (!backup.empty()) check_branch_path(backup);
+  StoreLock lock(root_);
+  require_revision_locked(id);
+  std::string current = head_id();
+  if (current != expected)
+    throw Error(Code::conflict, "HEAD moved while this tool ran", {{"expected", expected}, {"current", current}});
+  std::string kept;
+  if (!backup.empty() && !current.empty() && current != id) {
+    // The first free name of backup, backup-2, backup-3… (or one already holding `current`).
+    for (int k = 1; kept.empty(); ++k) {
+      std::string name = k == 1 ? backup : fmt::format("{}-{}", backup, k);
+      check_branch_path(name);
+      std::string there = branch_id(name);
+      if (there == current) kept = name;
+      else if (there.empty()) {
+        write_ref_locked(std::string(kBranchPrefix) + name, current);
+        append_log_locked({"", current, now_seconds(), std::string(kBranchPrefix) + name, "backup before: " + why});
+        kept = name;
+      }
+    }
+  }
+  std::string branch = head_branch();
+  std::string ref = branch.empty() ? "HEAD" : std::string(kBranchPrefix) + branch;
+  write_ref_locked(ref, id);
+  append_log_locked({current, id, now_seconds(), ref, why});
+  return kept;
+}
+
+void Store::mark_final(const std::string& id, const std::string& why) {
+  StoreLock lock(root_);
+  require_revision_locked(id);
+  std::string before = read_ref(kFinalRef);
+  write_ref_locked(kFinalRef, id);
+  append_log_locked({before, id, now_seconds(), kFinalRef, why});
+}
+
+std::optional<std::string> Store::read_cache(const std::string& name) const {
+  fs::path p = root_ / "cache" / name;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Store::write_cache(const std::string& name, std::string_view bytes) {
+  fs::path p = root_ / "cache" / name;
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  if (ec) return;  // a cache that cannot be written is only a cache
+  try {
+    write_file_atomic(p, bytes);
+  } catch (const Error&) {
+  }
 }
 
 std::vector<LogEntry> Store::log() const {

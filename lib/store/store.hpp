@@ -46,7 +46,8 @@ class Store {
   Scene read_scene(const std::string& id) const;
   std::vector<std::string> object_ids() const;
 
-  // HEAD, a branch name, refs/heads/NAME, a full id or a unique prefix (>= 4 hex digits).
+  // HEAD, a branch name, refs/heads/NAME, final (refs/tags/final), a full id or a unique prefix
+  // (>= 4 hex digits).
   std::string resolve(const std::string& rev) const;
   // The revision HEAD names ("" while the branch is unborn) and the branch ("" if detached).
   std::string head_id() const;
@@ -59,10 +60,29 @@ class Store {
   void advance_head(const std::string& expected, const std::string& id, const std::string& why);
   // Points HEAD at a branch (symbolic) or detaches it at a revision.
   void checkout(const std::string& rev, const std::string& why);
-  // Creates or moves a branch to `id` (only from `expected` when that is given).
+  // Creates or moves a branch to `id` (only from `expected` when that is given; "" means the
+  // branch must not exist yet, else conflict). Invalid names are invalid_selection.
   void set_branch(const std::string& name, const std::string& id,
                   const std::optional<std::string>& expected, const std::string& why);
+  // Moves HEAD (its branch when symbolic) back or over to `id`, provided it still names
+  // `expected`. When `backup` is given and HEAD named another revision, that revision first gets
+  // branch `backup` (or backup-2, …) so nothing becomes unreachable; returns the name used
+  // ("" when none was needed). One lock, one log entry per ref moved.
+  std::string reset_head(const std::string& expected, const std::string& id, const std::string& backup,
+                         const std::string& why);
+  // refs/tags/final: the revision a session marked as its answer ("" if none).
+  std::string final_id() const;
+  void mark_final(const std::string& id, const std::string& why);
   std::vector<LogEntry> log() const;
+
+  // Every ref under refs/ ("refs/heads/main", "refs/tags/final", …) with its raw value, sorted;
+  // temporary files are skipped.
+  std::vector<std::pair<std::string, std::string>> refs() const;
+  std::string head_text() const;  // HEAD's raw content ("ref: refs/heads/NAME" or an id)
+
+  // .svrev/cache/NAME: derived data keyed by content (e.g. metrics of a revision). Best effort.
+  std::optional<std::string> read_cache(const std::string& name) const;
+  void write_cache(const std::string& name, std::string_view bytes);
 
  private:
   fs::path object_path(const std::string& id) const;
@@ -70,6 +90,8 @@ class Store {
   std::string read_ref(const std::string& ref) const;  // "" if absent
   void write_ref_locked(const std::string& ref, const std::string& value);
   void append_log_locked(const LogEntry& e);
+  void require_revision_locked(const std::string& id) const;
+  void check_branch_path(const std::string& name) const;
   fs::path root_;
 };
 
@@ -85,6 +107,10 @@ class StoreLock {
   int fd_ = -1;
 };
 
+// Slash-separated components of [A-Za-z0-9._-], none empty or starting with '.' or '-', no
+// "..", no ".lock" ending: always a file under refs/heads/, never a path outside the store.
 bool is_valid_branch_name(const std::string& name);
+// Temporary files of interrupted writes (".tmp-…"): never objects, refs or branches.
+bool is_temp_file_name(const std::string& name);
 
 }  // namespace sv

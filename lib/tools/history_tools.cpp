@@ -1,8 +1,349 @@
-// sv-commit's history tools: list, check out, revert, branch, commit, done.
+// sv-commit's history tools: list, check out, revert, branch, commit, done. They work on the
+// store itself (ToolKind::store): the context's scene is HEAD's and the store is always there.
+//
+// The final mark is the ref refs/tags/final: Commit and Done point it at the chosen revision and
+// log the rationale or the summary, so the harness reads the answer with `sv-commit show final`.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/error.hpp"
+#include "store/history.hpp"
+#include "store/store.hpp"
+#include "tools/edit_session.hpp"
+#include "tools/schema_parts.hpp"
 #include "tools/tool.hpp"
 
 namespace sv {
 
-void add_history_tools(std::vector<Tool>&) {}
+namespace {
+
+namespace S = schema;
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+// edit_metrics of a revision, cached by id in .svrev/cache/metrics/ID.json (a revision's content
+// never changes, so neither do its metrics; the version guards against a changed definition).
+constexpr int kMetricsVersion = 1;
+
+json revision_metrics(Store& store, const std::string& id, const Scene& scene) {
+  const std::string key = "metrics/" + id + ".json";
+  if (auto cached = store.read_cache(key)) {
+    try {
+      json j = json::parse(*cached);
+      if (j.is_object() && j.value("version", 0) == kMetricsVersion && j["metrics"].is_object()) return j["metrics"];
+    } catch (const json::exception&) {
+    }
+  }
+  json m = edit_metrics(scene);
+  store.write_cache(key, json{{"version", kMetricsVersion}, {"metrics", m}}.dump());
+  return m;
+}
+
+std::string metrics_line(const json& m) {
+  if (m.empty()) return "(no primitives)";
+  std::string out;
+  auto add = [&](const char* key, const char* label, const char* unit) {
+    if (!m.contains(key)) return;
+    double v = m[key].get<double>();
+    out += fmt::format("{}{}={}{}", out.empty() ? "" : " ", label, fmt::format("{:.4g}", v), unit);
+  };
+  add("draw_time_s", "t", "s");
+  add("primitive_count", "prims", "");
+  add("pen_up_count", "pen_ups", "");
+  add("f1", "f1", "");
+  add("chamfer_px", "chamfer", "px");
+  return out;
+}
+
+const json kMetricsSchema = {{"type", {"object", "null"}},
+                             {"additionalProperties", {{"type", "number"}}},
+                             {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
+
+// ---------------------------------------------------------------- ListRevisions
+
+struct Node {
+  std::string id, parent, tool, note, timestamp;
+  long long time = 0;
+  json metrics;
+  std::vector<std::string> labels;  // branches, "final", "HEAD"
+  std::vector<std::string> children;
+};
+
+ToolResult list_revisions(const ToolContext& ctx, const json& req) {
+  Store& st = *ctx.store;
+  const bool with_metrics = req["include_metrics"].get<bool>();
+  const std::string head = st.head_id(), head_branch = st.head_branch();
+  std::map<std::string, std::vector<std::string>> labels;
+  std::vector<std::string> todo;
+  ToolResult r;
+  for (const auto& [ref, value] : st.refs()) {
+    if (ref.rfind("refs/heads/", 0) == 0) labels[value].push_back(ref.substr(11));
+    else if (ref == "refs/tags/final") labels[value].push_back("final");
+    else continue;
+    todo.push_back(value);
+  }
+  if (!head.empty()) {
+    labels[head].push_back(head_branch.empty() ? "HEAD (detached)" : "HEAD");
+    todo.push_back(head);
+  }
+  std::map<std::string, long long> first_seen;
+  for (const auto& e : st.log())
+    if (!e.new_id.empty()) first_seen.emplace(e.new_id, e.time);
+
+  std::map<std::string, Node> nodes;
+  while (!todo.empty()) {
+    std::string id = std::move(todo.back());
+    todo.pop_back();
+    if (id.empty() || nodes.count(id)) continue;
+    if (!st.has_object(id)) {
+      r.warnings.push_back(fmt::format("a ref names {}, which is not in the store (sv-commit fsck)", short_id(id)));
+      continue;
+    }
+    Scene s = st.read_scene(id);
+    Node n{id, s.revision.parent, s.revision.tool, s.revision.note, "", 0, nullptr, labels[id], {}};
+    if (auto it = first_seen.find(id); it != first_seen.end()) n.time = it->second;
+    n.timestamp = format_time_utc(n.time);
+    if (with_metrics) n.metrics = revision_metrics(st, id, s);
+    if (st.has_object(n.parent)) todo.push_back(n.parent);
+    nodes.emplace(id, std::move(n));
+  }
+  std::vector<std::string> roots;
+  for (auto& [id, n] : nodes) {
+    if (auto p = nodes.find(n.parent); p != nodes.end()) p->second.children.push_back(id);
+    else roots.push_back(id);
+  }
+  auto by_time = [&](const std::string& a, const std::string& b) {
+    return std::tie(nodes[a].time, a) < std::tie(nodes[b].time, b);
+  };
+  std::sort(roots.begin(), roots.end(), by_time);
+  for (auto& [id, n] : nodes) std::sort(n.children.begin(), n.children.end(), by_time);
+
+  // Depth-first, oldest child first: a straight chain stays at one indentation, each child of a
+  // fork is indented one step further; "(from X)" names the parent when it is not the line above.
+  json records = json::array();
+  std::string text, previous;
+  std::vector<std::pair<std::string, int>> stack;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.emplace_back(*it, 0);
+  while (!stack.empty()) {
+    auto [id, depth] = stack.back();
+    stack.pop_back();
+    const Node& n = nodes[id];
+    json rec = {{"revision_id", id},
+                {"parent_revision_id", n.parent.empty() ? json(nullptr) : json(n.parent)},
+                {"created_by_tool", n.tool},
+                {"note", n.note.empty() ? json(nullptr) : json(n.note)},
+                {"timestamp", n.timestamp},
+                {"metrics", n.metrics},
+                {"labels", n.labels},
+                {"children", n.children}};
+    records.push_back(rec);
+    std::string from = !n.parent.empty() && n.parent != previous && nodes.count(n.parent)
+                           ? fmt::format(" (from {})", n.parent.substr(0, 8))
+                           : "";
+    std::string label_text;
+    for (const auto& l : n.labels) label_text += (label_text.empty() ? "" : ", ") + l;
+    text += fmt::format("{}{} {}{}{}{}{}\n", std::string(2 * depth, ' '), short_id(id), n.tool.empty() ? "?" : n.tool, from,
+                        n.note.empty() ? "" : " \"" + n.note + "\"", with_metrics ? "  " + metrics_line(n.metrics) : "",
+                        label_text.empty() ? "" : "  [" + label_text + "]");
+    previous = id;
+    const int child_depth = n.children.size() > 1 ? depth + 1 : depth;
+    for (auto c = n.children.rbegin(); c != n.children.rend(); ++c) stack.emplace_back(*c, child_depth);
+  }
+  r.fields = {{"revisions", records}, {"current_revision_id", head.empty() ? json(nullptr) : json(head)},
+              {"current_branch", head_branch.empty() ? json(nullptr) : json(head_branch)},
+              {"final_revision_id", st.final_id().empty() ? json(nullptr) : json(st.final_id())}};
+  r.llm_text = nodes.empty() ? "no revisions yet" : fmt::format("{} revisions, HEAD {}{}\n{}", nodes.size(),
+                                                                head.empty() ? "(none)" : short_id(head),
+                                                                head_branch.empty() ? " (detached)" : " on " + head_branch, text);
+  return r;
+}
+
+// ---------------------------------------------------------------- Checkout
+
+ToolResult checkout(const ToolContext& ctx, const json& req) {
+  json res = history_checkout(*ctx.store, req["revision_id"].get<std::string>());
+  ToolResult r;
+  r.fields = {{"previous_revision_id", res["previous_revision_id"]}, {"current_revision_id", res["current_revision_id"]},
+              {"revision_id", res["current_revision_id"]}, {"branch", res["branch"]}};
+  r.llm_text = res["llm_text"];
+  return r;
+}
+
+// ---------------------------------------------------------------- Revert
+
+ToolResult revert(const ToolContext& ctx, const json& req) {
+  Store& st = *ctx.store;
+  const std::string target = st.resolve(req["to_revision_id"].get<std::string>());
+  Scene scene = st.read_scene(target);
+  const std::string head = st.head_id();
+  ToolResult r;
+  if (target == head) {
+    r.fields = {{"revision_id", head}, {"previous_revision_id", head}, {"backup_branch", nullptr}};
+    r.llm_text = fmt::format("HEAD is already {}; nothing to revert", short_id(head));
+    r.warnings.push_back("the target is HEAD: nothing changed");
+    return r;
+  }
+  if (req["keep_branch"].get<bool>()) {
+    // Like git revert to a snapshot: a new revision on top of HEAD whose content is the target's.
+    scene.revision = RevisionInfo{};
+    scene.revision.parent = head;
+    scene.revision.tool = "Revert";
+    scene.revision.args.push_back("Revert " + json{{"to_revision_id", target}, {"keep_branch", true}}.dump());
+    scene.revision.note = "revert to " + short_id(target);
+    std::string id = st.put_scene(scene);
+    st.advance_head(head, id, "Revert: content of " + short_id(target));
+    r.fields = {{"revision_id", id}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
+                {"backup_branch", nullptr}};
+    r.llm_text = fmt::format("new revision {} (parent {}) has the content of {}", short_id(id),
+                             head.empty() ? "(none)" : short_id(head), short_id(target));
+    return r;
+  }
+  // Move the branch back; the revisions left behind stay reachable from a backup branch.
+  std::string backup;
+  if (!head.empty()) {
+    bool ancestor = false;  // moving forward along the chain loses nothing
+    for (const auto& rec : revision_chain(st, target, SIZE_MAX))
+      if (rec.id == head) ancestor = true;
+    if (!ancestor) backup = "reverted/" + short_id(head);
+  }
+  std::string kept = st.reset_head(head, target, backup, "Revert (discard): back to " + short_id(target));
+  r.fields = {{"revision_id", target}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
+              {"backup_branch", kept.empty() ? json(nullptr) : json(kept)}};
+  std::string where = st.head_branch().empty() ? "HEAD (detached)" : "branch " + st.head_branch();
+  r.llm_text = fmt::format("{} moved back to {}{}", where, short_id(target),
+                           kept.empty() ? "" : fmt::format("; the revisions left behind stay on branch {}", kept));
+  return r;
+}
+
+// ---------------------------------------------------------------- BranchRevision
+
+ToolResult branch_revision(const ToolContext& ctx, const json& req) {
+  Store& st = *ctx.store;
+  const std::string from = req["from_revision_id"].is_string() ? req["from_revision_id"].get<std::string>() : "HEAD";
+  const std::string id = st.resolve(from);
+  st.read_scene(id);  // only a valid revision can start a branch
+  std::string name;
+  if (req["name"].is_string()) {
+    name = req["name"].get<std::string>();
+  } else {
+    // branch-<short id>, or the first of branch-<short id>-2, -3… not taken yet.
+    for (int k = 1; name.empty() || !st.branch_id(name).empty(); ++k)
+      name = k == 1 ? "branch-" + id.substr(0, 8) : fmt::format("branch-{}-{}", id.substr(0, 8), k);
+  }
+  json res = history_branch(st, name, id, true);
+  ToolResult r;
+  r.fields = {{"revision_id", id}, {"branch", name}};
+  r.llm_text = res["llm_text"];
+  return r;
+}
+
+// ---------------------------------------------------------------- Commit and Done
+
+size_t commands_of(const Scene& s) { return s.commands ? s.commands->size() : 0; }
+
+ToolResult commit(const ToolContext& ctx, const json& req) {
+  Store& st = *ctx.store;
+  const std::string id = st.resolve(req["revision_id"].get<std::string>());
+  Scene s = st.read_scene(id);
+  if (commands_of(s) == 0)
+    throw Error(Code::no_result,
+                fmt::format("revision {} has no robot commands to commit (run sv-route on it first)", short_id(id)),
+                {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
+  json m = revision_metrics(st, id, s);
+  std::string rationale = req["rationale"].is_string() ? req["rationale"].get<std::string>() : "";
+  st.mark_final(id, "Commit" + (rationale.empty() ? std::string() : ": " + rationale));
+  ToolResult r;
+  double time_ms = m.contains("draw_time_s") ? m["draw_time_s"].get<double>() * 1000.0 : 0.0;
+  r.fields = {{"revision_id", id}, {"commands_count", commands_of(s)}, {"estimated_time_ms", time_ms}, {"final_metrics", m}};
+  r.llm_text = fmt::format("final: {} ({} commands, {:.1f} s; {})", short_id(id), commands_of(s), time_ms / 1000.0,
+                           metrics_line(m));
+  return r;
+}
+
+ToolResult done(const ToolContext& ctx, const json& req) {
+  Store& st = *ctx.store;
+  const std::string id = st.resolve(req["final_revision_id"].get<std::string>());
+  Scene s = st.read_scene(id);
+  ToolResult r;
+  if (commands_of(s) == 0) r.warnings.push_back(fmt::format("revision {} has no robot commands", short_id(id)));
+  st.mark_final(id, "Done: " + req["summary"].get<std::string>());
+  r.fields = {{"accepted", true}, {"revision_id", id}, {"final_revision_id", id}, {"commands_count", commands_of(s)}};
+  r.llm_text = fmt::format("done: {} is final ({} commands)", short_id(id), commands_of(s));
+  return r;
+}
+
+}  // namespace
+
+void add_history_tools(std::vector<Tool>& out) {
+  const json rev = S::string("a revision: HEAD, a branch, a full id or a unique prefix of at least 4 hex digits");
+  const json record = S::object({{"revision_id", S::string("")},
+                                 {"parent_revision_id", S::nullable(S::string(""))},
+                                 {"created_by_tool", S::string("the tool or stage that made it")},
+                                 {"note", S::nullable(S::string(""))},
+                                 {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
+                                 {"metrics", kMetricsSchema},
+                                 {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
+                                 {"children", S::array(S::string(""), "revisions made from it")}},
+                                {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
+  out.push_back({"ListRevisions", "history", "sv-commit", "",
+                 "Every revision reachable from a branch, the final mark or HEAD, as a tree (parent links) with "
+                 "per-revision metrics and the branches naming it.",
+                 S::object({{"include_metrics", S::with_default(S::boolean("measure each revision (cached by id)"), true)}}),
+                 S::object({{"revisions", S::array(record, "depth-first from the oldest root, oldest child first")},
+                            {"current_revision_id", S::nullable(S::string("HEAD's revision (null while unborn)"))},
+                            {"current_branch", S::nullable(S::string("HEAD's branch (null when detached)"))},
+                            {"final_revision_id", S::nullable(S::string("the revision marked final"))}},
+                           {"revisions", "current_revision_id"}),
+                 list_revisions, ToolKind::store});
+  out.push_back({"Checkout", "history", "sv-commit", "",
+                 "Switch the working revision: HEAD follows a branch, or is detached at a revision, so later tools "
+                 "(--rev HEAD) work on it.",
+                 S::object({{"revision_id", rev}}, {"revision_id"}),
+                 S::object({{"previous_revision_id", S::nullable(S::string(""))}, {"current_revision_id", S::string("")},
+                            {"branch", S::nullable(S::string("the branch HEAD follows (null when detached)"))}},
+                           {"previous_revision_id", "current_revision_id"}),
+                 checkout, ToolKind::store});
+  out.push_back({"Revert", "history", "sv-commit", "",
+                 "Go back to an earlier revision. keep_branch (default): a new revision on top of HEAD with the "
+                 "target's content, history kept. Otherwise the branch moves back and what it leaves behind is kept "
+                 "on a branch reverted/<id>.",
+                 S::object({{"to_revision_id", rev},
+                            {"keep_branch", S::with_default(S::boolean("record the revert as a new revision"), true)}},
+                           {"to_revision_id"}),
+                 S::object({{"revision_id", S::string("HEAD's revision after the revert")},
+                            {"previous_revision_id", S::nullable(S::string(""))},
+                            {"backup_branch", S::nullable(S::string("where the revisions left behind stay"))}},
+                           {"revision_id"}),
+                 revert, ToolKind::store});
+  out.push_back({"BranchRevision", "history", "sv-commit", "",
+                 "Start a branch to try a competing strategy: create it at a revision (default HEAD) and switch HEAD "
+                 "to it. An existing name is a conflict.",
+                 S::object({{"from_revision_id", S::nullable(rev)},
+                            {"name", S::nullable(S::string("branch name (default branch-<id>); components of "
+                                                           "[A-Za-z0-9._-] separated by '/'"))}}),
+                 S::object({{"revision_id", S::string("")}, {"branch", S::string("")}}, {"revision_id", "branch"}),
+                 branch_revision, ToolKind::store});
+  out.push_back({"Commit", "history", "sv-commit", "",
+                 "Mark a revision as the answer (refs/tags/final): its command count, estimated draw time and "
+                 "metrics. A revision without robot commands is refused (no_result).",
+                 S::object({{"revision_id", rev}, {"rationale", S::nullable(S::string("why, kept in the log"))}},
+                           {"revision_id"}),
+                 S::object({{"commands_count", S::integer("")}, {"estimated_time_ms", S::number("", 0)},
+                            {"final_metrics", kMetricsSchema}},
+                           {"commands_count", "estimated_time_ms", "final_metrics"}),
+                 commit, ToolKind::store});
+  out.push_back({"Done", "history", "sv-commit", "",
+                 "End the session: mark the final revision (it may be the original pipeline output) and record the "
+                 "summary in the log.",
+                 S::object({{"final_revision_id", rev}, {"summary", S::string("what was done and why, kept in the log")}},
+                           {"final_revision_id", "summary"}),
+                 S::object({{"accepted", S::boolean("")}, {"final_revision_id", S::string("")},
+                            {"commands_count", S::integer("")}},
+                           {"accepted"}),
+                 done, ToolKind::store});
+}
 
 }  // namespace sv

@@ -197,6 +197,8 @@ json normalize_request(const Tool& t, json request) {
 }
 
 json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result) {
+  if (t.kind == ToolKind::store && !ctx.store)
+    throw Error(Code::not_found, fmt::format("{} works on a revision store and none is in use (sv-commit init)", t.name));
   result = t.run(ctx, request);
   json env = {{"ok", true}, {"tool", t.name}, {"llm_text", result.llm_text},
               {"human_text", result.human_text.empty() ? result.llm_text : result.human_text},

@@ -198,6 +198,8 @@ Invocation parse_invocation(const Tool& tool, int argc, char** argv) {
   }
   if (!inv.rev.empty() && positional_seen) usage("--rev reads the scene from the store; an input file contradicts it");
   if (tool.kind == ToolKind::store && positional_seen) usage(tool.name + " works on the store; it reads no scene file");
+  if (tool.kind == ToolKind::store && !inv.rev.empty())
+    usage(tool.name + " names its revisions in its own fields, not with --rev");
   return inv;
 }
 
@@ -224,6 +226,11 @@ std::string help_text(const Tool& t) {
     out += fmt::format("  --{:<22} {}{}\n    {}\n", it.key(), type,
                        f.contains("default") ? " (default " + f["default"].dump() + ")" : "", f.value("description", ""));
   }
+  if (t.kind == ToolKind::store)
+    return out + "\nCommon options:\n"
+                 "  --store DIR        the store (default: $SV_STORE, else the nearest .svrev upward)\n"
+                 "  --schema           print the request and result JSON Schemas\n"
+                 "A revision is HEAD, a branch, final, a full id or a unique prefix of at least 4 hex digits.\n";
   out += "\nCommon options:\n"
          "  --rev REV          read the scene from the store (HEAD, a branch, an id or a prefix)\n"
          "  FILE | -           otherwise the scene file (default: standard input)\n"

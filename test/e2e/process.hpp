@@ -1,13 +1,17 @@
 // Running the executables from tests: shell command in, exit status and both streams out.
 #pragma once
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace svtest {
 
@@ -53,6 +57,76 @@ inline Run run(const std::string& cmd) {
   r.out = slurp(base.string() + ".out");
   r.err = slurp(base.string() + ".err");
   return r;
+}
+
+// A child process started without waiting: fork, then exec `argv` in `cwd` with stdout and
+// stderr going to files. With a gate (see Gate), the child blocks until the gate opens, so
+// several children can be released at the same instant.
+struct Child {
+  pid_t pid = -1;
+  std::filesystem::path out, err;
+};
+
+// A pipe whose read end the children wait on; open() closes the write end and every waiting
+// child proceeds (read returns end of file).
+struct Gate {
+  int fds[2] = {-1, -1};
+  Gate() {
+    if (::pipe2(fds, O_CLOEXEC) != 0) fds[0] = fds[1] = -1;
+  }
+  void open() {
+    if (fds[1] >= 0) ::close(fds[1]);
+    fds[1] = -1;
+  }
+  ~Gate() {
+    open();
+    if (fds[0] >= 0) ::close(fds[0]);
+  }
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+};
+
+inline Child spawn(const std::vector<std::string>& argv, const std::filesystem::path& cwd, Gate* gate = nullptr) {
+  static int counter = 0;
+  Child c;
+  auto base = scratch() / ("spawn" + std::to_string(counter++));
+  c.out = base.string() + ".out";
+  c.err = base.string() + ".err";
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    if (gate) {
+      ::close(gate->fds[1]);
+      char b;
+      while (::read(gate->fds[0], &b, 1) < 0 && errno == EINTR) {
+      }
+    }
+    int o = ::open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  return c;
+}
+
+// Waits for the child; its exit status, or 128 + the signal that ended it.
+inline int wait_child(const Child& c) {
+  int raw = 0;
+  while (::waitpid(c.pid, &raw, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : WIFSIGNALED(raw) ? 128 + WTERMSIG(raw) : -1;
+}
+
+// SIGKILL, then reap; returns what wait_child returns (the child may have finished first).
+inline int kill_child(const Child& c) {
+  ::kill(c.pid, SIGKILL);
+  return wait_child(c);
 }
 
 inline int count_lines(const std::string& s) {

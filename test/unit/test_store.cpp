@@ -114,3 +114,67 @@ TEST_CASE("the store is found as git finds .git", "[store]") {
   CHECK(fs::equivalent(*found, d / ".svrev"));
   CHECK(code_of([&] { Store::locate(std::string("/nonexistent-sv-store")); }) == Code::not_found);
 }
+
+TEST_CASE("branch names never reach outside refs/heads", "[store]") {
+  fs::path d = fresh_dir("names");
+  Store st = Store::init(d);
+  Scene a = scene_with_note("a");
+  std::string ia = st.put_scene(a);
+  st.advance_head("", ia, "a");
+  const bool outside_x_before = fs::exists(d.parent_path() / "x");
+  for (const std::string name : {"../../x", "a/../../b", "..", "/abs", "a/", "/", "a//b", ".hidden", "a/.b", "-x",
+                                 "x.lock", "HEAD", "sp ace", "new\nline", ""}) {
+    CAPTURE(name);
+    CHECK_FALSE(is_valid_branch_name(name));
+    CHECK(code_of([&] { st.set_branch(name, ia, std::nullopt, "bad"); }) == Code::invalid_selection);
+    CHECK(st.branch_id(name).empty());
+  }
+  CHECK(!fs::exists(d / "x"));
+  CHECK(fs::exists(d.parent_path() / "x") == outside_x_before);
+  CHECK(!fs::exists(d / ".svrev" / "b"));
+  CHECK(!fs::exists(d / "b"));
+  CHECK(st.branches() == std::vector<std::string>{"main"});
+
+  // Folders of branches are fine; a branch and a folder of the same name are not.
+  st.set_branch("reverted/abc", ia, std::string(), "backup");
+  CHECK(st.branch_id("reverted/abc") == ia);
+  CHECK(st.resolve("reverted/abc") == ia);
+  CHECK(code_of([&] { st.set_branch("reverted", ia, std::nullopt, ""); }) == Code::invalid_selection);
+  CHECK(code_of([&] { st.set_branch("main/sub", ia, std::nullopt, ""); }) == Code::invalid_selection);
+  CHECK(code_of([&] { st.set_branch("reverted/abc", ia, std::string(), ""); }) == Code::conflict);
+  CHECK(st.branches() == std::vector<std::string>{"main", "reverted/abc"});
+}
+
+TEST_CASE("the log stays one entry per line, even after a torn append", "[store]") {
+  Store st = Store::init(fresh_dir("log"));
+  Scene a = scene_with_note("a"), b = scene_with_note("b");
+  std::string ia = st.put_scene(a), ib = st.put_scene(b);
+  st.advance_head("", ia, "first\nforged 0 0 0 HEAD\tline");
+  {
+    std::ofstream torn(st.root() / "logs" / "HEAD", std::ios::app | std::ios::binary);
+    torn << "0000 half a li";  // a writer killed mid-append
+  }
+  st.advance_head(ia, ib, "second");
+  auto log = st.log();
+  REQUIRE(log.size() == 2);
+  CHECK(log[0].message == "first forged 0 0 0 HEAD line");
+  CHECK(log[1].new_id == ib);
+  CHECK(log[1].message == "second");
+}
+
+TEST_CASE("the final mark and temporary files", "[store]") {
+  Store st = Store::init(fresh_dir("final"));
+  Scene a = scene_with_note("a");
+  std::string ia = st.put_scene(a);
+  CHECK(st.final_id().empty());
+  st.mark_final(ia, "Commit: because");
+  CHECK(st.final_id() == ia);
+  CHECK(st.resolve("final") == ia);
+  CHECK(st.log().back().ref == "refs/tags/final");
+  // A temporary file left by a killed writer is neither an object nor a branch.
+  std::ofstream(st.root() / "objects" / ia.substr(0, 2) / ".tmp-x-123456") << "partial";
+  std::ofstream(st.root() / "refs" / "heads" / ".tmp-main-123456") << "partial";
+  CHECK(st.object_ids() == std::vector<std::string>{ia});
+  CHECK(st.branches().empty());
+  CHECK(is_temp_file_name(".tmp-main-123456"));
+}

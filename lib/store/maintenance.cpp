@@ -1,0 +1,269 @@
+#include "store/maintenance.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/hash.hpp"
+
+namespace sv {
+
+namespace {
+
+constexpr const char* kZeroId = "0000000000000000000000000000000000000000000000000000000000000000";
+
+bool is_full_id(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(Code::io_error, "cannot read " + p.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Seconds since the file was last modified (0 when unknown).
+double age_s(const fs::path& p) {
+  std::error_code ec;
+  auto t = fs::last_write_time(p, ec);
+  if (ec) return 0;
+  return std::chrono::duration<double>(fs::file_time_type::clock::now() - t).count();
+}
+
+// The log's lines, split into parsed entries and the count of lines that do not parse.
+std::vector<LogEntry> log_lines(const Store& store, size_t& torn) {
+  torn = 0;
+  std::vector<LogEntry> out;
+  fs::path p = store.root() / "logs" / "HEAD";
+  if (!fs::exists(p)) return out;
+  std::istringstream in(slurp(p));
+  std::string line;
+  while (std::getline(in, line)) {
+    LogEntry e;
+    auto tab = line.find('\t');
+    std::istringstream head(line.substr(0, tab));
+    if (!(head >> e.old_id >> e.new_id >> e.time >> e.ref) || !is_full_id(e.old_id) || !is_full_id(e.new_id)) {
+      ++torn;
+      continue;
+    }
+    if (e.old_id == kZeroId) e.old_id.clear();
+    if (e.new_id == kZeroId) e.new_id.clear();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- fsck
+
+json FsckReport::to_json() const {
+  json probs = json::array();
+  for (const auto& p : problems) probs.push_back({{"kind", p.what}, {"name", p.name}, {"problem", p.problem}});
+  json j = {{"ok", clean()}, {"tool", "fsck"}, {"objects", objects}, {"scenes", scenes}, {"blobs", blobs},
+            {"refs", refs}, {"log_entries", log_entries}, {"temp_files", temp_files}, {"problems", probs},
+            {"warnings", warnings}, {"llm_text", text()}};
+  if (!clean())
+    j["error"] = {{"code", "corrupt_object"},
+                  {"message", fmt::format("{} problem(s) in the store", problems.size())},
+                  {"details", {{"problems", probs}}}};
+  return j;
+}
+
+std::string FsckReport::text() const {
+  std::string out = fmt::format("{} objects ({} scenes, {} blobs), {} refs, {} log entries, {} temporary files: {}\n",
+                                objects, scenes, blobs, refs, log_entries, temp_files,
+                                clean() ? "clean" : fmt::format("{} problem(s)", problems.size()));
+  for (const auto& p : problems) out += fmt::format("bad {} {}: {}\n", p.what, p.name, p.problem);
+  for (const auto& w : warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+FsckReport fsck(const Store& store) {
+  FsckReport r;
+  const fs::path objects = store.root() / "objects";
+  std::map<std::string, Scene> scenes;         // valid scenes by id
+  std::unordered_set<std::string> present;     // every object file with an id-shaped name
+  std::error_code ec;
+  for (const auto& fan : fs::directory_iterator(objects, ec)) {
+    std::string fname = fan.path().filename().string();
+    if (!fan.is_directory() || fname.size() != 2 || !is_full_id(fname + std::string(62, '0'))) {
+      if (is_temp_file_name(fname)) ++r.temp_files;
+      else r.warnings.push_back("stray entry objects/" + fname);
+      continue;
+    }
+    for (const auto& f : fs::directory_iterator(fan.path(), ec)) {
+      std::string name = f.path().filename().string();
+      if (is_temp_file_name(name)) {
+        ++r.temp_files;
+        continue;
+      }
+      std::string id = fname + name;
+      if (!f.is_regular_file() || !is_full_id(id)) {
+        r.warnings.push_back(fmt::format("stray entry objects/{}/{}", fname, name));
+        continue;
+      }
+      ++r.objects;
+      present.insert(id);
+      std::string bytes;
+      try {
+        bytes = slurp(f.path());
+      } catch (const Error& e) {
+        r.problems.push_back({"object", id, e.what()});
+        continue;
+      }
+      if (sha256_hex(bytes) != id) {
+        r.problems.push_back({"object", id, "content does not match its name (SHA-256)"});
+        continue;
+      }
+      if (!bytes.empty() && bytes[0] == '{') {
+        try {
+          Scene s = parse_scene(bytes);
+          s.revision.id = id;
+          scenes.emplace(id, std::move(s));
+          ++r.scenes;
+        } catch (const Error& e) {
+          r.problems.push_back({"object", id, fmt::format("not a valid scene: {}", e.what())});
+        }
+      } else {
+        ++r.blobs;
+      }
+    }
+  }
+
+  for (const auto& [id, s] : scenes) {
+    if (!s.revision.parent.empty() && !present.count(s.revision.parent))
+      r.warnings.push_back(fmt::format("revision {}: parent {} is not in the store (recorded from a scene outside it)",
+                                       id.substr(0, 12), s.revision.parent.substr(0, 12)));
+    if (s.source && !s.source->sha256.empty() && !present.count(s.source->sha256))
+      r.warnings.push_back(fmt::format("revision {}: source blob {} is not in the store", id.substr(0, 12),
+                                       s.source->sha256.substr(0, 12)));
+  }
+
+  // A ref must name a valid revision; "why" names what is wrong with `value` otherwise.
+  auto check_revision = [&](const std::string& value) -> std::string {
+    if (!is_full_id(value)) return fmt::format("'{}' is not a revision id", value.substr(0, 80));
+    if (scenes.count(value)) return "";
+    if (!present.count(value)) return fmt::format("names {}, which is not in the store", value.substr(0, 12));
+    return fmt::format("names {}, which is not a valid revision", value.substr(0, 12));
+  };
+  for (const auto& [ref, value] : store.refs()) {
+    ++r.refs;
+    if (ref.rfind("refs/heads/", 0) == 0 && !is_valid_branch_name(ref.substr(11)))
+      r.warnings.push_back(fmt::format("{}: not a valid branch name (ignored by sv)", ref));
+    if (std::string why = check_revision(value); !why.empty()) r.problems.push_back({"ref", ref, why});
+  }
+  std::string head = store.head_text();
+  if (head.rfind("ref: refs/heads/", 0) == 0) {
+    std::string branch = head.substr(16);
+    if (!is_valid_branch_name(branch)) r.problems.push_back({"HEAD", "HEAD", fmt::format("names an invalid branch '{}'", branch)});
+    else if (store.branch_id(branch).empty() && !scenes.empty())
+      r.warnings.push_back(fmt::format("HEAD is on branch {}, which has no revision yet", branch));
+  } else if (std::string why = check_revision(head); !why.empty()) {
+    r.problems.push_back({"HEAD", "HEAD", why});
+  }
+
+  size_t torn = 0;
+  auto entries = log_lines(store, torn);
+  r.log_entries = entries.size();
+  if (torn) r.warnings.push_back(fmt::format("{} log line(s) do not parse (a writer interrupted mid-append)", torn));
+  std::unordered_set<std::string> missing;
+  for (const auto& e : entries)
+    for (const auto* id : {&e.old_id, &e.new_id})
+      if (!id->empty() && !scenes.count(*id) && !missing.count(*id)) {
+        missing.insert(*id);
+        r.problems.push_back({"log", id->substr(0, 12),
+                              present.count(*id) ? "the log names a revision that is not valid"
+                                                 : "the log names a revision that is not in the store"});
+      }
+  return r;
+}
+
+// ---------------------------------------------------------------- gc
+
+std::unordered_set<std::string> reachable_objects(const Store& store) {
+  std::vector<std::string> todo;
+  for (const auto& [ref, value] : store.refs()) todo.push_back(value);
+  todo.push_back(store.head_id());
+  size_t torn = 0;
+  for (const auto& e : log_lines(store, torn)) {
+    todo.push_back(e.old_id);
+    todo.push_back(e.new_id);
+  }
+  std::unordered_set<std::string> seen;
+  while (!todo.empty()) {
+    std::string id = std::move(todo.back());
+    todo.pop_back();
+    if (!is_full_id(id) || seen.count(id) || !store.has_object(id)) continue;
+    seen.insert(id);
+    std::string bytes = store.read_object(id);  // corrupt_object when it does not match its name
+    if (bytes.empty() || bytes[0] != '{') continue;  // a blob
+    Scene s;
+    try {
+      s = parse_scene(bytes);
+    } catch (const Error& e) {
+      throw Error(Code::corrupt_object, fmt::format("object {} is not a valid scene: {}", id.substr(0, 12), e.what()),
+                  {{"object", id}});
+    }
+    todo.push_back(s.revision.parent);
+    if (s.source) todo.push_back(s.source->sha256);
+  }
+  return seen;
+}
+
+json GcReport::to_json() const {
+  return {{"ok", true}, {"tool", "gc"}, {"objects", objects}, {"reachable", reachable}, {"removed", removed},
+          {"kept_recent", kept_recent}, {"temp_files_removed", temp_removed}, {"cache_removed", cache_removed},
+          {"removed_ids", removed_ids}, {"llm_text", text()}};
+}
+
+std::string GcReport::text() const {
+  return fmt::format("{} objects: {} reachable, {} removed, {} unreachable kept (recent); {} temporary files and {} "
+                     "cache entries removed\n",
+                     objects, reachable, removed, kept_recent, temp_removed, cache_removed);
+}
+
+GcReport gc(Store& store, long long expire_s) {
+  StoreLock lock(store.root());  // no ref moves while the reachable set is computed and used
+  GcReport r;
+  const auto keep = reachable_objects(store);
+  for (const auto& id : store.object_ids()) {
+    ++r.objects;
+    if (keep.count(id)) {
+      ++r.reachable;
+      continue;
+    }
+    fs::path p = store.root() / "objects" / id.substr(0, 2) / id.substr(2);
+    if (age_s(p) < static_cast<double>(expire_s)) {
+      ++r.kept_recent;
+      continue;
+    }
+    std::error_code ec;
+    if (fs::remove(p, ec)) {
+      ++r.removed;
+      r.removed_ids.push_back(id);
+      if (fs::remove(store.root() / "cache" / "metrics" / (id + ".json"), ec)) ++r.cache_removed;
+    }
+  }
+  // Temporary files of interrupted writes, anywhere in the store, once no writer can own them.
+  std::vector<fs::path> stale;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(store.root(), ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_regular_file() && (is_temp_file_name(name) || it->path().extension() == ".tmp") && age_s(it->path()) > 60)
+      stale.push_back(it->path());
+  }
+  for (const auto& p : stale)
+    if (fs::remove(p, ec)) ++r.temp_removed;
+  return r;
+}
+
+}  // namespace sv

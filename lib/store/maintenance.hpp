@@ -1,0 +1,56 @@
+// Checking and collecting the store, as git's fsck and gc do for its object database.
+//
+// fsck: every object's content hashes to its name; every scene parses and validates; every ref,
+// the final mark and HEAD name an existing, valid revision; every revision the log names still
+// exists. Temporary files of interrupted writes are counted, never taken for objects.
+//
+// gc: an object is reachable when a ref (refs/heads/*, refs/tags/final), HEAD or any entry of the
+// log names it, or it is the parent of a reachable revision or the source blob of one. The log
+// is append-only and never pruned, so gc only collects what nothing ever pointed at: the objects
+// of interrupted or refused writes (a writer killed before its ref moved, the losers of a
+// conflict) and anything planted by hand. It holds the store's lock, never removes a reachable
+// object, keeps unreachable objects younger than `expire_s` (a writer may be about to move a
+// ref to one), and removes temporary files older than a minute.
+#pragma once
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "core/scene.hpp"
+#include "store/store.hpp"
+
+namespace sv {
+
+struct FsckProblem {
+  std::string what;     // "object", "ref", "HEAD", "log"
+  std::string name;     // the object id, ref name, …
+  std::string problem;  // one line
+};
+
+struct FsckReport {
+  size_t objects = 0, scenes = 0, blobs = 0, refs = 0, log_entries = 0, temp_files = 0;
+  std::vector<FsckProblem> problems;  // anything wrong: the store is corrupt
+  std::vector<std::string> warnings;  // allowed but worth knowing (a parent outside the store, a torn log line)
+  bool clean() const { return problems.empty(); }
+  json to_json() const;
+  std::string text() const;
+};
+
+FsckReport fsck(const Store& store);
+
+struct GcReport {
+  size_t objects = 0, reachable = 0, removed = 0, kept_recent = 0, temp_removed = 0, cache_removed = 0;
+  std::vector<std::string> removed_ids;
+  json to_json() const;
+  std::string text() const;
+};
+
+// Refuses (corrupt_object) when a reachable revision cannot be read: it would not know what its
+// parents are, so it removes nothing.
+GcReport gc(Store& store, long long expire_s = 3600);
+
+// The ids gc keeps regardless of age (see above). Throws corrupt_object on an unreadable
+// reachable revision.
+std::unordered_set<std::string> reachable_objects(const Store& store);
+
+}  // namespace sv
