@@ -340,7 +340,8 @@ int run_edit(const Invocation& inv, std::optional<Store>& store, const json& lis
   }
   Scene scene;
   std::string rid = read_scene_input(inv, store, scene);
-  const std::string head_seen = store && inv.rev.empty() ? store->head_id() : rid;
+  const bool store_mode = !inv.rev.empty();
+  const std::string head_seen = store && !store_mode ? store->head_id() : rid;
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
   EditSession session = apply_edits(ctx, steps);
 
@@ -372,6 +373,12 @@ int run_edit(const Invocation& inv, std::optional<Store>& store, const json& lis
     }
     out.revision.note = note;
     if (store) {
+      // A stale edit is refused before anything is written; a writer that loses the race
+      // below leaves only an unreferenced object, which gc removes.
+      if (store_mode && store->head_id() != head_seen)
+        throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
+                                                store->head_id().substr(0, 12), head_seen.substr(0, 12)),
+                    {{"head", store->head_id()}, {"edited", head_seen}});
       std::string id = store->put_scene(out);
       store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
     } else {
@@ -384,7 +391,6 @@ int run_edit(const Invocation& inv, std::optional<Store>& store, const json& lis
   if (std::string err = Schema(result_schema(tool)).first_error(env); !err.empty() && steps.size() == 1)
     throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
   for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
-  const bool store_mode = !inv.rev.empty();
   if (dry_run) {
     write_text("-", env.dump() + "\n");
   } else if (store_mode) {
@@ -418,8 +424,8 @@ int run_invocation(const Invocation& inv) {
   std::string rid;
   if (tool.kind == ToolKind::store) {
     if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
-    rid = store->head_id();
-    if (!rid.empty()) scene = store->read_scene(rid);
+    rid = store->head_id();  // history tools work on the store, not on HEAD's scene: a damaged
+                             // HEAD object must not block the checkout that recovers from it
   } else {
     rid = read_scene_input(inv, store, scene);
   }

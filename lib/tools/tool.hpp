@@ -23,8 +23,8 @@ class Store;
 enum class ToolKind { read, edit, store };
 
 // What a handler reads: the scene it runs on and, when one is in use, the store (for other
-// revisions, the source raster blob and the view cache). A store tool gets the scene HEAD
-// names (empty while the branch is unborn) and always a store.
+// revisions, the source raster blob and the view cache). A store tool gets an empty scene,
+// HEAD's id and always a store.
 struct ToolContext {
   const Scene& scene;
   Store* store = nullptr;

@@ -99,7 +99,7 @@ class Session {
   int edits_ = 0;
 };
 
-std::string q(const json& j) { return "'" + j.dump() + "'"; }
+std::string q(const json& j) { return fmt::format("'{}'", j.dump()); }
 
 }  // namespace
 
@@ -120,7 +120,8 @@ TEST_CASE("a scripted session: twenty-odd edits, refusals, a dry run, history, r
   json e = s.edit("define-region --name wheels --region p_0009,p_0010");
   CHECK(e["region_id"] == "r_0001");
   e = s.edit("label-semantic-roles --assignments " +
-             q({{"p_0009", "decoration"}, {"p_0010", "decoration"}, {"p_0003", "silhouette"}}));
+             q(json::array({json::array({"p_0009", "decoration"}), json::array({"p_0010", "decoration"}),
+                            json::array({"p_0003", "silhouette"})})));
   CHECK(e["updated_count"] == 3);
   CHECK(s.head().primitive("p_0003")->semantic_role == "silhouette");
   e = s.edit("reverse-direction --primitive-ids p_0001 --note 'try the handle the other way'");
@@ -160,7 +161,10 @@ TEST_CASE("a scripted session: twenty-odd edits, refusals, a dry run, history, r
              q({{"type", "line"}, {"p0", {214, 382}}, {"p1", {366, 380}}}) + " --no-snap-to-existing-endpoints");
   const std::string axle2 = e["new_primitive_id"];
   CHECK(axle2 != axle);
-  e = s.edit("delete-primitive --primitive-ids " + axle2);
+  // The axle joined the wheels to each other: removing it again splits the drawing, so it
+  // takes the explicit flag; it covered no source ink.
+  e = s.edit("delete-primitive --primitive-ids " + axle2, 1);
+  e = s.edit("delete-primitive --primitive-ids " + axle2 + " --no-confirm-no-topology-break");
   CHECK(e["coverage_loss_px"] == 0);
   // The handle's joint holds p_0001 to the basket: deleting it would cut p_0001 loose.
   e = s.edit("delete-primitive --primitive-ids p_0002", 1);
@@ -168,7 +172,7 @@ TEST_CASE("a scripted session: twenty-odd edits, refusals, a dry run, history, r
   e = s.edit("snap-endpoints --tolerance-px 3");
   CHECK(e.contains("max_displacement_px"));
 
-  e = s.edit("reorder-tour --pinned-positions " + q({{0, "p_0009", "forward"}}));
+  e = s.edit("reorder-tour --pinned-positions " + q(json::array({json::array({0, "p_0009", "forward"})})));
   CHECK(s.head().tour->front().primitive == "p_0009");
   e = s.edit("rerun-stage --stage vectorize --region " + q({{"kind", "named"}, {"name", "wheels"}}));
   CHECK(e["summary"].get<std::string>().find("wheels") != std::string::npos);
@@ -203,8 +207,47 @@ TEST_CASE("a scripted session: twenty-odd edits, refusals, a dry run, history, r
   CHECK(s.store_digest() == digest);
 
   CHECK(s.edits() >= 20);
-  const sv::Scene last = s.head();
-  // Untouched throughout: the wheel p_0010 kept its id; p_0002 and p_0008 too.
+  const std::string tip = s.head().revision.id;
+
+  // History: the tree, a revert that keeps what it undoes, a branch for a competing idea, a
+  // comparison, the final mark.
+  auto tool = [&](const std::string& exe, const std::string& args) {
+    Run r = s.sh(bin(exe) + " " + args);
+    INFO(args << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    return json::parse(r.out);
+  };
+  json revs = tool("sv-commit", "list-revisions");
+  CHECK(revs["current_revision_id"] == tip);
+  CHECK(revs["revisions"].size() >= 4 + static_cast<size_t>(s.edits()));
+  for (const auto& r : revs["revisions"])
+    if (r["revision_id"] == tip) CHECK(r["metrics"].contains("f1"));
+  json rv = tool("sv-commit", "revert --to-revision-id " + merged_rev);
+  const std::string reverted = rv["revision_id"];
+  sv::Scene back = s.head();
+  CHECK(back.revision.id == reverted);
+  CHECK(back.revision.parent == tip);  // the edits since stay in the history
+  CHECK(Session::ids(back) == Session::ids(sv::parse_scene(s.sh(bin("sv-commit") + " show " + merged_rev).out)));
+  json br = tool("sv-commit", "branch-revision --from-revision-id " + tip + " --name wheels-first");
+  CHECK(br["revision_id"] == tip);
+  CHECK(s.head().revision.id == tip);
+  e = s.edit("reverse-direction --primitive-ids p_0009");  // on the branch
+  const std::string alt = e["revision_id"];
+  tool("sv-commit", "checkout main");
+  CHECK(s.head().revision.id == reverted);
+  json cmp = tool("sv-simulate", "compare-revisions --rev HEAD --revision-a " + alt);
+  CHECK(cmp["revision_a_id"] == alt);
+  CHECK(cmp.contains("metric_deltas"));
+  json commit = tool("sv-commit", "commit --revision-id " + alt + " --rationale 'wheels first, handle straight'");
+  CHECK(commit["commands_count"].get<int>() > 0);
+  CHECK(commit["estimated_time_ms"].get<double>() > 0);
+  CHECK(commit["final_metrics"]["f1"].get<double>() > 0.9);
+  json done = tool("sv-commit", "done --final-revision-id " + alt + " --summary 'handle made horizontal, wheels equal'");
+  CHECK(done["accepted"] == true);
+  CHECK(s.sh(bin("sv-commit") + " fsck").status == 0);
+  const sv::Scene last = sv::parse_scene(s.sh(bin("sv-commit") + " show final").out);
+  CHECK(last.revision.id == alt);
+  // Ids survive every edit that does not remove them.
   for (const char* id : {"p_0002", "p_0008", "p_0009", "p_0010"}) CHECK(last.primitive(id));
 
   // The final revision against the drawing's ground truth.
@@ -215,7 +258,7 @@ TEST_CASE("a scripted session: twenty-odd edits, refusals, a dry run, history, r
                                           sv::default_tolerance(gt["stroke_width_px"].get<double>()), diag);
   INFO(fmt::format("final f1 {:.4f} chamfer {:.3f}", cov.f1, cov.chamfer_px));
   CHECK(cov.f1 >= 0.97);
-  sv::spit(s.dir() / "final.json", sv::dump_scene(last));
+  spit(s.dir() / "final.json", sv::dump_scene(last));
   // With the evaluation corpus beside the project, its own scorer agrees.
   const std::string scorer = std::string(SV_TEST_DATA) + "/../../../shared/eval/score.py";
   if (std::filesystem::exists(scorer) && std::filesystem::exists("/usr/bin/python3")) {
