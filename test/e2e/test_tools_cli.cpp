@@ -34,8 +34,12 @@ TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e]
     CHECK(t["output_schema"]["properties"].contains("llm_text"));
     CHECK(!t["description"].get<std::string>().empty());
   }
+  // Every executable's tools: 13 here, 4 in sv-simulate, 13 mutations + LabelSemanticRoles +
+  // SimulateEdit in sv-edit, 6 history tools in sv-commit.
   auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
-  CHECK(all["count"] == 17);
+  CHECK(all["count"] == 38);
+  CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-edit") + " tools").out)["count"] == 15);
+  CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-commit") + " tools").out)["count"] == 6);
   auto man = svtest::run(diagnose("tools --man"));
   CHECK(man.out.find(".TS") == 0);
 }
