@@ -52,8 +52,12 @@ Shape rounded(const Shape& s) {
   return s;
 }
 
+constexpr double kMaxCoordinatePx = 1e6;
+
 void require_finite(double v, const std::string& where) {
   if (!std::isfinite(v)) throw Error(Code::invalid_scene, "non-finite number at " + where);
+  if (std::abs(v) > kMaxCoordinatePx)
+    throw Error(Code::invalid_scene, fmt::format("{} lies beyond {:g} px from the origin", where, kMaxCoordinatePx));
 }
 
 }  // namespace
@@ -335,12 +339,19 @@ Scene scene_from_valid_json(const json& j) {
     s.revision.args = r.value("args", json::array());
     s.revision.note = r.value("note", std::string());
   }
-  // The schema checks types; geometry must also be finite (1e999 parses as infinity).
+  // The schema checks types; geometry must also be finite (1e999 parses as infinity) and on a
+  // plausible page: a coordinate of 1e300 is a typo that would otherwise cost the tools hours.
   if (s.primitives)
-    for (const auto& p : *s.primitives)
-      for (double v : {p.shape.p0.x, p.shape.p0.y, p.shape.p1.x, p.shape.p1.y, p.shape.bulge,
-                       p.shape.center.x, p.shape.center.y})
+    for (const auto& p : *s.primitives) {
+      const Shape& sh = p.shape;
+      // An arc's centre and radius are derived: a nearly flat arc has a remote centre.
+      for (double v : sh.type == PrimType::circle ? std::vector<double>{sh.center.x, sh.center.y, sh.radius}
+                                                  : std::vector<double>{sh.p0.x, sh.p0.y, sh.p1.x, sh.p1.y, sh.bulge})
         require_finite(v, "primitive " + p.id);
+    }
+  if (s.graph)
+    for (const auto& e : s.graph->edges)
+      for (Vec2 q : e.points) require_finite(q.x + q.y, "edge " + e.id);
   return s;
 }
 

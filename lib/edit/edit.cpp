@@ -68,6 +68,24 @@ void check_shape(const Shape& s, const std::string& what) {
   if (!ok) throw Error(Code::invalid_selection, what + ": not a drawable shape (non-finite or zero size)");
 }
 
+void check_on_page(const Shape& s, const Scene& scene, const std::string& what) {
+  // The page extended by its own size on every side (100000 px without a source): anything
+  // farther is a typo, and would only cost the router time.
+  double w = scene.source ? scene.source->width : 0, h = scene.source ? scene.source->height : 0;
+  double reach = std::max(w, h) > 0 ? std::max(w, h) : 1e5;
+  BBox page{-reach, -reach, w + reach, h + reach};
+  auto inside = [&](Vec2 p) { return p.x >= page.x0 && p.x <= page.x1 && p.y >= page.y0 && p.y <= page.y1; };
+  bool ok = s.type == PrimType::circle
+                ? inside(s.center - Vec2{s.radius, s.radius}) && inside(s.center + Vec2{s.radius, s.radius})
+                : inside(s.p0) && inside(s.p1) &&
+                      (s.type == PrimType::line || (inside(s.center) && s.radius <= 2 * reach));
+  if (!ok)
+    throw Error(Code::invalid_selection,
+                fmt::format("{}: lies outside the page ({:g} x {:g} px, extended by {:g} px on every side)", what, w, h,
+                            reach),
+                {{"id", what}});
+}
+
 void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
             std::vector<std::string>& warnings) {
   for (const char* kind : {"primitive", "region"}) {
@@ -75,7 +93,10 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
     if (mark > 0) after.extra["id_marks"][kind] = mark;
   }
   if (after.primitives)
-    for (const auto& p : *after.primitives) check_shape(p.shape, p.id);
+    for (const auto& p : *after.primitives) {
+      check_shape(p.shape, p.id);
+      check_on_page(p.shape, after, p.id);
+    }
   if (!touched.empty() || after.relations.size() != before.relations.size()) {
     auto w = resolve_relations(after, touched);
     warnings.insert(warnings.end(), w.begin(), w.end());

@@ -54,5 +54,8 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
 // Throws Error(invalid_selection) unless the shape is finite and drawable (a line of positive
 // length, an arc with a finite bulge, a circle of positive radius).
 void check_shape(const Shape& s, const std::string& what);
+// Throws Error(invalid_selection) unless the shape lies within the scene's page extended by the
+// page's own size on every side.
+void check_on_page(const Shape& s, const Scene& scene, const std::string& what);
 
 }  // namespace sv

@@ -223,7 +223,9 @@ std::string help_text(const Tool& t) {
     const json& f = it.value();
     std::string type = f.contains("type") ? (f["type"].is_string() ? f["type"].get<std::string>() : f["type"].dump()) : "json";
     if (f.contains("enum")) type = f["enum"].dump();
-    out += fmt::format("  --{:<22} {}{}\n    {}\n", it.key(), type,
+    std::string option = it.key();
+    std::replace(option.begin(), option.end(), '_', '-');
+    out += fmt::format("  --{:<22} {}{}\n    {}\n", option, type,
                        f.contains("default") ? " (default " + f["default"].dump() + ")" : "", f.value("description", ""));
   }
   if (t.kind == ToolKind::store)

@@ -95,6 +95,9 @@ TEST_CASE("readers refuse malformed, future and non-finite scenes", "[e2e][bad-i
   refused(fit_of_text("null.json",
                       R"({"format":"sv.scene","version":1,"graph":{"vertices":[],"edges":[{"id":"e_0001","v0":"v_0001","v1":"v_0001","points":[[null,1]],"closed":false}]}})"),
           3, "invalid_scene");
+  refused(fit_of_text("far.json",
+                      R"({"format":"sv.scene","version":1,"graph":{"vertices":[],"edges":[{"id":"e_0001","v0":"v_0001","v1":"v_0001","points":[[1e300,1]],"closed":false}]}})"),
+          3, "invalid_scene");
   Run usage = run(bin("sv-fit") + " --no-such-option");
   CHECK(usage.status == 2);
   CHECK(count_lines(usage.err) == 1);

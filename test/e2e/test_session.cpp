@@ -270,3 +270,38 @@ TEST_CASE("a scripted session: twenty-odd edits, refusals, a dry run, history, r
   }
   (void)first;
 }
+
+TEST_CASE("sv-edit as a filter, and SimulateEdit", "[e2e][session]") {
+  Session s("filter");
+  REQUIRE(s.sh(fmt::format("{} --no-store {} | {} --no-store | {} --no-store > a.json", bin("sv-skeleton"),
+                           data("tabler_circle-letter-x_w8.png"), bin("sv-fit"), bin("sv-route")))
+              .status == 0);
+  // Scene in, scene out; the envelope goes where --result says.
+  Run r = s.sh(bin("sv-edit") + " delete-primitive --no-store --primitive-ids p_0002 --result r.json < a.json > b.json");
+  REQUIRE(r.status == 0);
+  sv::Scene b = sv::parse_scene(slurp(s.dir() / "b.json"));
+  sv::Scene a = sv::parse_scene(slurp(s.dir() / "a.json"));
+  CHECK(b.revision.parent == a.revision.id);
+  CHECK(b.revision.tool == "DeletePrimitive");
+  CHECK(!b.primitive("p_0002"));
+  CHECK(json::parse(slurp(s.dir() / "r.json"))["revision_id"] == b.revision.id);
+  // The same input and request give the same bytes.
+  REQUIRE(s.sh(bin("sv-edit") + " delete-primitive --no-store --primitive-ids p_0002 a.json > c.json").status == 0);
+  CHECK(slurp(s.dir() / "c.json") == slurp(s.dir() / "b.json"));
+  // SimulateEdit: a batch of EditSpecs, reported, nothing written.
+  Run sim = s.sh(bin("sv-edit") + " simulate-edit --no-store a.json --edits " +
+                 q({{{"kind", "split_primitive"}, {"payload", {{"primitive_id", "p_0003"}, {"at", 0.5}}}},
+                    {{"kind", "reverse_direction"}, {"payload", {{"primitive_ids", {"p_0001"}}}}}}));
+  REQUIRE(sim.status == 0);
+  json env = json::parse(sim.out);
+  CHECK(env["removed_primitive_ids"] == json({"p_0003"}));
+  CHECK(env["new_primitive_ids"].size() == 2);
+  CHECK(env["edits"].size() == 2);
+  CHECK(env["before"].contains("f1"));
+  // Malformed or truncated input is refused with the contract's code, never half a scene: the
+  // tools' error envelope and one line on stderr.
+  Run bad = s.sh("head -c 300 a.json | " + bin("sv-edit") + " reverse-direction --no-store --primitive-ids p_0001");
+  CHECK(bad.status == 3);
+  CHECK(json::parse(bad.out)["error"]["code"] == "invalid_scene");
+  CHECK(count_lines(bad.err) == 1);
+}

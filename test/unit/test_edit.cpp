@@ -114,6 +114,9 @@ TEST_CASE("AddPrimitive: fresh id, placed where asked or routed, bad shapes refu
   check_consistent(a.scene);
   CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {5, 5}}}}}) == Code::invalid_selection);
   CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "circle"}, {"center", {5, 5}}}}}) == Code::invalid_selection);
+  // Far off the page (a typo) is refused before the router would spend its time on it.
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {0, 0}}, {"p1", {1e300, 0}}}}}) ==
+        Code::invalid_selection);
   CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {9, 5}}}},
                                     {"insert_after_primitive_id", "p_0999"}}) == Code::not_found);
 }
