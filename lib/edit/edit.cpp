@@ -78,7 +78,7 @@ void check_on_page(const Shape& s, const Scene& scene, const std::string& what) 
   bool ok = s.type == PrimType::circle
                 ? inside(s.center - Vec2{s.radius, s.radius}) && inside(s.center + Vec2{s.radius, s.radius})
                 : inside(s.p0) && inside(s.p1) &&
-                      (s.type == PrimType::line || (inside(s.center) && s.radius <= 2 * reach));
+                      (s.type == PrimType::line || (inside(s.at(0.25)) && inside(s.at(0.5)) && inside(s.at(0.75))));
   if (!ok)
     throw Error(Code::invalid_selection,
                 fmt::format("{}: lies outside the page ({:g} x {:g} px, extended by {:g} px on every side)", what, w, h,
