@@ -41,6 +41,9 @@ json recorded_args(int argc, char** argv) {
   return args;
 }
 
+
+}  // namespace
+
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -56,8 +59,6 @@ void write_output(const std::string& path, const std::string& text) {
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path);
 }
-
-}  // namespace
 
 std::map<std::string, double> parse_settings(const std::vector<std::string>& settings) {
   std::map<std::string, double> out;

@@ -43,6 +43,9 @@ int run_stage_main(int argc, char** argv, const Stage& stage);
 // (0, or 2 with one line on stderr), otherwise nullopt.
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
+// Writes text to stdout ("" or "-") or to a file, atomically (temporary file, rename).
+void write_output(const std::string& path, const std::string& text);
+
 // Reads all of stdin or a file (refusing more than `limit` bytes) into memory.
 std::string read_input(const std::string& path, size_t limit);
 

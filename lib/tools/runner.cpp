@@ -280,13 +280,7 @@ json write_views(const Invocation& inv, const ToolResult& r, Store* store, const
       ++i;
       continue;
     }
-    std::string tmp = path.string() + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << bytes;
-      if (!out.flush()) throw Error(Code::io_error, "cannot write " + path.string());
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path.string());
+    write_output(path.string(), bytes);
     written[name] = path.string();
     ++i;
   }
@@ -304,20 +298,6 @@ std::string read_scene_input(const Invocation& inv, std::optional<Store>& store,
   return sha256_hex(canonical_bytes(scene));
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
-    return;
-  }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw Error(Code::io_error, "cannot write " + path);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path);
-}
 
 // A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
 // the report is printed (dry run: nothing written anywhere, not even a view into the store) or
@@ -394,13 +374,13 @@ int run_edit(const Invocation& inv, std::optional<Store>& store, const json& lis
     throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
   for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
   if (dry_run) {
-    write_text("-", env.dump() + "\n");
+    write_output("-", env.dump() + "\n");
   } else if (store_mode) {
-    if (!inv.output.empty()) write_text(inv.output, dump_scene(out));
-    write_text("-", env.dump() + "\n");
+    if (!inv.output.empty()) write_output(inv.output, dump_scene(out));
+    write_output("-", env.dump() + "\n");
   } else {
-    if (!inv.result_file.empty()) write_text(inv.result_file, env.dump() + "\n");
-    write_text(inv.output, dump_scene(out));
+    if (!inv.result_file.empty()) write_output(inv.result_file, env.dump() + "\n");
+    write_output(inv.output, dump_scene(out));
   }
   return 0;
 }
