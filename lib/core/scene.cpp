@@ -144,6 +144,12 @@ json to_json(const Scene& s, bool with_revision_id) {
       if (!p.edge.empty()) {
         o["edge"] = p.edge;
         o["span"] = {p.span0, p.span1};
+        if (!p.more_sources.empty()) {
+          json es = json::array();
+          es.push_back({{"edge", p.edge}, {"span", {p.span0, p.span1}}});
+          for (const auto& src : p.more_sources) es.push_back({{"edge", src.edge}, {"span", {src.span0, src.span1}}});
+          o["edges"] = std::move(es);
+        }
       }
       o["fit_rms_px"] = round_to(p.fit_rms_px, kPx);
       o["fit_max_px"] = round_to(p.fit_max_px, kPx);
@@ -160,6 +166,10 @@ json to_json(const Scene& s, bool with_revision_id) {
     for (const auto& st : *s.tour) {
       json o = {{"primitive", st.primitive}, {"direction", st.reverse ? "reverse" : "forward"}};
       if (st.entry_deg != 0) o["entry_deg"] = round_to(st.entry_deg, kPx);
+      if (!st.whole()) {
+        o["t0"] = round_to(st.t0, kTime);
+        o["t1"] = round_to(st.t1, kTime);
+      }
       t.push_back(std::move(o));
     }
     j["tour"] = std::move(t);
@@ -273,6 +283,11 @@ Scene scene_from_valid_json(const json& j) {
         p.span0 = o["span"][0];
         p.span1 = o["span"][1];
       }
+      if (o.contains("edges"))
+        for (size_t k = 1; k < o["edges"].size(); ++k) {
+          const json& src = o["edges"][k];
+          p.more_sources.push_back({src["edge"], src["span"][0], src["span"][1]});
+        }
       p.fit_rms_px = o.value("fit_rms_px", 0.0);
       p.fit_max_px = o.value("fit_max_px", 0.0);
       p.semantic_role = o.value("semantic_role", std::string("unknown"));
@@ -286,7 +301,8 @@ Scene scene_from_valid_json(const json& j) {
   if (j.contains("tour")) {
     std::vector<TourStep> t;
     for (const auto& o : j["tour"])
-      t.push_back({o["primitive"], o["direction"] == "reverse", o.value("entry_deg", 0.0)});
+      t.push_back({o["primitive"], o["direction"] == "reverse", o.value("entry_deg", 0.0), o.value("t0", 0.0),
+                   o.value("t1", 1.0)});
     s.tour = std::move(t);
   }
   if (j.contains("robot")) {

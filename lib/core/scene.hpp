@@ -44,11 +44,21 @@ struct Graph {
   const Vertex* vertex(const std::string& id) const;
 };
 
+// A run of one edge's points a primitive was fitted to (inclusive; may wrap on a closed edge).
+struct SourceSpan {
+  std::string edge;
+  int span0 = 0, span1 = 0;
+};
+
 struct Primitive {
   std::string id;  // p_0001
   Shape shape;
   std::string edge;     // source edge id
   int span0 = 0, span1 = 0;  // index range of the edge's points it was fitted to (inclusive)
+  // Further sources of a primitive fitted across a junction (a line through a T): the runs of
+  // other edges' points it also covers, after the first (edge, span0, span1). Serialized, with
+  // the first, as "edges": [{edge, span}] when not empty.
+  std::vector<SourceSpan> more_sources;
   double fit_rms_px = 0, fit_max_px = 0;
   std::string semantic_role = "unknown";
   std::vector<std::string> issues;
@@ -56,10 +66,14 @@ struct Primitive {
 
 // One step of the draw order. Circles are entered at `entry_deg` (angle about the centre)
 // and drawn with positive sweep unless reversed.
+// A step may draw part of a primitive: from arc-length fraction t0 to t1 of it (a line
+// through a T is drawn in two steps so the stem joins it without a pen lift).
 struct TourStep {
   std::string primitive;
   bool reverse = false;
   double entry_deg = 0;
+  double t0 = 0, t1 = 1;
+  bool whole() const { return t0 == 0 && t1 == 1; }
 };
 
 struct Pose {

@@ -74,7 +74,8 @@ SceneChains scene_chains(const Scene& s) {
   for (int i = 0; i < static_cast<int>(sc.prims.size()); ++i) {
     const Primitive& p = sc.prims[i];
     const Edge* e = s.graph && !p.edge.empty() ? s.graph->edge(p.edge) : nullptr;
-    if (e && !e->points.empty()) by_edge[p.edge].push_back(i);
+    // A primitive fitted across a junction is no piece of one edge's chain: it stands alone.
+    if (e && !e->points.empty() && p.more_sources.empty()) by_edge[p.edge].push_back(i);
     else alone.push_back(i);
   }
   auto standalone = [&](int i) {

@@ -8,6 +8,7 @@
 #include "fit/beautify.hpp"
 #include "fit/chain.hpp"
 #include "fit/segment.hpp"
+#include "fit/through.hpp"
 
 namespace sv {
 
@@ -70,6 +71,9 @@ const ParamSpec kParams[] = {
      "(perpendicular)"},
     {"fit.relation_min_line_px", &FitParams::relation_min_line_px,
      "shortest line whose direction takes part in parallel and perpendicular relations"},
+    {"fit.through_angle_deg", &FitParams::through_angle_deg,
+     "chain ends at a junction whose directions continue each other within this (the bar of a T) are fitted "
+     "as one primitive when it stays within tolerance; 0: never"},
 };
 
 const ParamSpec* find_param(const std::string& key) {
@@ -393,6 +397,32 @@ void fit(Scene& scene, const FitOptions& opt) {
     chains.push_back(std::move(chain));
   }
   scene.relations = p.beautify > 0 ? fitting::beautify(prims, chains, p) : json::array();
+  // Through strokes: one primitive across a junction where the drawing continues straight.
+  std::vector<std::string> old_ids;
+  for (const Primitive& pr : prims) old_ids.push_back(pr.id);
+  std::vector<int> merged_into = fitting::merge_through_strokes(prims, *scene.graph, p);
+  std::map<std::string, int> new_of;
+  std::vector<int> members(prims.size(), 0);
+  for (size_t i = 0; i < old_ids.size(); ++i) {
+    new_of[old_ids[i]] = merged_into[i];
+    ++members[merged_into[i]];
+  }
+  // Relations among merged primitives were enforced on their parts: they are dropped.
+  json kept = json::array();
+  for (json r : scene.relations) {
+    bool keep = r.contains("primitives");
+    if (keep)
+      for (json& id : r["primitives"]) {
+        auto it = new_of.find(id.get<std::string>());
+        if (it == new_of.end() || members[it->second] > 1) {
+          keep = false;
+          break;
+        }
+        id = prims[it->second].id;
+      }
+    if (keep) kept.push_back(std::move(r));
+  }
+  scene.relations = std::move(kept);
   for (Primitive& pr : prims)
     if (pr.fit_max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
   scene.primitives = std::move(prims);

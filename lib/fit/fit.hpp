@@ -13,7 +13,10 @@
 //      smooth: where they touch, or the breakpoint projected onto both), ends are pinned to
 //      the graph's junctions, and every piece is refitted between its joined endpoints;
 //   6. beautify: near relations (parallel, perpendicular, equal radius, concentric, coincident
-//      ends) are enforced by least squares where every primitive stays within tolerance.
+//      ends) are enforced by least squares where every primitive stays within tolerance;
+//   7. through strokes (fit/through.hpp): chain ends at a junction that continue each other
+//      straight or on one circle (the bar of a T) are refitted as one primitive when it stays
+//      within tolerance, and the stem is moved onto it.
 #pragma once
 #include <map>
 #include <optional>
@@ -48,6 +51,7 @@ struct FitParams {
   double beautify = 1;
   double relation_angle_deg = 3;
   double relation_min_line_px = 10;
+  double through_angle_deg = 8;
 };
 
 // The noise of traced centrelines: the spread of each point about the chord of its two
@@ -90,7 +94,7 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
                                       const ChainEnds& ends = {});
 
 // Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
-// then along each edge), scene.relations with the relations beautify enforced, and records
+// then along each edge; a through stroke where its first part was), scene.relations with the relations beautify enforced, and records
 // the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);
 

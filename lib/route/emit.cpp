@@ -45,7 +45,9 @@ class Emitter {
       Command& b = commands.back();
       if (b.kind == Command::Kind::line && b.pen_down && b.distance != 0 && (b.distance > 0) == (d > 0)) {
         b.distance = round_to(b.distance + d, kQuantum);
-        b.primitive += "," + id;
+        // Two pieces of one primitive drawn in a row stay one id.
+        size_t comma = b.primitive.rfind(',');
+        if (b.primitive.substr(comma == std::string::npos ? 0 : comma + 1) != id) b.primitive += "," + id;
         pose_ = apply_command(before_last_, b);
         return;
       }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -34,14 +35,79 @@ const std::vector<RouteOptionDoc>& route_option_docs() {
 
 namespace {
 
+// What routing draws: pieces of the primitives (shapes[i] is the part t0..t1 of primitive ids[i]).
 struct Setup {
   std::vector<Shape> shapes;
   std::vector<std::string> ids;
+  std::vector<std::pair<double, double>> parts;
   CostModel cost;
   EmitParams emit;
   TrailParams trails;
   OrderParams order;
 };
+
+// The part of a line or arc from arc-length fraction t0 to t1 (its own ends exactly at 0 and 1).
+Shape part_of(const Shape& s, double t0, double t1) {
+  if (s.type == PrimType::circle || (t0 == 0 && t1 == 1)) return s;
+  Vec2 a = t0 == 0 ? s.p0 : s.at(t0), b = t1 == 1 ? s.p1 : s.at(t1);
+  if (s.type == PrimType::arc && std::isfinite(s.radius)) return Shape::arc(a, b, std::tan(s.sweep_rad() * (t1 - t0) / 4));
+  return Shape::line(a, b);
+}
+
+// Arc-length fraction of the point of a line or arc nearest q.
+double fraction_of(const Shape& s, Vec2 q) {
+  if (s.type == PrimType::arc && std::isfinite(s.radius)) {
+    double sw = s.sweep_rad();
+    if (std::abs(sw) < 1e-12) return 0;
+    double a = angle_of(q - s.center) - angle_of(s.p0 - s.center);
+    if (sw < 0) a = -a;
+    a = std::fmod(a + 4 * kPi, 2 * kPi);
+    return std::clamp(a / std::abs(sw), 0.0, 1.0);
+  }
+  Vec2 d = s.p1 - s.p0;
+  double L2 = dot(d, d);
+  return L2 > 0 ? std::clamp(dot(q - s.p0, d) / L2, 0.0, 1.0) : 0.0;
+}
+
+// Splits every line and arc where another primitive's end touches its interior (within
+// snap_px, farther than snap_px from its own ends): a line through a T is drawn as two pieces
+// so the stem meets it at a vertex of the endpoint graph and joins the trail without a lift.
+void split_at_contacts(const std::vector<Primitive>& prims, double snap, Setup& su) {
+  std::vector<Vec2> ends;
+  for (const Primitive& p : prims)
+    if (p.shape.type != PrimType::circle) {
+      ends.push_back(p.shape.p0);
+      ends.push_back(p.shape.p1);
+    }
+  for (size_t i = 0; i < prims.size(); ++i) {
+    const Shape& s = prims[i].shape;
+    std::vector<double> cuts;
+    double len = s.length();
+    if (s.type != PrimType::circle && len > 4 * snap) {
+      BBox box;
+      for (Vec2 q : s.sample(std::max(len / 8, 1.0))) box.add(q);
+      for (size_t k = 0; k < ends.size(); ++k) {
+        Vec2 q = ends[k];
+        if (k / 2 == i || q.x < box.x0 - snap || q.x > box.x1 + snap || q.y < box.y0 - snap || q.y > box.y1 + snap)
+          continue;
+        if (dist(q, s.p0) <= snap || dist(q, s.p1) <= snap || s.distance_to(q) > snap) continue;
+        double t = fraction_of(s, q);
+        if (t * len > snap && (1 - t) * len > snap) cuts.push_back(t);
+      }
+    }
+    std::sort(cuts.begin(), cuts.end());
+    std::vector<double> at{0};
+    for (double t : cuts)
+      if ((t - at.back()) * len > snap) at.push_back(t);
+    if (at.size() > 1 && (1 - at.back()) * len <= snap) at.pop_back();
+    at.push_back(1);
+    for (size_t k = 0; k + 1 < at.size(); ++k) {
+      su.shapes.push_back(part_of(s, at[k], at[k + 1]));
+      su.ids.push_back(prims[i].id);
+      su.parts.emplace_back(at[k], at[k + 1]);
+    }
+  }
+}
 
 double longest_side_px(const std::vector<Shape>& shapes) {
   BBox box;
@@ -51,12 +117,15 @@ double longest_side_px(const std::vector<Shape>& shapes) {
 }
 
 // Resolves every option, records it in the config with its provenance and sets scene.robot.
-Setup setup(Scene& scene, const RouteOptions& options) {
+// With `split`, the pieces are the primitives split at contacts (split_at_contacts), else the
+// whole primitives.
+Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   Setup su;
   if (!scene.primitives) throw Error(Code::invalid_scene, "route: the scene has no primitives; run sv-fit first");
   for (const Primitive& p : *scene.primitives) {
     su.shapes.push_back(p.shape);
     su.ids.push_back(p.id);
+    su.parts.emplace_back(0.0, 1.0);
   }
   std::map<std::string, double> given;
   for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k.substr(6) : k] = v;
@@ -118,6 +187,12 @@ Setup setup(Scene& scene, const RouteOptions& options) {
   su.trails = {value["snap_px"], static_cast<int>(value["exact_matching_max"])};
   su.order = {static_cast<int>(value["circle_entries"]), static_cast<int>(value["closed_starts"]),
               static_cast<int>(value["max_passes"])};
+  if (split) {
+    su.shapes.clear();
+    su.ids.clear();
+    su.parts.clear();
+    split_at_contacts(*scene.primitives, value["snap_px"], su);
+  }
   return su;
 }
 
@@ -125,7 +200,8 @@ void store(Scene& scene, const Setup& su, const std::vector<Traversal>& steps, E
   std::vector<TourStep> tour;
   for (const Traversal& s : steps) {
     bool circle = su.shapes[s.prim].type == PrimType::circle;
-    tour.push_back({su.ids[s.prim], s.reverse, circle ? wrap_deg(rad2deg(s.entry_rad)) : 0.0});
+    tour.push_back({su.ids[s.prim], s.reverse, circle ? wrap_deg(rad2deg(s.entry_rad)) : 0.0, su.parts[s.prim].first,
+                    su.parts[s.prim].second});
   }
   scene.tour = std::move(tour);
   scene.commands = std::move(em.commands);
@@ -135,7 +211,7 @@ void store(Scene& scene, const Setup& su, const std::vector<Traversal>& steps, E
 }  // namespace
 
 void route(Scene& scene, const RouteOptions& options) {
-  Setup su = setup(scene, options);
+  Setup su = setup(scene, options, true);
   TrailSet trails = build_trails(su.shapes, su.cost, su.trails);
   TourPlanner planner(trails, su.shapes, su.cost, su.order, options.start);
 
@@ -166,23 +242,33 @@ void route(Scene& scene, const RouteOptions& options) {
 
 void emit_tour(Scene& scene, const RouteOptions& options) {
   if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
-  Setup su = setup(scene, options);
+  Setup su = setup(scene, options, false);
   std::map<std::string, int> index;
   for (size_t i = 0; i < su.ids.size(); ++i) index[su.ids[i]] = static_cast<int>(i);
+  // One piece per step: the part of its primitive the step draws.
+  Setup drawn = su;
+  drawn.shapes.clear();
+  drawn.ids.clear();
+  drawn.parts.clear();
   std::vector<Traversal> steps;
   for (const TourStep& t : *scene.tour) {
     auto it = index.find(t.primitive);
     if (it == index.end())
       throw Error(Code::not_found, fmt::format("emit: tour names unknown primitive {}", t.primitive),
                   {{"primitive", t.primitive}});
-    steps.push_back({it->second, t.reverse, deg2rad(t.entry_deg)});
+    double t0 = std::clamp(t.t0, 0.0, 1.0), t1 = std::clamp(t.t1, t0, 1.0);
+    steps.push_back({static_cast<int>(drawn.shapes.size()), t.reverse, deg2rad(t.entry_deg)});
+    drawn.shapes.push_back(part_of(su.shapes[it->second], t0, t1));
+    drawn.ids.push_back(t.primitive);
+    drawn.parts.emplace_back(t0, t1);
   }
-  store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start));
+  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
 }
 
 void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
                      bool optimize) {
-  Setup su = setup(scene, options);
+  // Pins name whole primitives at positions of a tour of whole primitives.
+  Setup su = setup(scene, options, false);
   const size_t n = su.ids.size();
   std::map<std::string, int> index;
   for (size_t i = 0; i < n; ++i) index[su.ids[i]] = static_cast<int>(i);

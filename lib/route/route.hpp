@@ -23,7 +23,9 @@ struct RouteOptions {
   std::map<std::string, double> overrides;
 };
 
-// Reads scene.primitives; writes scene.robot (ppi, footprint, pen time, start pose),
+// Reads scene.primitives; routes pieces of them: a line or arc is split where another
+// primitive's end touches its interior (within snap_px), so a line through a T is drawn in two
+// tour steps (with t0/t1) and the stem joins it without a pen lift. Writes scene.robot (ppi, footprint, pen time, start pose),
 // scene.tour, scene.commands (each drawing command tagged with its primitive id; a merged
 // line carries its ids joined by ',') and the config entries route.*. Throws
 // Error(invalid_scene) without primitives, Error(invalid_selection) for an unknown or
@@ -42,7 +44,8 @@ struct PinnedStep {
   bool reverse = false;
 };
 
-// Routes with some steps pinned: the other primitives keep the scene's tour order as the
+// Routes with some steps pinned (whole primitives, one step each: a line through a T is not
+// split here): the other primitives keep the scene's tour order as the
 // starting point and, when `optimize`, are re-ordered and re-oriented around the pins by local
 // search (move one step to another free slot, flip one) on the motion model's time. Throws
 // Error(invalid_selection) for a position out of range or taken twice, Error(not_found) for an

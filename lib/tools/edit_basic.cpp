@@ -99,9 +99,14 @@ ToolResult reverse_direction(const ToolContext& ctx, const json& req) {
   double delta_ms = 0;
   if (out.tour) {
     for (const auto& id : ids) {
-      auto it = std::find_if(out.tour->begin(), out.tour->end(), [&](const TourStep& t) { return t.primitive == id; });
-      if (it == out.tour->end()) throw Error(Code::not_found, id + " is not in the tour", {{"id", id}});
-      it->reverse = !it->reverse;
+      // A primitive drawn in parts (a line through a T) turns round in every part.
+      bool found = false;
+      for (TourStep& t : *out.tour)
+        if (t.primitive == id) {
+          t.reverse = !t.reverse;
+          found = true;
+        }
+      if (!found) throw Error(Code::not_found, id + " is not in the tour", {{"id", id}});
     }
     emit_tour(out, route_options_of(ctx.scene));
     delta_ms = 1000 * (draw_time_s(out) - draw_time_s(ctx.scene));

@@ -413,6 +413,7 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
                                           {"magnitude", round3(magnitude)}, {"spin_deg", round3(tr.spin_deg)},
                                           {"travel_px", round3(tr.travel_px)}}},
                        {"pen_up_before", tr.pen_up}});
+      if (!t.whole()) steps.back()["part"] = {round3(t.t0), round3(t.t1)};
       costly.push_back({tr.time_s, steps.size() - 1});
     }
   if (!req["only_top_k_costly"].is_null()) {
@@ -753,7 +754,10 @@ void add_inspection_tools(std::vector<Tool>& out) {
                                                                                        {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees or px", 0)},
                                                                                        {"spin_deg", S::number("", 0)}, {"travel_px", S::number("", 0)}},
                                                                                       {"kind", "time_ms", "magnitude"})},
-                                                          {"pen_up_before", S::boolean("")}},
+                                                          {"pen_up_before", S::boolean("")},
+                                                          {"part", S::array(S::number("", 0),
+                                                                            "[t0, t1]: the step draws this arc-length fraction of the "
+                                                                            "primitive (a line through a T is drawn in parts); absent: all")}},
                                                          {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"}), "")},
                             {"total_draw_time_ms", S::number("", 0)}, {"total_pen_up_count", S::integer("")},
                             {"transition_time_ms", S::number("time spent turning and travelling", 0)}},

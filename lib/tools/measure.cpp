@@ -136,19 +136,29 @@ Drawing drawing_of(const Scene& s) {
   return d;
 }
 
-Polyline source_points(const Scene& s, const Primitive& p) {
-  if (!s.graph || p.edge.empty()) return {};
-  const Edge* e = s.graph->edge(p.edge);
-  if (!e || e->points.empty()) return {};
+namespace {
+
+void append_span(const Scene& s, const std::string& edge, int span0, int span1, Polyline& out) {
+  const Edge* e = s.graph->edge(edge);
+  if (!e || e->points.empty()) return;
   const int n = static_cast<int>(e->points.size());
-  int a = std::clamp(p.span0, 0, n - 1), b = std::clamp(p.span1, 0, n - 1);
-  Polyline out;
+  int a = std::clamp(span0, 0, n - 1), b = std::clamp(span1, 0, n - 1);
   if (a <= b) {
-    out.assign(e->points.begin() + a, e->points.begin() + b + 1);
+    out.insert(out.end(), e->points.begin() + a, e->points.begin() + b + 1);
   } else {  // wraps past the end of a closed edge
-    out.assign(e->points.begin() + a, e->points.end());
+    out.insert(out.end(), e->points.begin() + a, e->points.end());
     out.insert(out.end(), e->points.begin(), e->points.begin() + b + 1);
   }
+}
+
+}  // namespace
+
+Polyline source_points(const Scene& s, const Primitive& p) {
+  if (!s.graph || p.edge.empty()) return {};
+  Polyline out;
+  append_span(s, p.edge, p.span0, p.span1, out);
+  // A primitive fitted across a junction covers runs of several edges.
+  for (const auto& src : p.more_sources) append_span(s, src.edge, src.span0, src.span1, out);
   return out;
 }
 

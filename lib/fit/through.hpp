@@ -1,0 +1,29 @@
+// Through strokes: a straight line or a smooth arc that passes through a junction of the
+// stroke graph (the bar of a T) is one primitive of the drawing, though the graph splits it
+// into two edges there.
+//
+// At every junction the chain ends that continue each other (their directions within
+// through_angle_deg of a straight continuation) are paired, best continuation first, each end
+// at most once; each pair's primitives (and what they were already merged with) are refitted
+// as one: a line between the outer ends, or an arc between them curving the same way. The
+// merge is kept only when every source point lies within the tolerance (or the members'
+// largest deviation, when larger). The other chain ends at that junction (the stem of the T)
+// are then moved onto the merged primitive, where that keeps them within tolerance, so the
+// drawing stays connected.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+#include "fit/fit.hpp"
+
+namespace sv::fitting {
+
+// Merges through strokes in `prims` (primitives of the graph's edges, in edge order, each
+// with its edge and span) and renumbers the ids p_0001... in order. A merged primitive keeps
+// the place, edge and span of its first member and lists the others in more_sources. Returns,
+// per original primitive, its new index (members of one merge share it).
+std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Graph& graph,
+                                       const FitParams& p);
+
+}  // namespace sv::fitting

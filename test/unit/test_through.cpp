@@ -1,0 +1,132 @@
+// Through strokes: a line that passes through a T junction is one primitive, and routing
+// still draws the T with the stem joined to it.
+#include <catch2/catch.hpp>
+
+#include "core/schema.hpp"
+#include "fit/fit.hpp"
+#include "graph/skeletonize.hpp"
+#include "robot/replay.hpp"
+#include "robot/simulate.hpp"
+#include "route/route.hpp"
+#include "shape_scene.hpp"
+#include "skeleton_drawing.hpp"
+
+using namespace sv;
+using test::Drawing;
+
+namespace {
+
+Scene fitted(const cv::Mat& gray, double through_angle_deg = -1) {
+  Scene s;
+  skeletonize(s, gray, {});
+  s.source->path = "t.png";
+  s.source->sha256 = std::string(64, '0');
+  FitOptions opt;
+  if (through_angle_deg >= 0) opt.overrides["fit.through_angle_deg"] = through_angle_deg;
+  fit(s, opt);
+  return s;
+}
+
+int pen_ups_of(Scene& s) {
+  route(s, {});
+  simulate(s, {});
+  return s.metrics["pen_up_moves"].get<int>();
+}
+
+// Largest distance from the primitives to what the robot draws.
+double uncovered(const Scene& s) {
+  Replay r = replay(*s.commands, s.robot->start, 0.05);
+  double worst = 0;
+  for (const Primitive& p : *s.primitives)
+    for (Vec2 q : p.shape.sample(0.25)) {
+      double d = INFINITY;
+      for (const auto& st : r.strokes)
+        for (size_t i = 1; i < st.size(); ++i) d = std::min(d, point_segment_distance(q, st[i - 1], st[i]));
+      worst = std::max(worst, d);
+    }
+  return worst;
+}
+
+const Primitive* longest(const Scene& s) {
+  const Primitive* best = nullptr;
+  for (const Primitive& p : *s.primitives)
+    if (!best || p.shape.length() > best->shape.length()) best = &p;
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("a T of two strokes is fitted as one through line and a stem meeting it", "[fit]") {
+  Scene s = fitted(Drawing(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image());
+  REQUIRE(s.graph->edges.size() == 3);  // the graph splits the bar at the junction
+  REQUIRE(s.primitives->size() == 2);
+  const Primitive& bar = *longest(s);
+  const Primitive& stem = (*s.primitives)[&bar == &(*s.primitives)[0] ? 1 : 0];
+  CHECK(bar.shape.type == PrimType::line);
+  CHECK(stem.shape.type == PrimType::line);
+  CHECK(bar.shape.length() == Approx(160).margin(3));
+  CHECK(std::abs(bar.shape.p0.y - 60) < 1.0);
+  CHECK(std::abs(bar.shape.p1.y - 60) < 1.0);
+  // Provenance: both halves of the bar, the first one also as edge/span.
+  REQUIRE(bar.more_sources.size() == 1);
+  CHECK(bar.more_sources[0].edge != bar.edge);
+  CHECK(bar.fit_max_px <= s.config["fit.tolerance_px"]["value"].get<double>() + 1e-9);
+  // The stem ends on the bar, at one point.
+  Vec2 foot = dist(stem.shape.p0, {100, 60}) < dist(stem.shape.p1, {100, 60}) ? stem.shape.p0 : stem.shape.p1;
+  CHECK(dist(foot, {100, 60}) < 1.5);
+  CHECK(bar.shape.distance_to(foot) < 1e-3);
+  CHECK(scene_schema().first_error(to_json(s)).empty());
+  // The scene round-trips with its sources.
+  Scene back = scene_from_json(to_json(s));
+  CHECK(canonical_bytes(back) == canonical_bytes(s));
+}
+
+TEST_CASE("an X stays two lines and a merge can be switched off", "[fit]") {
+  Scene x = fitted(Drawing(200, 200).line({20, 20}, {180, 180}, 4).line({20, 180}, {180, 20}, 4).image());
+  CHECK(x.primitives->size() == 2);
+  for (const Primitive& p : *x.primitives) {
+    CHECK(p.shape.type == PrimType::line);
+    CHECK(p.shape.length() == Approx(160 * std::sqrt(2.0)).margin(4));
+  }
+  Scene t = fitted(Drawing(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image(), 0);
+  CHECK(t.primitives->size() == 3);
+}
+
+TEST_CASE("a T with a merged bar is routed with no more pen lifts than before", "[route]") {
+  cv::Mat gray = Drawing(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image();
+  Scene merged = fitted(gray), split = fitted(gray, 0);
+  REQUIRE(merged.primitives->size() == 2);
+  REQUIRE(split.primitives->size() == 3);
+  int before = pen_ups_of(split), after = pen_ups_of(merged);
+  CHECK(before == 1);
+  CHECK(after == before);
+  CHECK(uncovered(merged) < 0.05);
+  // The bar is drawn in two parts that meet where the stem does.
+  int parts = 0;
+  for (const TourStep& t : *merged.tour) parts += !t.whole();
+  CHECK(parts == 2);
+  CHECK(merged.tour->size() == 3);
+  CHECK(scene_schema().first_error(to_json(merged)).empty());
+  // Re-emitting the tour as it stands draws the same stream.
+  Scene again = merged;
+  emit_tour(again, {});
+  CHECK(again.commands->size() == merged.commands->size());
+}
+
+TEST_CASE("a stem ending on a line's interior joins it without a pen lift", "[route]") {
+  // One bar, a stem from its middle: an L-free T the router splits at the contact.
+  Scene s = scene_of_shapes({Shape::line({0, 50}, {100, 50}), Shape::line({50, 50}, {50, 100})}, 200, 4);
+  route(s, {});
+  simulate(s, {});
+  CHECK(s.metrics["pen_up_moves"] == 1);
+  CHECK(s.tour->size() == 3);
+  for (const Command& c : *s.commands) CHECK(c.primitive.find("p_0001,p_0001") == std::string::npos);
+  CHECK(uncovered(s) < 0.05);
+  // A plus: the bar split at a stem on each side, both stems drawn on: one lift.
+  Scene plus = scene_of_shapes({Shape::line({0, 50}, {100, 50}), Shape::line({50, 50}, {50, 100}),
+                                Shape::line({50, 50}, {50, 0})},
+                               200, 4);
+  route(plus, {});
+  simulate(plus, {});
+  CHECK(plus.metrics["pen_up_moves"] == 1);
+}
