@@ -17,6 +17,9 @@ namespace {
 
 constexpr double kJointEps = 1e-3;  // ends this close are one joint
 
+// A relation beautify detected but could not hold ("status": "dropped").
+bool is_dropped(const json& r) { return r.value("status", "") == "dropped"; }
+
 struct ParamKey {
   const char* key;
   double FitParams::*field;
@@ -40,6 +43,9 @@ const ParamKey kFitKeys[] = {
     {"fit.beautify", &FitParams::beautify},
     {"fit.relation_angle_deg", &FitParams::relation_angle_deg},
     {"fit.relation_min_line_px", &FitParams::relation_min_line_px},
+    {"fit.axis_angle_deg", &FitParams::axis_angle_deg},
+    {"fit.collinear_offset_px", &FitParams::collinear_offset_px},
+    {"fit.tangent_angle_deg", &FitParams::tangent_angle_deg},
 };
 
 // The scene's primitives arranged as the solver's chains: a working copy in which every piece
@@ -324,6 +330,10 @@ std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>
     bool complete = true;
     for (const auto& id : r.value("primitives", json::array()))
       complete = complete && s.primitive(id.get<std::string>()) != nullptr;
+    if (is_dropped(r)) {  // a record of what beautify could not hold: never re-solved
+      if (complete) kept.push_back(r);
+      continue;
+    }
     if (complete) {
       kept.push_back(r);
       continue;
@@ -335,12 +345,14 @@ std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>
   if (touched.empty() || !s.primitives) return warnings;
   // The relations naming a touched primitive, the explicitly enforced ones first.
   std::vector<size_t> affected;
-  for (size_t k = 0; k < s.relations.size(); ++k)
+  for (size_t k = 0; k < s.relations.size(); ++k) {
+    if (is_dropped(s.relations[k])) continue;
     for (const auto& id : s.relations[k].value("primitives", json::array()))
       if (touched.count(id.get<std::string>())) {
         affected.push_back(k);
         break;
       }
+  }
   if (affected.empty()) return warnings;
   std::stable_sort(affected.begin(), affected.end(), [&](size_t a, size_t b) {
     return s.relations[a].contains("enforced_by") && !s.relations[b].contains("enforced_by");

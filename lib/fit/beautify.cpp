@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,8 @@ namespace {
 constexpr double kRelationWeight = 1000;  // a relation residual against 1 px of data residual
 constexpr double kAnchorWeight = 1;       // the pull of a joint to where it was
 constexpr size_t kDataPointsPerPiece = 24;
-constexpr int kRounds = 6;
+constexpr int kRounds = 10;
+constexpr double kExactRad = 1e-4;  // a joint turning less is smooth already
 constexpr int kIterations = 30;
 constexpr double kTangentScalePx = 10;  // a tangent mismatch of 1 rad weighs as 10 px
 
@@ -113,10 +115,24 @@ std::vector<Group> cluster(const std::vector<int>& items, const std::function<bo
   return groups;
 }
 
+// The axis a direction lies near: 0 horizontal, 1 vertical, -1 neither (within tol radians).
+int near_axis(double angle, double tol) {
+  if (std::abs(wrap_half_turn(angle)) <= tol) return 0;
+  if (std::abs(wrap_half_turn(angle - kPi / 2)) <= tol) return 1;
+  return -1;
+}
+
+// The turn at the joint where a ends and b starts, in radians (0 smooth, pi a cusp).
+double kink(const Shape& a, const Shape& b) {
+  Vec2 ta = a.end_tangent(), tb = b.start_tangent();
+  return std::atan2(std::abs(cross(ta, tb)), dot(ta, tb));
+}
+
 Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
                  const FitParams& p) {
   Relations rel;
   const double angle_tol = deg2rad(p.relation_angle_deg), tol = p.tolerance_px;
+  const double axis_tol = deg2rad(p.axis_angle_deg);
   auto by_size = [&](std::vector<int> v, auto size) {
     std::stable_sort(v.begin(), v.end(), [&](int a, int b) { return size(a) > size(b); });
     return v;
@@ -149,7 +165,48 @@ Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef
       for (int i : g.members) f->lines.push_back({i, 1});
     }
   }
-  std::erase_if(rel.families, [](const Family& f) { return f.lines.size() < 2; });
+  // Horizontal and vertical: a family all of whose lines lie near the axes turns onto them
+  // (its angle given); otherwise each line near an axis is held to it on its own, and the
+  // solve tells whether that agrees with its family.
+  std::vector<Family> axis_lines;
+  for (Family& f : rel.families) {
+    std::set<int> implied;  // the family angle (0 or 1 quarter turn) each line's axis implies
+    size_t near = 0;
+    for (auto [i, q] : f.lines) {
+      int ax = near_axis(dir(i), axis_tol);
+      if (ax < 0) continue;
+      ++near;
+      implied.insert((ax + q) % 2);
+    }
+    if (near == f.lines.size() && implied.size() == 1) {
+      f.fixed = true;
+      f.angle = *implied.begin() * kPi / 2;
+      continue;
+    }
+    for (auto [i, q] : f.lines)
+      if (int ax = near_axis(dir(i), axis_tol); ax >= 0)
+        axis_lines.push_back({ax * kPi / 2, {{i, 0}}, true});
+  }
+  std::erase_if(rel.families, [](const Family& f) { return f.lines.size() < (f.fixed ? 1u : 2u); });
+  // Collinear: lines of one family and quarter whose ends lie near the longest one's line.
+  for (const Family& f : rel.families)
+    for (int q : {0, 1}) {
+      std::vector<int> same;
+      for (auto [i, qi] : f.lines)
+        if (qi == q) same.push_back(i);
+      auto groups = cluster(same, [&](int seed, int i) {
+        const Shape &s = prims[seed].shape, &t = prims[i].shape;
+        Vec2 u = unit(s.p1 - s.p0);
+        return std::max(std::abs(cross(u, t.p0 - s.p0)), std::abs(cross(u, t.p1 - s.p0))) <=
+               p.collinear_offset_px;
+      });
+      for (const Group& g : groups) {
+        Collinear c{g.members, std::nullopt};
+        if (f.fixed) c.angle = f.angle + q * kPi / 2;
+        rel.collinear.push_back(c);
+      }
+    }
+  rel.families.insert(rel.families.end(), axis_lines.begin(), axis_lines.end());
   rounds = by_size(rounds, [&](int i) { return prims[i].shape.radius; });
   rel.radii = cluster(rounds, [&](int seed, int i) {
     return std::abs(prims[i].shape.radius - prims[seed].shape.radius) <= tol;
@@ -157,6 +214,24 @@ Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef
   rel.centres = cluster(rounds, [&](int seed, int i) {
     return dist(prims[i].shape.center, prims[seed].shape.center) <= tol;
   });
+  // Tangent continuity at smooth joints: consecutive pieces (not both lines: two lines that
+  // continue each other would be one) turning by less than tangent_angle_deg, short of the
+  // fit's corners (join_corner_deg). Those smooth already are held only in chains that other
+  // relations move.
+  const double smooth = deg2rad(std::min(p.tangent_angle_deg, p.join_corner_deg));
+  std::vector<Tangent> held;
+  for (const ChainRef& ch : chains) {
+    const size_t n = ch.prims.size();
+    if (prims[ch.prims.front()].shape.type == PrimType::circle) continue;
+    for (size_t k = 0; k + (ch.closed ? 0 : 1) < n; ++k) {
+      int a = ch.prims[k], b = ch.prims[(k + 1) % n];
+      if (a == b) continue;
+      const Shape &sa = prims[a].shape, &sb = prims[b].shape;
+      if (sa.type == PrimType::line && sb.type == PrimType::line) continue;
+      double t = kink(sa, sb);
+      if (t < smooth) (t > kExactRad ? rel.tangents : held).push_back({a, b, 1, 0});
+    }
+  }
   // Free ends of open chains that (nearly) meet but are not one point yet.
   std::vector<int> ends;
   for (int c = 0; c < static_cast<int>(chains.size()); ++c) {
@@ -170,6 +245,22 @@ Relations detect(const std::vector<Primitive>& prims, const std::vector<ChainRef
     double d = dist(end_at(seed), end_at(e));
     return d <= tol && d > 0 && !(e / 2 == seed / 2 && chains[e / 2].prims.size() < 2);
   });
+  std::vector<int> chain_of(prims.size(), -1);
+  for (size_t c = 0; c < chains.size(); ++c)
+    for (int i : chains[c].prims) chain_of[i] = static_cast<int>(c);
+  std::set<int> moving;
+  for (const Family& f : rel.families)
+    for (auto [i, q] : f.lines) moving.insert(chain_of[i]);
+  for (const auto* groups : {&rel.radii, &rel.centres})
+    for (const Group& g : *groups)
+      for (int i : g.members) moving.insert(chain_of[i]);
+  for (const Collinear& c : rel.collinear)
+    for (int i : c.members) moving.insert(chain_of[i]);
+  for (const Tangent& t : rel.tangents) moving.insert(chain_of[t.a]);
+  for (const Group& g : rel.ends)
+    for (int e : g.members) moving.insert(e / 2);
+  for (const Tangent& t : held)
+    if (moving.count(chain_of[t.a])) rel.tangents.push_back(t);
   return rel;
 }
 
@@ -603,14 +694,171 @@ class Model {
 };
 
 // ---------------------------------------------------------------------------------------
+// Memberships: one primitive's (or chain end's) part in one relation, the unit a
+// contradiction or a tolerance breach drops.
+
+enum class Part { family, radius, centre, collinear, tangent, ends };
+
+struct Membership {
+  Part part;
+  size_t group;  // index into the relations of its kind
+  int member;    // primitive (family line, radius, centre, collinear), chain end (ends); tangent: -
+};
+
+std::vector<Membership> memberships(const Relations& rel) {
+  std::vector<Membership> out;
+  for (size_t g = 0; g < rel.families.size(); ++g)
+    for (auto [i, q] : rel.families[g].lines) out.push_back({Part::family, g, i});
+  for (size_t g = 0; g < rel.radii.size(); ++g)
+    for (int i : rel.radii[g].members) out.push_back({Part::radius, g, i});
+  for (size_t g = 0; g < rel.centres.size(); ++g)
+    for (int i : rel.centres[g].members) out.push_back({Part::centre, g, i});
+  for (size_t g = 0; g < rel.collinear.size(); ++g)
+    for (int i : rel.collinear[g].members) out.push_back({Part::collinear, g, i});
+  for (size_t g = 0; g < rel.tangents.size(); ++g) out.push_back({Part::tangent, g, -1});
+  for (size_t g = 0; g < rel.ends.size(); ++g)
+    for (int e : rel.ends[g].members) out.push_back({Part::ends, g, e});
+  return out;
+}
+
+int end_prim(const std::vector<ChainRef>& chains, int e) {
+  const auto& c = chains[e / 2].prims;
+  return e % 2 == 0 ? c.front() : c.back();
+}
+
+// The axis kind of a line of a family whose angle is given: "horizontal" or "vertical".
+const char* axis_kind(const Family& f, int quarter) {
+  int k = static_cast<int>(std::lround(f.angle / (kPi / 2)));
+  return ((k + quarter) % 2 + 2) % 2 == 0 ? "horizontal" : "vertical";
+}
+
+// A relation as recorded: its kind and primitives (the reference first).
+struct Described {
+  std::string kind;
+  std::vector<int> prims;
+  bool operator<(const Described& o) const {
+    return std::tie(kind, prims) < std::tie(o.kind, o.prims);
+  }
+};
+
+// The relation a membership stands for: the member with the first other member of its
+// relation (the reference of the residual).
+Described describe(const Relations& rel, const Membership& m, const std::vector<ChainRef>& chains) {
+  auto other = [&](const std::vector<int>& members) {
+    for (int j : members)
+      if (j != m.member) return j;
+    return m.member;
+  };
+  switch (m.part) {
+    case Part::family: {
+      const Family& f = rel.families[m.group];
+      int q = 0;
+      std::vector<int> same, across;
+      for (auto [i, qi] : f.lines)
+        if (i == m.member) q = qi;
+      for (auto [i, qi] : f.lines)
+        if (i != m.member) (qi == q ? same : across).push_back(i);
+      if (f.fixed) return {axis_kind(f, q), {m.member}};
+      if (!same.empty()) return {"parallel", {same[0], m.member}};
+      return {"perpendicular", {across.empty() ? m.member : across[0], m.member}};
+    }
+    case Part::radius: return {"equal_radius", {other(rel.radii[m.group].members), m.member}};
+    case Part::centre: return {"concentric", {other(rel.centres[m.group].members), m.member}};
+    case Part::collinear: return {"collinear", {other(rel.collinear[m.group].members), m.member}};
+    case Part::tangent: {
+      const Tangent& t = rel.tangents[m.group];
+      return {"tangent_continuity", {t.a, t.b}};
+    }
+    case Part::ends: {
+      const auto& g = rel.ends[m.group].members;
+      int o = g[0] == m.member && g.size() > 1 ? g[1] : g[0];
+      return {"coincident", {end_prim(chains, o), end_prim(chains, m.member)}};
+    }
+  }
+  return {};
+}
+
+bool angular_kind(const std::string& kind) {
+  return kind == "parallel" || kind == "perpendicular" || kind == "horizontal" ||
+         kind == "vertical" || kind == "tangent_continuity";
+}
+
+// How far a described relation is from holding on the given shapes (degrees for the angular
+// kinds, pixels otherwise).
+double residual_of(const Described& d, const std::vector<Primitive>& prims) {
+  auto sh = [&](int i) -> const Shape& { return prims[i].shape; };
+  auto dir = [&](int i) { return angle_of(sh(i).p1 - sh(i).p0); };
+  const int a = d.prims.front(), b = d.prims.back();
+  if (d.kind == "horizontal") return rad2deg(std::abs(wrap_half_turn(dir(b))));
+  if (d.kind == "vertical") return rad2deg(std::abs(wrap_half_turn(dir(b) - kPi / 2)));
+  if (d.kind == "parallel") return rad2deg(std::abs(wrap_half_turn(dir(b) - dir(a))));
+  if (d.kind == "perpendicular")
+    return rad2deg(std::abs(std::abs(wrap_half_turn(dir(b) - dir(a))) - kPi / 2));
+  if (d.kind == "tangent_continuity") return rad2deg(kink(sh(a), sh(b)));
+  if (d.kind == "equal_radius") return std::abs(sh(a).radius - sh(b).radius);
+  if (d.kind == "concentric") return dist(sh(a).center, sh(b).center);
+  if (d.kind == "collinear") {
+    Vec2 u = unit(sh(a).p1 - sh(a).p0);
+    return std::max(std::abs(cross(u, sh(b).p0 - sh(a).p0)), std::abs(cross(u, sh(b).p1 - sh(a).p0)));
+  }
+  if (d.kind == "coincident") {
+    double best = INFINITY;
+    for (Vec2 u : {sh(a).p0, sh(a).p1})
+      for (Vec2 v : {sh(b).p0, sh(b).p1}) best = std::min(best, dist(u, v));
+    return best;
+  }
+  return 0;
+}
+
+// A residual as a multiple of its threshold (above 1: the relation does not hold).
+double excess(const Described& d, const std::vector<Primitive>& prims) {
+  return residual_of(d, prims) / (angular_kind(d.kind) ? kEnforceMaxDeg : kEnforceMaxPx);
+}
+
+bool involves(const Relations& rel, const Membership& m, int i, const std::vector<ChainRef>& chains) {
+  if (m.part == Part::tangent) return rel.tangents[m.group].a == i || rel.tangents[m.group].b == i;
+  if (m.part == Part::ends) {
+    const auto& c = chains[m.member / 2].prims;
+    return std::find(c.begin(), c.end(), i) != c.end();
+  }
+  return m.member == i;
+}
+
+void remove_membership(Relations& rel, const Membership& m) {
+  switch (m.part) {
+    case Part::family: {
+      Family& f = rel.families[m.group];
+      std::erase_if(f.lines, [&](auto l) { return l.first == m.member; });
+      if (f.lines.size() < (f.fixed ? 1u : 2u)) rel.families.erase(rel.families.begin() + m.group);
+      break;
+    }
+    case Part::radius:
+    case Part::centre:
+    case Part::ends: {
+      auto& groups = m.part == Part::radius ? rel.radii : m.part == Part::centre ? rel.centres : rel.ends;
+      std::erase(groups[m.group].members, m.member);
+      if (groups[m.group].members.size() < 2) groups.erase(groups.begin() + m.group);
+      break;
+    }
+    case Part::collinear: {
+      std::erase(rel.collinear[m.group].members, m.member);
+      if (rel.collinear[m.group].members.size() < 2) rel.collinear.erase(rel.collinear.begin() + m.group);
+      break;
+    }
+    case Part::tangent: rel.tangents.erase(rel.tangents.begin() + m.group); break;
+  }
+}
 
 void remove_primitive(Relations& rel, int i, const std::vector<ChainRef>& chains) {
   for (Family& f : rel.families) std::erase_if(f.lines, [&](auto l) { return l.first == i; });
-  std::erase_if(rel.families, [](const Family& f) { return f.lines.size() < 2; });
+  std::erase_if(rel.families, [](const Family& f) { return f.lines.size() < (f.fixed ? 1u : 2u); });
   for (auto* groups : {&rel.radii, &rel.centres}) {
     for (Group& g : *groups) std::erase(g.members, i);
     std::erase_if(*groups, [](const Group& g) { return g.members.size() < 2; });
   }
+  for (Collinear& c : rel.collinear) std::erase(c.members, i);
+  std::erase_if(rel.collinear, [](const Collinear& c) { return c.members.size() < 2; });
+  std::erase_if(rel.tangents, [&](const Tangent& t) { return t.a == i || t.b == i; });
   for (Group& g : rel.ends)
     std::erase_if(g.members, [&](int e) {
       const auto& c = chains[e / 2].prims;
@@ -620,17 +868,8 @@ void remove_primitive(Relations& rel, int i, const std::vector<ChainRef>& chains
 }
 
 bool in_relation(const Relations& rel, int i, const std::vector<ChainRef>& chains) {
-  for (const Family& f : rel.families)
-    if (std::any_of(f.lines.begin(), f.lines.end(), [&](auto l) { return l.first == i; }))
-      return true;
-  for (const auto* groups : {&rel.radii, &rel.centres})
-    for (const Group& g : *groups)
-      if (std::find(g.members.begin(), g.members.end(), i) != g.members.end()) return true;
-  for (const Group& g : rel.ends)
-    for (int e : g.members) {
-      const auto& c = chains[e / 2].prims;
-      if (std::find(c.begin(), c.end(), i) != c.end()) return true;
-    }
+  for (const Membership& m : memberships(rel))
+    if (involves(rel, m, i, chains)) return true;
   return false;
 }
 
@@ -640,61 +879,91 @@ json ids_of(const std::vector<Primitive>& prims, const std::vector<int>& members
   return ids;
 }
 
+std::string id_list(const std::vector<Primitive>& prims, const std::vector<int>& members) {
+  std::string out;
+  for (int i : members) {
+    if (!out.empty()) out += ',';
+    out += prims[i].id;
+  }
+  return out;
+}
+
+json residual_field(const std::string& kind, double v) {
+  return {{angular_kind(kind) ? "residual_deg" : "residual_px", round_to(v, 1e-6)}};
+}
+
 json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
              const Relations& rel) {
   json out = json::array();
-  auto dir = [&](int i) { return angle_of(prims[i].shape.p1 - prims[i].shape.p0); };
-  auto residual = [](double v) { return round_to(v, 1e-6); };
+  auto push = [&](const std::string& kind, const std::vector<int>& members, double residual) {
+    json r = {{"kind", kind}, {"primitives", ids_of(prims, members)}, {"status", "enforced"}};
+    r.update(residual_field(kind, residual));
+    out.push_back(r);
+  };
+  auto worst = [&](const std::string& kind, const std::vector<int>& members) {
+    double w = 0;
+    for (size_t k = 1; k < members.size(); ++k)
+      w = std::max(w, residual_of({kind, {members[0], members[k]}}, prims));
+    return w;
+  };
   for (const Family& f : rel.families) {
     std::vector<int> quarter[2];
     for (auto [i, q] : f.lines) quarter[q].push_back(i);
-    for (const auto& lines : quarter) {
-      if (lines.size() < 2) continue;
-      double worst = 0;
-      for (int i : lines) worst = std::max(worst, std::abs(wrap_half_turn(dir(i) - dir(lines[0]))));
-      out.push_back({{"kind", "parallel"},
-                     {"primitives", ids_of(prims, lines)},
-                     {"residual_deg", residual(rad2deg(worst))}});
-    }
+    if (f.fixed)
+      for (int q : {0, 1})
+        if (!quarter[q].empty()) {
+          double w = 0;
+          for (int i : quarter[q]) w = std::max(w, residual_of({axis_kind(f, q), {i}}, prims));
+          push(axis_kind(f, q), quarter[q], w);
+        }
+    for (const auto& lines : quarter)
+      if (lines.size() >= 2) push("parallel", lines, worst("parallel", lines));
     if (!quarter[0].empty() && !quarter[1].empty()) {
-      int a = quarter[0][0], b = quarter[1][0];  // the longest of each direction
-      double off = std::abs(std::abs(wrap_half_turn(dir(a) - dir(b))) - kPi / 2);
-      out.push_back({{"kind", "perpendicular"},
-                     {"primitives", ids_of(prims, {a, b})},
-                     {"residual_deg", residual(rad2deg(off))}});
+      std::vector<int> pair{quarter[0][0], quarter[1][0]};  // the longest of each direction
+      push("perpendicular", pair, worst("perpendicular", pair));
     }
   }
+  for (const Collinear& c : rel.collinear) push("collinear", c.members, worst("collinear", c.members));
+  for (const Tangent& t : rel.tangents) push("tangent_continuity", {t.a, t.b}, worst("tangent_continuity", {t.a, t.b}));
   for (const Group& g : rel.radii) {
     auto [lo, hi] = std::minmax_element(g.members.begin(), g.members.end(), [&](int a, int b) {
       return prims[a].shape.radius < prims[b].shape.radius;
     });
-    out.push_back({{"kind", "equal_radius"},
-                   {"primitives", ids_of(prims, g.members)},
-                   {"residual_px", residual(prims[*hi].shape.radius - prims[*lo].shape.radius)}});
+    push("equal_radius", g.members, prims[*hi].shape.radius - prims[*lo].shape.radius);
   }
-  for (const Group& g : rel.centres) {
-    double worst = 0;
-    for (int i : g.members)
-      worst = std::max(worst, dist(prims[i].shape.center, prims[g.members[0]].shape.center));
-    out.push_back({{"kind", "concentric"},
-                   {"primitives", ids_of(prims, g.members)},
-                   {"residual_px", residual(worst)}});
-  }
+  for (const Group& g : rel.centres) push("concentric", g.members, worst("concentric", g.members));
   for (const Group& g : rel.ends) {
     std::vector<int> members;
-    double worst = 0;
+    double w = 0;
     Vec2 first = chain_end(prims, chains[g.members[0] / 2], g.members[0] % 2);
     for (int e : g.members) {
-      const auto& c = chains[e / 2].prims;
-      members.push_back(e % 2 == 0 ? c.front() : c.back());
-      worst = std::max(worst, dist(chain_end(prims, chains[e / 2], e % 2), first));
+      members.push_back(end_prim(chains, e));
+      w = std::max(w, dist(chain_end(prims, chains[e / 2], e % 2), first));
     }
-    out.push_back({{"kind", "coincident"},
-                   {"primitives", ids_of(prims, members)},
-                   {"residual_px", residual(worst)}});
+    push("coincident", members, w);
   }
   return out;
 }
+
+// The relations dropped so far, each once, with the reason it was dropped.
+class Dropped {
+ public:
+  void add(const Described& d, const std::string& reason) {
+    if (seen_.insert(d).second) list_.push_back({d, reason});
+  }
+  void append_to(json& out, const std::vector<Primitive>& prims) const {
+    for (const auto& [d, reason] : list_) {
+      json r = {{"kind", d.kind}, {"primitives", ids_of(prims, d.prims)}, {"status", "dropped"},
+                {"reason", reason}};
+      r.update(residual_field(d.kind, residual_of(d, prims)));
+      out.push_back(r);
+    }
+  }
+
+ private:
+  std::set<Described> seen_;
+  std::vector<std::pair<Described, std::string>> list_;
+};
 
 }  // namespace
 
@@ -704,11 +973,12 @@ json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains
   std::vector<int> chain_of(prims.size(), -1);
   for (size_t c = 0; c < chains.size(); ++c)
     for (int i : chains[c].prims) chain_of[i] = static_cast<int>(c);
+  Dropped dropped;
   for (int round = 0; round < kRounds && !rel.empty(); ++round) {
     Model model(prims, chains, rel);
     std::vector<double> x = model.solve();
     std::vector<Primitive> next = prims;
-    std::vector<int> outside;
+    std::vector<std::pair<int, double>> outside;  // primitive, its farthest point
     for (int i : model.included()) {
       next[i].shape = model.shape(i, x);
       auto d = deviation(next[i].shape, span_points(prims[i], *chains[chain_of[i]].points));
@@ -716,23 +986,64 @@ json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains
       next[i].fit_max_px = d.max;
       bool finite = std::isfinite(d.max) &&
                     (next[i].shape.type != PrimType::arc || std::isfinite(next[i].shape.radius));
-      if (!finite || d.max > p.tolerance_px * (1 + 1e-9)) outside.push_back(i);
+      if (!finite || d.max > p.tolerance_px * (1 + 1e-9)) outside.push_back({i, d.max});
     }
+    const auto all = memberships(rel);
     if (outside.empty()) {
-      prims = std::move(next);
-      return records(prims, chains, rel);
+      // Every primitive within tolerance: the relations must also hold, else the one furthest
+      // from holding contradicts the others and goes.
+      size_t worst = 0;
+      double worst_excess = 0;
+      std::vector<double> ex(all.size());
+      for (size_t k = 0; k < all.size(); ++k) {
+        ex[k] = excess(describe(rel, all[k], chains), next);
+        if (ex[k] > worst_excess) worst_excess = ex[k], worst = k;
+      }
+      if (worst_excess <= 1) {
+        prims = std::move(next);
+        json out = records(prims, chains, rel);
+        dropped.append_to(out, prims);
+        return out;
+      }
+      Described d = describe(rel, all[worst], chains);
+      // What it contradicts: another relation of its primitives, one that does not hold first.
+      std::optional<Described> against;
+      double against_excess = -1;
+      for (size_t k = 0; k < all.size(); ++k) {
+        Described o = describe(rel, all[k], chains);
+        if (o.kind == d.kind && std::set<int>(o.prims.begin(), o.prims.end()) ==
+                                    std::set<int>(d.prims.begin(), d.prims.end()))
+          continue;
+        bool shares = std::any_of(d.prims.begin(), d.prims.end(),
+                                  [&](int i) { return involves(rel, all[k], i, chains); });
+        if (shares && ex[k] > against_excess) against = o, against_excess = ex[k];
+      }
+      dropped.add(d, against ? fmt::format("contradicts {} {}", against->kind, id_list(prims, against->prims))
+                             : fmt::format("stays {:.3g} {} from holding", residual_of(d, next),
+                                           angular_kind(d.kind) ? "deg" : "px"));
+      remove_membership(rel, all[worst]);
+      continue;
     }
     // A primitive outside tolerance leaves its relations; one in none was pushed out by
     // its chain's related primitives, which leave theirs.
-    for (int i : outside) {
-      if (in_relation(rel, i, chains)) {
-        remove_primitive(rel, i, chains);
-        continue;
+    for (auto [i, max_px] : outside) {
+      std::string reason = fmt::format("would move {} {:.2f} px off its ink (tolerance {:.2f})",
+                                       prims[i].id, max_px, p.tolerance_px);
+      std::vector<int> leaving{i};
+      if (!in_relation(rel, i, chains)) leaving = chains[chain_of[i]].prims;
+      for (int j : leaving) {
+        for (const Membership& m : memberships(rel))
+          if (involves(rel, m, j, chains)) dropped.add(describe(rel, m, chains), reason);
+        remove_primitive(rel, j, chains);
       }
-      for (int j : chains[chain_of[i]].prims) remove_primitive(rel, j, chains);
     }
   }
-  return json::array();
+  // Unsettled: nothing is enforced.
+  for (const Membership& m : memberships(rel))
+    dropped.add(describe(rel, m, chains), "the solve did not settle");
+  json out = json::array();
+  dropped.append_to(out, prims);
+  return out;
 }
 
 

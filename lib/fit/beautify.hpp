@@ -5,6 +5,13 @@
 //   parallel       lines (at least relation_min_line_px long) whose directions agree within
 //                  relation_angle_deg: one direction per cluster;
 //   perpendicular  two such clusters at right angles: one family angle for both;
+//   horizontal,    a cluster all of whose lines lie within axis_angle_deg of the axes turns
+//   vertical       onto them (its angle given); a line of another cluster near an axis is held
+//                  to it on its own (the solve tells whether that agrees with its cluster);
+//   collinear      lines of one cluster and direction whose ends lie within
+//                  collinear_offset_px of the longest one's line: one common line;
+//   tangent_continuity  consecutive pieces of a chain (not two lines) whose joint turns by
+//                  less than min(tangent_angle_deg, join_corner_deg), but not exactly 0;
 //   equal_radius   arcs and circles whose radii agree within the tolerance;
 //   concentric     arcs and circles whose centres agree within the tolerance;
 //   coincident     free chain ends of different chains within the tolerance: one shared point.
@@ -13,7 +20,9 @@
 // centre); residuals are the points' distances to their primitives, weighted relation
 // residuals, and a weak pull of every joint to where it was. Chains stay continuous because
 // neighbours share their joint. A primitive that would leave its tolerance drops out of its
-// relations and the solve restarts; what survives is recorded.
+// relations and the solve restarts; so does the relation furthest from holding when one stays
+// above kEnforceMaxDeg / kEnforceMaxPx (it contradicts another). What survives is recorded as
+// enforced, what was dropped as dropped, with the reason.
 #pragma once
 #include <optional>
 #include <string>
@@ -40,7 +49,10 @@ struct ChainRef {
 };
 
 // Enforces the relations it finds (updating shapes, fit_rms_px and fit_max_px) and returns
-// the relation records: {"kind", "primitives": [ids], "residual_deg" | "residual_px"}.
+// the relation records: {"kind", "primitives": [ids], "residual_deg" | "residual_px",
+// "status": "enforced"}, then those it dropped: {..., "status": "dropped", "reason"} (the
+// residual then is how far it is from holding on the final shapes; its primitives are the
+// one it was measured against, then the one that left it).
 json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
               const FitParams& p);
 

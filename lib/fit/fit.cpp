@@ -74,6 +74,16 @@ const ParamSpec kParams[] = {
     {"fit.through_angle_deg", &FitParams::through_angle_deg,
      "chain ends at a junction whose directions continue each other within this (the bar of a T) are fitted "
      "as one primitive when it stays within tolerance; 0: never"},
+    {"fit.axis_angle_deg", &FitParams::axis_angle_deg,
+     "lines whose direction differs by less from horizontal (vertical) are made so"},
+    {"fit.collinear_offset_px", &FitParams::collinear_offset_px,
+     "parallel lines whose ends lie this close to the longest one's line are made collinear "
+     "(one common line): the tolerance",
+     [](double, const FitParams& p) { return p.tolerance_px; }},
+    {"fit.tangent_angle_deg", &FitParams::tangent_angle_deg,
+     "consecutive pieces (not both lines) turning by less at their joint are made tangent (G1); "
+     "at most join_corner_deg, so corners stay corners (more than a degree costs brush strokes "
+     "ink fidelity)"},
 };
 
 const ParamSpec* find_param(const std::string& key) {
@@ -423,6 +433,17 @@ void fit(Scene& scene, const FitOptions& opt) {
     if (keep) kept.push_back(std::move(r));
   }
   scene.relations = std::move(kept);
+  std::erase_if(scene.warnings, [](const std::string& w) { return w.starts_with("beautify: "); });
+  for (const json& r : scene.relations)
+    if (r.value("status", "") == "dropped") {
+      std::string ids;
+      for (const auto& id : r["primitives"]) {
+        if (!ids.empty()) ids += ',';
+        ids += id.get<std::string>();
+      }
+      scene.warnings.push_back(fmt::format("beautify: {} of {} dropped: {}", r.value("kind", "?"), ids,
+                                           r.value("reason", "")));
+    }
   for (Primitive& pr : prims)
     if (pr.fit_max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
   scene.primitives = std::move(prims);

@@ -12,8 +12,10 @@
 //   5. adjacent pieces are joined at one point (corner: the intersection of their curves;
 //      smooth: where they touch, or the breakpoint projected onto both), ends are pinned to
 //      the graph's junctions, and every piece is refitted between its joined endpoints;
-//   6. beautify: near relations (parallel, perpendicular, equal radius, concentric, coincident
-//      ends) are enforced by least squares where every primitive stays within tolerance;
+//   6. beautify: near relations (parallel, perpendicular, horizontal, vertical, collinear,
+//      tangent continuity at smooth joints, equal radius, concentric, coincident ends) are
+//      enforced by least squares where every primitive stays within tolerance; those that
+//      cannot hold together are recorded as dropped, with the reason, and warned about;
 //   7. through strokes (fit/through.hpp): chain ends at a junction that continue each other
 //      straight or on one circle (the bar of a T) are refitted as one primitive when it stays
 //      within tolerance, and the stem is moved onto it.
@@ -52,6 +54,9 @@ struct FitParams {
   double relation_angle_deg = 3;
   double relation_min_line_px = 10;
   double through_angle_deg = 8;
+  double axis_angle_deg = 3;
+  double collinear_offset_px = 1;
+  double tangent_angle_deg = 1;
 };
 
 // The noise of traced centrelines: the spread of each point about the chord of its two
@@ -94,8 +99,9 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
                                       const ChainEnds& ends = {});
 
 // Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
-// then along each edge; a through stroke where its first part was), scene.relations with the relations beautify enforced, and records
-// the thresholds in scene.config. Needs scene.graph.
+// then along each edge; a through stroke where its first part was), scene.relations with the
+// relations beautify detected ("status": "enforced", or "dropped" with its "reason", each also
+// a scene warning), and records the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);
 
 }  // namespace sv

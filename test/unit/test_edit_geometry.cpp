@@ -384,6 +384,27 @@ TEST_CASE("Recorded relations are re-solved after an edit touches them, dropped 
   CHECK(std::abs(dir_deg(prim(smooth.scene, "p_0001").shape) - dir_deg(prim(smooth.scene, "p_0002").shape)) < 0.1);
 }
 
+TEST_CASE("Relations beautify dropped are kept as records and never re-solved", "[edit]") {
+  SceneBuilder b(200, 200, 8);
+  b.add(Shape::line({20, 20}, {60, 20}));
+  b.add(Shape::line({20, 60}, {60, 61.5}));
+  Scene s = b.scene();
+  s.relations.push_back({{"kind", "horizontal"}, {"primitives", {"p_0002"}}, {"status", "dropped"},
+                         {"reason", "would move p_0002 2.00 px off its ink (tolerance 2.00)"},
+                         {"residual_deg", 2.1}});
+  EditSession smooth = edit(s, "SmoothPrimitive", {{"primitive_id", "p_0002"}, {"strength", "mild"}});
+  REQUIRE(smooth.scene.relations.size() == 1);
+  CHECK(smooth.scene.relations[0] == s.relations[0]);
+  CHECK(std::abs(dir_deg(prim(smooth.scene, "p_0002").shape)) > 1);
+  // Once its primitive is gone the record goes too, without a warning of a relation dropped.
+  EditSession gone = edit(s, "ReplacePrimitive",
+                          {{"primitive_ids", {"p_0002"}},
+                           {"replacement", {{"type", "line"}, {"p0", {20, 60}}, {"p1", {60, 62}}}},
+                           {"snap_to_existing_endpoints", false}});
+  CHECK(gone.scene.relations.empty());
+  for (const auto& w : gone.warnings) CHECK(w.find("relation horizontal") == std::string::npos);
+}
+
 TEST_CASE("Geometry edits settle a routed scene", "[edit]") {
   Scene s = dev_drawing().routed();
   EditSession out = edit(s, "SplitPrimitive", {{"primitive_id", "p_0001"}, {"at", 0.5}});
