@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
+#include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
 #include "skeleton_drawing.hpp"
 
@@ -112,6 +113,17 @@ TEST_CASE("a circle crossed by a line stays one closed circle and one line", "[g
     CHECK(max_distance_to_segment(line->points, {20, 90}, {180, 110}) < 1.0);
     CHECK(dist(line->points.front(), {20, 90}) < 1.5);
     CHECK(dist(line->points.back(), {180, 110}) < 1.5);
+    // Fitted, the circle keeps its centre and radius: the crossing line does not drag it off.
+    fit(s, FitOptions{});
+    int circles = 0;
+    for (const auto& p : *s.primitives)
+      if (p.shape.type == PrimType::circle) {
+        ++circles;
+        CHECK(dist(p.shape.center, c) < 0.5);
+        CHECK(std::abs(p.shape.radius - r) < 0.5);
+      }
+    CHECK(circles == 1);
+    CHECK(s.primitives->size() == 2);
   }
 }
 
