@@ -825,7 +825,10 @@ ToolResult refit_polyline(const ToolContext& ctx, const json& req) {
   for (const auto& id : new_ids) r.touched.insert(id);
   replace_primitives(out, gone, fresh);
   std::string kinds;
-  for (const auto& p : fresh) kinds += (kinds.empty() ? "" : ",") + std::string(prim_type_name(p.shape.type));
+  for (const auto& p : fresh) {
+    if (!kinds.empty()) kinds += ',';
+    kinds += prim_type_name(p.shape.type);
+  }
   r.fields = {{"new_primitive_ids", new_ids}, {"fit_summary", summary}};
   r.llm_text = fmt::format("refitted {} of {} as {} piece(s) [{}]: {}", id_list(ids), edge_id, fresh.size(), kinds,
                            id_list(new_ids));
