@@ -434,6 +434,8 @@ void fit(Scene& scene, const FitOptions& opt) {
   }
   scene.relations = std::move(kept);
   std::erase_if(scene.warnings, [](const std::string& w) { return w.starts_with("beautify: "); });
+  // One warning line however many were dropped: the records say why, each.
+  std::vector<std::string> dropped;
   for (const json& r : scene.relations)
     if (r.value("status", "") == "dropped") {
       std::string ids;
@@ -441,9 +443,14 @@ void fit(Scene& scene, const FitOptions& opt) {
         if (!ids.empty()) ids += ',';
         ids += id.get<std::string>();
       }
-      scene.warnings.push_back(fmt::format("beautify: {} of {} dropped: {}", r.value("kind", "?"), ids,
-                                           r.value("reason", "")));
+      dropped.push_back(fmt::format("{} of {} dropped: {}", r.value("kind", "?"), ids, r.value("reason", "")));
     }
+  if (!dropped.empty()) {
+    std::string line = "beautify: ";
+    for (size_t i = 0; i < dropped.size() && i < 2; ++i) line += (i ? "; " : "") + dropped[i];
+    if (dropped.size() > 2) line += fmt::format("; and {} more (see relations)", dropped.size() - 2);
+    scene.warnings.push_back(line);
+  }
   for (Primitive& pr : prims)
     if (pr.fit_max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
   scene.primitives = std::move(prims);

@@ -14,8 +14,8 @@
 //      the graph's junctions, and every piece is refitted between its joined endpoints;
 //   6. beautify: near relations (parallel, perpendicular, horizontal, vertical, collinear,
 //      tangent continuity at smooth joints, equal radius, concentric, coincident ends) are
-//      enforced by least squares where every primitive stays within tolerance; those that
-//      cannot hold together are recorded as dropped, with the reason, and warned about;
+//      enforced by least squares where every primitive stays within tolerance; the others are
+//      recorded as dropped with the reason (and summed up in one warning);
 //   7. through strokes (fit/through.hpp): chain ends at a junction that continue each other
 //      straight or on one circle (the bar of a T) are refitted as one primitive when it stays
 //      within tolerance, and the stem is moved onto it.
@@ -100,8 +100,8 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
 
 // Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
 // then along each edge; a through stroke where its first part was), scene.relations with the
-// relations beautify detected ("status": "enforced", or "dropped" with its "reason", each also
-// a scene warning), and records the thresholds in scene.config. Needs scene.graph.
+// relations beautify detected ("status": "enforced", or "dropped" with its "reason"; one
+// scene warning sums the dropped ones up), and records the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);
 
 }  // namespace sv
