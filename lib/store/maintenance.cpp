@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -15,49 +13,12 @@ namespace sv {
 
 namespace {
 
-constexpr const char* kZeroId = "0000000000000000000000000000000000000000000000000000000000000000";
-
-bool is_full_id(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c) || (c >= 'a' && c <= 'f'); });
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(Code::io_error, "cannot read " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Seconds since the file was last modified (0 when unknown).
 double age_s(const fs::path& p) {
   std::error_code ec;
   auto t = fs::last_write_time(p, ec);
   if (ec) return 0;
   return std::chrono::duration<double>(fs::file_time_type::clock::now() - t).count();
-}
-
-// The log's lines, split into parsed entries and the count of lines that do not parse.
-std::vector<LogEntry> log_lines(const Store& store, size_t& torn) {
-  torn = 0;
-  std::vector<LogEntry> out;
-  fs::path p = store.root() / "logs" / "HEAD";
-  if (!fs::exists(p)) return out;
-  std::istringstream in(slurp(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    LogEntry e;
-    auto tab = line.find('\t');
-    std::istringstream head(line.substr(0, tab));
-    if (!(head >> e.old_id >> e.new_id >> e.time >> e.ref) || !is_full_id(e.old_id) || !is_full_id(e.new_id)) {
-      ++torn;
-      continue;
-    }
-    if (e.old_id == kZeroId) e.old_id.clear();
-    if (e.new_id == kZeroId) e.new_id.clear();
-    out.push_back(std::move(e));
-  }
-  return out;
 }
 
 }  // namespace
@@ -94,7 +55,7 @@ FsckReport fsck(const Store& store) {
   std::error_code ec;
   for (const auto& fan : fs::directory_iterator(objects, ec)) {
     std::string fname = fan.path().filename().string();
-    if (!fan.is_directory() || fname.size() != 2 || !is_full_id(fname + std::string(62, '0'))) {
+    if (!fan.is_directory() || fname.size() != 2 || !is_object_id(fname + std::string(62, '0'))) {
       if (is_temp_file_name(fname)) ++r.temp_files;
       else r.warnings.push_back("stray entry objects/" + fname);
       continue;
@@ -106,7 +67,7 @@ FsckReport fsck(const Store& store) {
         continue;
       }
       std::string id = fname + name;
-      if (!f.is_regular_file() || !is_full_id(id)) {
+      if (!f.is_regular_file() || !is_object_id(id)) {
         r.warnings.push_back(fmt::format("stray entry objects/{}/{}", fname, name));
         continue;
       }
@@ -114,7 +75,7 @@ FsckReport fsck(const Store& store) {
       present.insert(id);
       std::string bytes;
       try {
-        bytes = slurp(f.path());
+        bytes = read_file(f.path());
       } catch (const Error& e) {
         r.problems.push_back({"object", id, e.what()});
         continue;
@@ -149,7 +110,7 @@ FsckReport fsck(const Store& store) {
 
   // A ref must name a valid revision; "why" names what is wrong with `value` otherwise.
   auto check_revision = [&](const std::string& value) -> std::string {
-    if (!is_full_id(value)) return fmt::format("'{}' is not a revision id", value.substr(0, 80));
+    if (!is_object_id(value)) return fmt::format("'{}' is not a revision id", value.substr(0, 80));
     if (scenes.count(value)) return "";
     if (!present.count(value)) return fmt::format("names {}, which is not in the store", value.substr(0, 12));
     return fmt::format("names {}, which is not a valid revision", value.substr(0, 12));
@@ -171,7 +132,7 @@ FsckReport fsck(const Store& store) {
   }
 
   size_t torn = 0;
-  auto entries = log_lines(store, torn);
+  auto entries = store.log(&torn);
   r.log_entries = entries.size();
   if (torn) r.warnings.push_back(fmt::format("{} log line(s) do not parse (a writer interrupted mid-append)", torn));
   std::unordered_set<std::string> missing;
@@ -192,8 +153,7 @@ std::unordered_set<std::string> reachable_objects(const Store& store) {
   std::vector<std::string> todo;
   for (const auto& [ref, value] : store.refs()) todo.push_back(value);
   todo.push_back(store.head_id());
-  size_t torn = 0;
-  for (const auto& e : log_lines(store, torn)) {
+  for (const auto& e : store.log()) {
     todo.push_back(e.old_id);
     todo.push_back(e.new_id);
   }
@@ -201,7 +161,7 @@ std::unordered_set<std::string> reachable_objects(const Store& store) {
   while (!todo.empty()) {
     std::string id = std::move(todo.back());
     todo.pop_back();
-    if (!is_full_id(id) || seen.count(id) || !store.has_object(id)) continue;
+    if (!is_object_id(id) || seen.count(id) || !store.has_object(id)) continue;
     seen.insert(id);
     std::string bytes = store.read_object(id);  // corrupt_object when it does not match its name
     if (bytes.empty() || bytes[0] != '{') continue;  // a blob

@@ -37,14 +37,6 @@ std::string trim(std::string s) {
   return s;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(Code::io_error, "cannot read " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void fsync_dir(const fs::path& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd >= 0) {
@@ -483,8 +475,9 @@ void Store::write_cache(const std::string& name, std::string_view bytes) {
   }
 }
 
-std::vector<LogEntry> Store::log() const {
+std::vector<LogEntry> Store::log(size_t* torn) const {
   std::vector<LogEntry> out;
+  if (torn) *torn = 0;
   fs::path p = root_ / "logs" / "HEAD";
   if (!fs::exists(p)) return out;
   std::istringstream in(read_file(p));
@@ -494,13 +487,26 @@ std::vector<LogEntry> Store::log() const {
     LogEntry e;
     auto tab = line.find('\t');
     std::istringstream head(line.substr(0, tab));
-    if (!(head >> e.old_id >> e.new_id >> e.time >> e.ref)) continue;  // a torn last line is skipped
+    if (!(head >> e.old_id >> e.new_id >> e.time >> e.ref) || !is_object_id(e.old_id) || !is_object_id(e.new_id)) {
+      if (torn) ++*torn;
+      continue;
+    }
     if (e.old_id == zero) e.old_id.clear();
     if (e.new_id == zero) e.new_id.clear();
     e.message = tab == std::string::npos ? "" : line.substr(tab + 1);
     out.push_back(std::move(e));
   }
   return out;
+}
+
+bool is_object_id(const std::string& s) { return is_hex_id(s, 64, 64); }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(Code::io_error, "cannot read " + p.string());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace sv

@@ -73,7 +73,9 @@ class Store {
   // refs/tags/final: the revision a session marked as its answer ("" if none).
   std::string final_id() const;
   void mark_final(const std::string& id, const std::string& why);
-  std::vector<LogEntry> log() const;
+  // The log's entries, oldest first; a line that does not parse (a writer killed mid-line) is
+  // skipped and counted in `torn`.
+  std::vector<LogEntry> log(size_t* torn = nullptr) const;
 
   // Every ref under refs/ ("refs/heads/main", "refs/tags/final", …) with its raw value, sorted;
   // temporary files are skipped.
@@ -110,6 +112,10 @@ class StoreLock {
 // Slash-separated components of [A-Za-z0-9._-], none empty or starting with '.' or '-', no
 // "..", no ".lock" ending: always a file under refs/heads/, never a path outside the store.
 bool is_valid_branch_name(const std::string& name);
+// A full object id: 64 lower-case hex digits.
+bool is_object_id(const std::string& s);
+// A file's bytes (Error(io_error) when it cannot be read).
+std::string read_file(const fs::path& p);
 // Temporary files of interrupted writes (".tmp-…"): never objects, refs or branches.
 bool is_temp_file_name(const std::string& name);
 
