@@ -146,32 +146,18 @@ void refresh_fit(const Scene& s, Primitive& p) {
 // Replaces the primitives `old` by `fresh` (at the place of the first of them) in the list and
 // in the tour.
 void replace_primitives(Scene& s, const std::set<std::string>& old, const std::vector<Primitive>& fresh) {
-  auto& prims = *s.primitives;
-  size_t at = prims.size();
-  for (size_t i = 0; i < prims.size(); ++i)
-    if (old.count(prims[i].id)) {
-      at = i;
-      break;
-    }
-  std::vector<Primitive> out;
-  for (size_t i = 0; i < prims.size(); ++i) {
-    if (i == at) out.insert(out.end(), fresh.begin(), fresh.end());
-    if (!old.count(prims[i].id)) out.push_back(prims[i]);
-  }
-  if (at == prims.size()) out.insert(out.end(), fresh.begin(), fresh.end());
-  prims = std::move(out);
-  if (s.tour) {
-    auto& tour = *s.tour;
-    size_t pos = tour.size();
-    for (size_t k = 0; k < tour.size(); ++k)
-      if (old.count(tour[k].primitive)) {
-        pos = k;
-        break;
-      }
-    std::erase_if(tour, [&](const TourStep& t) { return old.count(t.primitive) > 0; });
-    pos = std::min(pos, tour.size());
-    for (const auto& p : fresh) tour.insert(tour.begin() + static_cast<long>(pos++), TourStep{p.id, false, 0});
-  }
+  // In a list of T: drop the old, put the fresh where the first old one was (else at the end).
+  auto splice = [&](auto& list, auto id_of, auto make) {
+    auto is_old = [&](const auto& x) { return old.count(id_of(x)) > 0; };
+    size_t pos = static_cast<size_t>(std::find_if(list.begin(), list.end(), is_old) - list.begin());
+    std::erase_if(list, is_old);
+    pos = std::min(pos, list.size());
+    for (const auto& p : fresh) list.insert(list.begin() + static_cast<long>(pos++), make(p));
+  };
+  splice(*s.primitives, [](const Primitive& p) { return p.id; }, [](const Primitive& p) { return p; });
+  if (s.tour)
+    splice(*s.tour, [](const TourStep& t) { return t.primitive; },
+           [](const Primitive& p) { return TourStep{p.id, false, 0}; });
 }
 
 std::vector<std::string> ids_of(const json& list) {
