@@ -173,4 +173,11 @@ void BBox::add(Vec2 p) {
   y1 = std::max(y1, p.y);
 }
 
+bool same_shape(const Shape& a, const Shape& b, double tol_px, double tol_bulge) {
+  if (a.type != b.type) return false;
+  auto near = [&](Vec2 p, Vec2 q) { return dist(p, q) <= tol_px; };
+  if (a.type == PrimType::circle) return near(a.center, b.center) && std::abs(a.radius - b.radius) <= tol_px;
+  return near(a.p0, b.p0) && near(a.p1, b.p1) && std::abs(a.bulge - b.bulge) <= tol_bulge;
+}
+
 }  // namespace sv

@@ -76,6 +76,10 @@ struct Shape {
   double distance_to(Vec2 q) const;
 };
 
+// Same type and the same geometry: ends (lines, arcs), centre and radius (circles) within
+// `tol_px`, bulge within `tol_bulge`. The defaults ask for equality.
+bool same_shape(const Shape& a, const Shape& b, double tol_px = 0, double tol_bulge = 0);
+
 struct BBox {
   double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
   void add(Vec2 p);

@@ -19,16 +19,6 @@ json edit_metrics(const Scene& s) {
   return m;
 }
 
-namespace {
-
-bool same_primitive(const Primitive& a, const Primitive& b) {
-  const Shape &x = a.shape, &y = b.shape;
-  return x.type == y.type && x.p0 == y.p0 && x.p1 == y.p1 && x.bulge == y.bulge && x.center == y.center &&
-         x.radius == y.radius && a.semantic_role == b.semantic_role;
-}
-
-}  // namespace
-
 EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps) {
   if (steps.empty()) throw Error(Code::invalid_selection, "no edits to apply");
   EditSession out;
@@ -54,7 +44,7 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
   for (const auto& [id, p] : new_ids) {
     auto it = old_ids.find(id);
     if (it == old_ids.end()) out.added.push_back(id);
-    else if (!same_primitive(*it->second, *p)) out.changed.push_back(id);
+    else if ((!same_shape(it->second->shape, p->shape) || it->second->semantic_role != p->semantic_role)) out.changed.push_back(id);
   }
   for (const auto& [id, p] : old_ids)
     if (!new_ids.count(id)) out.removed.push_back(id);

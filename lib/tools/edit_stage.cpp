@@ -96,12 +96,6 @@ std::map<std::string, double> overrides_for(const Scene& s, const json& given, s
   return out;
 }
 
-bool same_shape(const Shape& a, const Shape& b) {
-  auto near = [](Vec2 p, Vec2 q) { return dist(p, q) < 1e-3; };
-  return a.type == b.type && near(a.p0, b.p0) && near(a.p1, b.p1) && std::abs(a.bulge - b.bulge) < 1e-6 &&
-         near(a.center, b.center) && std::abs(a.radius - b.radius) < 1e-3;
-}
-
 // Gives fitted primitives their ids in `out`: an unchanged shape keeps the id it had, anything
 // else gets a fresh one; relations are renamed to match.
 void adopt(Scene& out, std::vector<Primitive> fresh, json relations, const std::vector<Primitive>& old,
@@ -110,7 +104,7 @@ void adopt(Scene& out, std::vector<Primitive> fresh, json relations, const std::
   std::set<std::string> used;
   for (Primitive& p : fresh) {
     auto it = std::find_if(old.begin(), old.end(),
-                           [&](const Primitive& o) { return !used.count(o.id) && same_shape(o.shape, p.shape); });
+                           [&](const Primitive& o) { return !used.count(o.id) && same_shape(o.shape, p.shape, 1e-3, 1e-6); });
     std::string id = it != old.end() ? it->id : fresh_primitive_id(out);
     if (it != old.end()) {  // unchanged: the primitive stays as it was, with its new provenance
       Primitive kept = *it;

@@ -71,14 +71,6 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
 
 // ---------------------------------------------------------------- CompareRevisions
 
-bool same_geometry(const Primitive& a, const Primitive& b) {
-  const Shape &x = a.shape, &y = b.shape;
-  auto near = [](Vec2 p, Vec2 q) { return dist(p, q) <= 1e-6; };
-  if (x.type != y.type) return false;
-  if (x.type == PrimType::circle) return near(x.center, y.center) && std::abs(x.radius - y.radius) <= 1e-6;
-  return near(x.p0, y.p0) && near(x.p1, y.p1) && std::abs(x.bulge - y.bulge) <= 1e-6;
-}
-
 ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   ToolResult r;
   Scene ha, hb;
@@ -97,7 +89,7 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
       const Primitive* q = a.primitive(p.id);
       if (!scope_b.touches(p) && !(q && scope_a.touches(*q))) continue;
       if (!q) added.push_back(p.id);
-      else if (!same_geometry(p, *q)) changed.push_back(p.id);
+      else if (!same_shape(p.shape, q->shape, 1e-6, 1e-6)) changed.push_back(p.id);
     }
   if (a.primitives)
     for (const auto& p : *a.primitives)

@@ -77,3 +77,13 @@ TEST_CASE("readers refuse bad scenes with the contract's codes", "[core]") {
   CHECK(exit_status(Code::not_found) == 4);
   CHECK(exit_status(Code::conflict) == 5);
 }
+
+TEST_CASE("same_shape compares type and geometry within the tolerances given", "[core]") {
+  Shape a = Shape::arc({0, 0}, {10, 0}, 0.3);
+  CHECK(same_shape(a, a));
+  CHECK_FALSE(same_shape(a, Shape::arc({0, 0}, {10, 0.0005}, 0.3)));
+  CHECK(same_shape(a, Shape::arc({0, 0}, {10, 0.0005}, 0.3), 1e-3));
+  CHECK_FALSE(same_shape(a, Shape::arc({0, 0}, {10, 0}, 0.31), 1e-3, 1e-6));
+  CHECK_FALSE(same_shape(a, Shape::line({0, 0}, {10, 0}), 1));
+  CHECK(same_shape(Shape::circle({5, 5}, 3), Shape::circle({5, 5.0001}, 3), 1e-3));
+}
