@@ -36,11 +36,19 @@ const ParamSpec kParams[] = {
      "the tolerance allows this many times the trace noise on top of its stroke-width part"},
     {"fit.max_noise_allowance_px", &FitParams::max_noise_allowance_px,
      "largest noise allowance added to the tolerance"},
+    {"fit.width_tolerance_ratio", &FitParams::width_tolerance_ratio,
+     "the tolerance's stroke-width part is this fraction of the stroke width"},
+    {"fit.max_width_tolerance_px", &FitParams::max_width_tolerance_px,
+     "largest stroke-width part of the tolerance, unless thick_tolerance_ratio * sw is larger"},
+    {"fit.thick_tolerance_ratio", &FitParams::thick_tolerance_ratio,
+     "a thick stroke's tolerance grows with its width at this fraction of it"},
     {"fit.tolerance_px", &FitParams::tolerance_px,
-     "largest distance of an edge point to its primitive: min(sw/4, 1) + min(noise_allowance * "
-     "trace_noise, max_noise_allowance) px",
+     "largest distance of an edge point to its primitive: min(width_tolerance_ratio * sw, "
+     "max(max_width_tolerance, thick_tolerance_ratio * sw)) + min(noise_allowance * trace_noise, "
+     "max_noise_allowance) px",
      [](double sw, const FitParams& p) {
-       return std::min(0.25 * sw, 1.0) +
+       return std::min(p.width_tolerance_ratio * sw,
+                       std::max(p.max_width_tolerance_px, p.thick_tolerance_ratio * sw)) +
               std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
      }},
     {"fit.corner_angle_deg", &FitParams::corner_angle_deg,

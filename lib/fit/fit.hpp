@@ -39,6 +39,9 @@ struct FitParams {
   double trace_noise_px = 0;
   double noise_allowance = 1.5;
   double max_noise_allowance_px = 0.5;
+  double width_tolerance_ratio = 0.25;
+  double max_width_tolerance_px = 1.0;
+  double thick_tolerance_ratio = 0.1;
   double tolerance_px = 1.0;
   double corner_angle_deg = 50;
   double corner_window_px = 3;

@@ -286,6 +286,17 @@ TEST_CASE("trace noise is measured about the neighbours' chords", "[fit]") {
   CHECK(trace_noise_px({}) == 0);
 }
 
+TEST_CASE("the tolerance follows the stroke width: a quarter of it up to 1 px, a tenth of a thick one",
+          "[fit]") {
+  CHECK(resolve_fit_params(2.0, 0, {}).tolerance_px == Approx(0.5));
+  CHECK(resolve_fit_params(8.0, 0, {}).tolerance_px == Approx(1.0));
+  CHECK(resolve_fit_params(12.0, 0, {}).tolerance_px == Approx(1.2));
+  CHECK(resolve_fit_params(30.0, 0, {}).tolerance_px == Approx(3.0));
+  // Trace noise adds its allowance, capped.
+  CHECK(resolve_fit_params(8.0, 0.1, {}).tolerance_px == Approx(1.15));
+  CHECK(resolve_fit_params(8.0, 5.0, {}).tolerance_px == Approx(1.5));
+}
+
 TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
   FitParams p = params();
   auto out = fit_polyline({{40.2, 30.1}}, false, p);
