@@ -14,6 +14,7 @@ Stage fit_stage() {
   auto settings = std::make_shared<std::vector<std::string>>();
   Stage st;
   st.name = "sv-fit";
+  st.batch = true;
   st.summary = "Fit each stroke of the graph with the fewest lines, arcs and circles";
   st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "fit"); };
   st.run = [settings](StageInput&, Scene& out) -> json {

@@ -19,6 +19,7 @@ Stage route_stage() {
   auto o = std::make_shared<Opts>();
   Stage st;
   st.name = "sv-route";
+  st.batch = true;
   st.summary = "Order and orient the primitives into the robot's fastest command stream";
   st.add_options = [o](CLI::App& app) {
     app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)")->check(CLI::PositiveNumber);

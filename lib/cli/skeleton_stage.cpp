@@ -16,6 +16,7 @@ Stage skeleton_stage() {
   auto settings = std::make_shared<std::vector<std::string>>();
   Stage st;
   st.name = "sv-skeleton";
+  st.batch = true;
   st.summary = "Trace a PNG line drawing into a scene's stroke graph";
   st.reads_png = true;
   st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "skeleton/graph"); };

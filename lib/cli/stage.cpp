@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -19,14 +20,15 @@ namespace {
 
 constexpr size_t kMaxInputBytes = size_t(1) << 30;  // 1 GiB: far above any real scene or PNG
 
-// Options that say where things go, not what is computed: left out of revision.args so the
-// same work gives the same revision id wherever it runs.
+// Options that say where things go, not what is computed: left out of revision.args, with the
+// input paths, so the same work gives the same revision id wherever it runs and whether one
+// drawing or a batch is processed.
 bool is_location_option(const std::string& a) {
-  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--png" ||
-         a == "--svg" || a == "-v" || a == "--verbose";
+  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" ||
+         a == "--png" || a == "--svg" || a == "-v" || a == "--verbose";
 }
 
-json recorded_args(int argc, char** argv) {
+json recorded_args(int argc, char** argv, const std::vector<std::string>& inputs) {
   json args = json::array();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -36,6 +38,7 @@ json recorded_args(int argc, char** argv) {
       if (takes_value && a.find('=') == std::string::npos) ++i;
       continue;
     }
+    if (std::find(inputs.begin(), inputs.end(), a) != inputs.end()) continue;
     args.push_back(a);
   }
   return args;
@@ -130,14 +133,94 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   return std::nullopt;
 }
 
+namespace {
+
+// The stage's work on one input: the new scene, its revision fields filled but not its id.
+Scene transform(const Stage& stage, StageInput& in, const std::string& parent, const json& args,
+                const std::string& note, json& result) {
+  Scene out = in.scene;
+  out.warnings.clear();
+  result = stage.run(in, out);
+  out.revision = RevisionInfo{};
+  out.revision.parent = parent;
+  out.revision.tool = stage.name;
+  out.revision.args = args;
+  out.revision.note = note;
+  return out;
+}
+
+// Reads a file (or stdin) as the stage's input; returns the parent revision id of a scene.
+std::string read_stage_input(const Stage& stage, const std::string& path, StageInput& in) {
+  in.path = path;
+  in.bytes = read_input(path, kMaxInputBytes);
+  if (stage.reads_png) return "";
+  in.scene = parse_scene(in.bytes);
+  return sha256_hex(canonical_bytes(in.scene));
+}
+
+void print_warnings(const Stage& stage, const std::string& where, const Scene& s) {
+  for (const auto& w : s.warnings) std::fprintf(stderr, "%s: %swarning: %s\n", stage.name.c_str(), where.c_str(), w.c_str());
+}
+
+// DIR/NAME.json for input NAME.png or NAME.json (or NAME).
+std::string batch_output(const std::string& dir, const std::string& input) {
+  std::string name = input.substr(input.find_last_of('/') + 1);
+  auto dot = name.find_last_of('.');
+  if (dot != std::string::npos && dot > 0) name.resize(dot);
+  return dir + "/" + name + ".json";
+}
+
+// Batch mode: every input in turn, in one process. A failing input is reported (its path in
+// the message) and skipped; the exit status is the first failure's.
+int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const std::string& dir,
+              const json& args, const std::string& note) {
+  std::map<std::string, std::string> outputs;
+  for (const auto& path : inputs) {
+    if (path == "-") throw Error(Code::invalid_selection, "batch mode reads files, not standard input");
+    auto [it, fresh] = outputs.emplace(batch_output(dir, path), path);
+    if (!fresh)
+      throw Error(Code::invalid_selection, fmt::format("{} and {} would both write {}", it->second, path, it->first),
+                  {{"output", it->first}});
+  }
+  int status = 0;
+  for (const auto& path : inputs) {
+    int s = guarded(stage.name, false, [&]() -> int {
+      try {
+        StageInput in;
+        std::string parent = read_stage_input(stage, path, in);
+        json result;
+        Scene out = transform(stage, in, parent, args, note, result);
+        assign_revision_id(out);
+        write_output(batch_output(dir, path), dump_scene(out));
+        print_warnings(stage, path + ": ", out);
+      } catch (const Error& e) {
+        throw Error(e.code(), path + ": " + e.what(), e.details());
+      }
+      return 0;
+    });
+    if (s != 0 && status == 0) status = s;
+  }
+  return status;
+}
+
+}  // namespace
+
 int run_stage_main(int argc, char** argv, const Stage& stage) {
   CLI::App app{stage.summary, stage.name};
   app.set_version_flag("--version", std::string(SV_VERSION));
-  std::string input = "-", output, rev, note;
+  std::vector<std::string> inputs;
+  std::string output, output_dir, rev, note;
   std::optional<std::string> store_flag;
   bool no_store = false;
-  app.add_option("input", input, stage.reads_png ? "PNG file, or - for standard input" : "scene file, or - for standard input");
+  std::string what = stage.reads_png ? "PNG file" : "scene file";
+  app.add_option("input", inputs,
+                 stage.batch ? what + "s (several with --output-dir), or - for standard input"
+                             : what + ", or - for standard input");
   app.add_option("-o,--output", output, "write the scene here instead of standard output");
+  if (stage.batch)
+    app.add_option("--output-dir", output_dir,
+                   "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png or "
+                   "NAME.json; records nothing in a store");
   app.add_option("--store", store_flag, "revision store (default: $SV_STORE, else the nearest .svrev upward)");
   app.add_flag("--no-store", no_store, "do not record the revision in a store");
   app.add_option("--rev", rev, "store mode: read this revision (HEAD, a branch, an id or a unique prefix), "
@@ -146,7 +229,18 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
   if (stage.add_options) stage.add_options(app);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   const bool store_mode = !rev.empty();
+  if (!output_dir.empty()) {
+    return guarded(stage.name, false, [&]() -> int {
+      if (store_mode || !output.empty())
+        throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
+      if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
+      return run_batch(stage, inputs, output_dir, recorded_args(argc, argv, inputs), note);
+    });
+  }
   return guarded(stage.name, store_mode, [&]() -> int {
+    if (inputs.size() > 1)
+      throw Error(Code::invalid_selection,
+                  stage.batch ? "several inputs need --output-dir (batch mode)" : "one input at a time");
     if (store_mode && no_store) throw Error(Code::invalid_selection, "--rev needs a store; --no-store contradicts it");
     std::optional<Store> store;
     if (!no_store)
@@ -167,22 +261,11 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
         in.path = in.scene.source->path;
       }
     } else {
-      in.path = input;
-      in.bytes = read_input(input, kMaxInputBytes);
-      if (!stage.reads_png) {
-        in.scene = parse_scene(in.bytes);
-        parent = sha256_hex(canonical_bytes(in.scene));
-      }
+      parent = read_stage_input(stage, inputs.empty() ? "-" : inputs[0], in);
     }
 
-    Scene out = in.scene;
-    out.warnings.clear();
-    json result = stage.run(in, out);
-    out.revision = RevisionInfo{};
-    out.revision.parent = parent;
-    out.revision.tool = stage.name;
-    out.revision.args = recorded_args(argc, argv);
-    out.revision.note = note;
+    json result;
+    Scene out = transform(stage, in, parent, recorded_args(argc, argv, inputs), note, result);
 
     if (store) {
       if (stage.reads_png && !in.bytes.empty()) store->put_blob(in.bytes);
@@ -205,7 +288,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
       write_output(output, dump_scene(out));
     }
     if (stage.finish) stage.finish(out);
-    for (const auto& w : out.warnings) std::fprintf(stderr, "%s: warning: %s\n", stage.name.c_str(), w.c_str());
+    print_warnings(stage, "", out);
     return 0;
   });
 }

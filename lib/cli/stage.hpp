@@ -2,7 +2,8 @@
 // one-line description, its options, its handler — and run_stage_main gives it the rest:
 // filter mode (scene on stdin, scene on stdout, revision recorded when a store is present),
 // store mode (--rev REV: scene from the store, result envelope on stdout), common options,
-// --help, and the error contract (one line on stderr, exit status from the code).
+// batch mode for stages that offer it, --help, and the error contract (one line on stderr, exit
+// status from the code).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -25,6 +26,9 @@ struct Stage {
   std::string name;     // executable name, e.g. "sv-fit"
   std::string summary;  // one line for --help and the man page
   bool reads_png = false;
+  // Offers batch mode (--output-dir DIR, any number of inputs): one process for many drawings,
+  // each written to DIR/NAME.json, nothing recorded in a store.
+  bool batch = false;
   // Declares the stage's own options on the app (values captured by the closures).
   std::function<void(CLI::App&)> add_options;
   // Produces the new scene from the input; returns the tool result's typed fields, including

@@ -108,3 +108,44 @@ TEST_CASE("stages record revisions in the store and run from it", "[e2e][store]"
   CHECK(nlohmann::json::parse(missing.out)["error"]["code"] == "not_found");
   CHECK(count_lines(missing.err) == 1);
 }
+
+TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports a bad input by name",
+          "[e2e][batch]") {
+  namespace fs = std::filesystem;
+  fs::path dir = scratch() / "batch";
+  for (const char* d : {"graph", "fit", "route"}) fs::create_directories(dir / d);
+  const std::vector<std::string> names = {"feather_umbrella_w8", "hershey_futural_02_w4", "tabler_hexagons_w5"};
+  std::string pngs;
+  for (const auto& n : names) pngs += fmt::format(" {}.png", data(n));
+  std::string graph = (dir / "graph").string(), fit = (dir / "fit").string(), route = (dir / "route").string();
+  REQUIRE(run(bin("sv-skeleton") + " --no-store --output-dir " + graph + pngs).status == 0);
+  REQUIRE(run(bin("sv-fit") + " --no-store --output-dir " + fit + " " + graph + "/*.json").status == 0);
+  REQUIRE(run(bin("sv-route") + " --no-store --output-dir " + route + " " + fit + "/*.json").status == 0);
+  for (const auto& n : names) {
+    INFO(n);
+    Run one = run(pipeline(data(n + ".png")));
+    REQUIRE(one.status == 0);
+    CHECK(slurp(dir / "route" / (n + ".json")) == one.out);
+  }
+
+  // One unreadable input: the others are still written; the failure names the file and sets
+  // the exit status.
+  spit(dir / "broken.json", "{\"version\": 1, \"primitives\": [");
+  fs::path again = dir / "again";
+  fs::create_directories(again);
+  Run r = run(bin("sv-route") + " --no-store --output-dir " + again.string() + " " + (dir / "broken.json").string() +
+              " " + fit + "/tabler_hexagons_w5.json");
+  CHECK(r.status == 3);
+  CHECK(r.err.find("broken.json") != std::string::npos);
+  CHECK(r.err.find("invalid_scene") != std::string::npos);
+  CHECK(!fs::exists(again / "broken.json"));
+  CHECK(slurp(again / "tabler_hexagons_w5.json") == slurp(dir / "route" / "tabler_hexagons_w5.json"));
+
+  // Misuse is refused before anything runs.
+  CHECK(run(bin("sv-fit") + " --no-store " + graph + "/a.json " + graph + "/b.json").status == 2);
+  CHECK(run(bin("sv-fit") + " --no-store -o x.json --output-dir " + fit + " " + graph + "/*.json").status == 2);
+  Run same = run(bin("sv-fit") + " --no-store --output-dir " + fit + " " + graph + "/tabler_hexagons_w5.json " +
+                 route + "/tabler_hexagons_w5.json");
+  CHECK(same.status == 2);
+  CHECK(same.err.find("would both write") != std::string::npos);
+}
