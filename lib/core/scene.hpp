@@ -124,7 +124,8 @@ struct Scene {
   const Primitive* primitive(const std::string& id) const;
 };
 
-// Records a configuration value with its provenance ("default", "stroke_width", "user").
+// Records a configuration value with its provenance ("default", "stroke_width", "image", "fit": derived
+// from the fit stage's config, "user").
 void set_config(Scene& s, const std::string& key, double value, const std::string& from,
                 const std::string& doc);
 double config_value(const Scene& s, const std::string& key, double fallback);
