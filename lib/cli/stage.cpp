@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -182,6 +183,9 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
       throw Error(Code::invalid_selection, fmt::format("{} and {} would both write {}", it->second, path, it->first),
                   {{"output", it->first}});
   }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", dir, ec.message()));
   int status = 0;
   for (const auto& path : inputs) {
     int s = guarded(stage.name, false, [&]() -> int {

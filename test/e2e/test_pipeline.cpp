@@ -131,8 +131,7 @@ TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports 
   // One unreadable input: the others are still written; the failure names the file and sets
   // the exit status.
   spit(dir / "broken.json", "{\"version\": 1, \"primitives\": [");
-  fs::path again = dir / "again";
-  fs::create_directories(again);
+  fs::path again = dir / "again" / "created";  // made as needed
   Run r = run(bin("sv-route") + " --no-store --output-dir " + again.string() + " " + (dir / "broken.json").string() +
               " " + fit + "/tabler_hexagons_w5.json");
   CHECK(r.status == 3);
