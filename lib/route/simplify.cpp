@@ -1,6 +1,8 @@
 #include "route/simplify.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <limits>
 
 #include "robot/motion.hpp"
@@ -11,6 +13,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kSampleStep = 0.5;  // px between the checked points of a curved piece
+constexpr size_t kTangentStates = 6;  // best states per joint that try a tangent continuation
 
 // One command that may replace legs i..j-1 of a run.
 struct Cand {
@@ -80,6 +83,21 @@ class RunSimplifier {
   }
 
   Vec2 pt(int k) const { return pts_[k]; }
+
+  // The arc that leaves joint i along heading h_deg (the previous command's, so no spin) and
+  // ends on joint j, when legs i..j-1 stay within the deviation of it.
+  std::optional<Cand> tangent(int i, int j, double h_deg) const {
+    Vec2 chord = pts_[j] - pts_[i];
+    double len = norm(chord);
+    if (len < 1e-6) return std::nullopt;
+    Vec2 u = from_angle(deg2rad(h_deg));
+    double phi = std::atan2(cross(u, chord), dot(u, chord));
+    if (std::abs(phi) > deg2rad(175.0)) return std::nullopt;  // well below a full turn
+    Shape s = Shape::arc(pts_[i], pts_[j], std::tan(phi / 2));
+    if (!std::isfinite(s.radius) || s.radius * (1 - std::cos(phi)) < cost_.flat_px) return std::nullopt;
+    if (!within(i, j, s, false)) return std::nullopt;
+    return finish_arc(i, j, s.bulge);
+  }
 
  private:
   Cand finish_line(int i, int j) const {
@@ -258,28 +276,57 @@ SimplifiedLegs simplify_legs(const std::vector<Leg>& legs, const std::vector<std
       return best;
     };
 
-    // Shortest path: candidates are sorted by end node, so every predecessor is final.
+    // Shortest path over the joints, node by node: when node j is reached every state ending
+    // there is final. Besides the run's own candidates, each of the best states at a node may
+    // continue with an arc tangent to the command it ends with (no spin between them).
     std::vector<std::vector<int>> ending(m + 1);
     for (size_t c = 0; c < cands.size(); ++c) ending[cands[c].j].push_back(static_cast<int>(c));
-    for (Cand& c : cands)
-      for (int bit = 0; bit < c.bits; ++bit) {
-        double hin = c.h_in + 180.0 * bit;
-        if (c.i == 0) {
-          c.value[bit] = enter(hin) + c.time;
-          continue;
-        }
-        for (int p : ending[c.i]) {
-          const Cand& pc = cands[p];
-          for (int pb = 0; pb < pc.bits; ++pb) {
-            double v = pc.value[pb] + cost.spin(hin - pc.h_out - 180.0 * pb) + c.time;
-            if (v < c.value[bit]) {
-              c.value[bit] = v;
-              c.from_c[bit] = p;
-              c.from_b[bit] = pb;
+    auto extend = [&](int from, int from_bit, int i, double h, double value) {
+      for (int j = i + 1; j <= std::min(m, i + params.window); ++j) {
+        auto t = rs.tangent(i, j, h);
+        if (!t) continue;
+        t->value[0] = value + cost.spin(t->h_in - h) + t->time;
+        t->from_c[0] = from;
+        t->from_b[0] = from_bit;
+        ending[j].push_back(static_cast<int>(cands.size()));
+        cands.push_back(*t);
+      }
+    };
+    const bool tangents = params.deviation_px > 0;
+    if (tangents && q && std::isfinite(h) && dist(*q, p0) <= cost.join_px) extend(-1, 0, 0, h, 0.0);
+    for (int node = 1; node <= m; ++node) {
+      for (int ci : ending[node]) {
+        Cand& c = cands[ci];
+        if (c.from_c[0] >= 0 || c.value[0] < INFINITY) continue;  // a tangent state: already valued
+        for (int bit = 0; bit < c.bits; ++bit) {
+          double hin = c.h_in + 180.0 * bit;
+          if (c.i == 0) {
+            c.value[bit] = enter(hin) + c.time;
+            continue;
+          }
+          for (int p : ending[c.i]) {
+            const Cand& pc = cands[p];
+            for (int pb = 0; pb < pc.bits; ++pb) {
+              double v = pc.value[pb] + cost.spin(hin - pc.h_out - 180.0 * pb) + c.time;
+              if (v < c.value[bit]) {
+                c.value[bit] = v;
+                c.from_c[bit] = p;
+                c.from_b[bit] = pb;
+              }
             }
           }
         }
       }
+      if (!tangents || node == m) continue;
+      // Arcs leave forwards: only states whose robot faces along the drawing continue.
+      std::vector<int> best = ending[node];
+      std::sort(best.begin(), best.end(), [&](int a, int b) {
+        return std::tie(cands[a].value[0], a) < std::tie(cands[b].value[0], b);
+      });
+      if (best.size() > kTangentStates) best.resize(kTangentStates);
+      for (int ci : best)
+        if (cands[ci].value[0] < INFINITY) extend(ci, 0, node, cands[ci].h_out, cands[ci].value[0]);
+    }
     double best = INFINITY;
     int bc = -1, bb = 0;
     for (int c : ending[m])

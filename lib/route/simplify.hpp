@@ -10,7 +10,8 @@
 // sweep instead of a line + spin + line per piece). It is a shortest path over the run's
 // joints (candidates spanning up to `window` legs), whose states carry the heading a
 // command leaves with, so the spins between commands, into the run and out of it are priced
-// by the same motion model as the commands themselves.
+// by the same motion model as the commands themselves. A state may also continue with the arc
+// that leaves along its heading (G1, no spin) when the legs it covers stay within the deviation.
 #pragma once
 #include <optional>
 #include <string>

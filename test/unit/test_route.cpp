@@ -376,3 +376,26 @@ TEST_CASE("a circle split into arcs, or a curve traced as short lines, is drawn 
   CHECK((*curve.commands)[0].kind == Command::Kind::arc);
   CHECK(deviation(curve) <= 0.26);
 }
+
+TEST_CASE("a curve leaving a line along it is drawn as an arc tangent to the line, without a spin",
+          "[route]") {
+  // A line, then a quarter bend of radius 100 px traced as 24 chords whose far end sits 0.2 px
+  // off the circle: the arc through the bend's ends and middle leaves the line at a small angle
+  // (a spin); the arc leaving along the line stays within route.deviation_px of the chords.
+  std::vector<Shape> shapes = {Shape::line({0, 100}, {100, 100})};
+  Vec2 c{100, 200};
+  for (int i = 0; i < 24; ++i) {
+    auto at = [&](int k) {
+      Vec2 q = c + from_angle(deg2rad(-90.0 + 90.0 * k / 24)) * 100;
+      return k == 24 ? q + Vec2{0.2, 0} : q;
+    };
+    shapes.push_back(Shape::line(at(i), at(i + 1)));
+  }
+  Scene s = scene_of(shapes);
+  route(s, {});
+  REQUIRE(s.commands->size() == 2);
+  CHECK((*s.commands)[0].kind == Command::Kind::line);
+  CHECK((*s.commands)[1].kind == Command::Kind::arc);
+  CHECK(spins_of(s).empty());
+  CHECK(deviation(s) <= 0.26);
+}
