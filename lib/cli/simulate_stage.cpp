@@ -23,10 +23,15 @@ std::string scene_report(const Scene& s) {
   out += fmt::format("drawing      {}  {}x{} px, stroke width {:.1f} px\n", s.source ? s.source->path : "-",
                      s.source ? s.source->width : 0, s.source ? s.source->height : 0,
                      s.source ? s.source->stroke_width_px : 0.0);
-  out += fmt::format("primitives   {} ({} lines, {} arcs, {} circles)\n",
-                     s.primitives ? s.primitives->size() : 0, n["line"], n["arc"], n["circle"]);
-  out += fmt::format("strokes      {} pen-down strokes, {} pen-up moves\n", static_cast<int>(num("strokes")),
-                     static_cast<int>(num("pen_up_moves")));
+  auto count = [](long k, const char* one, const char* many) {
+    return fmt::format("{} {}", k, k == 1 ? one : many);
+  };
+  out += fmt::format("primitives   {} ({}, {}, {})\n", s.primitives ? s.primitives->size() : 0,
+                     count(n["line"], "line", "lines"), count(n["arc"], "arc", "arcs"),
+                     count(n["circle"], "circle", "circles"));
+  out += fmt::format("strokes      {}, {}\n",
+                     count(static_cast<long>(num("strokes")), "pen-down stroke", "pen-down strokes"),
+                     count(static_cast<long>(num("pen_up_moves")), "pen-up move", "pen-up moves"));
   out += fmt::format("robot        {:.1f} s to draw at {:.0f} mm ({:.1f} s drawing, {:.1f} s travel, {:.1f} s turning)\n",
                      num("draw_time_s"), s.robot ? s.robot->footprint_mm : 0.0, num("pen_down_time_s"),
                      num("pen_up_travel_time_s"), num("spin_time_s"));

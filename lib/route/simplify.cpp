@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <limits>
+#include <tuple>
 
 #include "robot/motion.hpp"
 
