@@ -171,6 +171,13 @@ std::vector<std::string> ids_of(const json& list) {
   return out;
 }
 
+// The primitives the ids name, in order; not_found for an unknown id.
+std::vector<const Primitive*> selection(const Scene& s, const std::vector<std::string>& ids) {
+  std::vector<const Primitive*> sel;
+  for (const auto& id : ids) sel.push_back(&primitive_or_throw(s, id));
+  return sel;
+}
+
 // A circle through the points (Kasa, refined), if they are not collinear.
 std::optional<fitting::Circle> circle_of(const Polyline& pts) {
   auto c = fitting::kasa_circle(pts);
@@ -261,8 +268,7 @@ struct Candidate {
 ToolResult merge_primitives(const ToolContext& ctx, const json& req) {
   Scene out = editable(ctx.scene);
   std::vector<std::string> ids = ids_of(req["primitive_ids"]);
-  std::vector<const Primitive*> sel;
-  for (const auto& id : ids) sel.push_back(&primitive_or_throw(ctx.scene, id));
+  std::vector<const Primitive*> sel = selection(ctx.scene, ids);
   if (sel.size() < 2) throw Error(Code::invalid_selection, "MergePrimitives needs at least two primitives");
   const std::set<std::string> gone(ids.begin(), ids.end());
   const double tol = req["fit_tolerance_px"].is_number() ? req["fit_tolerance_px"].get<double>() : tolerance_of(ctx.scene);
@@ -612,8 +618,7 @@ ToolResult replace_primitive(const ToolContext& ctx, const json& req) {
   Scene out = editable(ctx.scene);
   std::vector<std::string> ids = ids_of(req["primitive_ids"]);
   if (ids.empty()) throw Error(Code::invalid_selection, "ReplacePrimitive needs at least one primitive to replace");
-  std::vector<const Primitive*> sel;
-  for (const auto& id : ids) sel.push_back(&primitive_or_throw(ctx.scene, id));
+  std::vector<const Primitive*> sel = selection(ctx.scene, ids);
   const std::set<std::string> gone(ids.begin(), ids.end());
   Shape shape = shape_from_spec(req["replacement"]);
   int snapped = 0;
@@ -660,8 +665,7 @@ ToolResult refit_polyline(const ToolContext& ctx, const json& req) {
   Scene out = editable(ctx.scene);
   std::vector<std::string> ids = ids_of(req["primitive_ids"]);
   if (ids.empty()) throw Error(Code::invalid_selection, "RefitPolyline needs at least one primitive");
-  std::vector<const Primitive*> sel;
-  for (const auto& id : ids) sel.push_back(&primitive_or_throw(ctx.scene, id));
+  std::vector<const Primitive*> sel = selection(ctx.scene, ids);
   const std::string edge_id = sel[0]->edge;
   const Edge* edge = ctx.scene.graph && !edge_id.empty() ? ctx.scene.graph->edge(edge_id) : nullptr;
   for (const Primitive* p : sel)
@@ -914,7 +918,7 @@ ToolResult snap_endpoints(const ToolContext& ctx, const json& req) {
 ToolResult enforce_relation(const ToolContext& ctx, const json& req) {
   Scene out = editable(ctx.scene);
   std::vector<std::string> ids = ids_of(req["primitive_ids"]);
-  for (const auto& id : ids) primitive_or_throw(ctx.scene, id);
+  selection(ctx.scene, ids);  // every id must name a primitive
   const std::string kind = req["relation"];
   json rec = {{"kind", kind}, {"primitives", ids}};
   if (!req["axis"].is_null()) rec["axis"] = req["axis"];
