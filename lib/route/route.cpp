@@ -23,7 +23,8 @@ const std::vector<RouteOptionDoc>& route_option_docs() {
       {"deviation_px", 0.25,
        "largest distance the drawn path may leave the primitives' path when consecutive pieces are redrawn as "
        "one line or arc (0: every primitive is its own command); by default the fit's fit.tolerance_px when the "
-       "scene records it"},
+       "scene records it",
+       "fit.tolerance_px"},
       {"merge_window", 24, "primitives one redrawn command may replace"},
       {"reverse_drive", 1, "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"},
       {"circle_entries", 24, "entry angles tried per free circle while ordering (then refined continuously)"},
@@ -132,19 +133,21 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k.substr(6) : k] = v;
   std::map<std::string, double> value;
   std::map<std::string, std::string> from;
-  // The drawn path may leave the primitives by as much as the fit let them leave the ink.
-  auto fit_tolerance = scene.config.find("fit.tolerance_px");
   for (const RouteOptionDoc& d : route_option_docs()) {
     auto it = given.find(d.key);
-    value[d.key] = it == given.end() ? d.value : it->second;
-    from[d.key] = it == given.end() ? "default" : "user";
-    if (it == given.end() && std::string(d.key) == "deviation_px" && fit_tolerance != scene.config.end() &&
-        fit_tolerance->contains("value") && (*fit_tolerance)["value"].is_number()) {
-      value[d.key] = (*fit_tolerance)["value"].get<double>();
-      from[d.key] = "fit";
+    if (it != given.end()) {
+      value[d.key] = it->second;
+      from[d.key] = "user";
+      given.erase(it);
+    } else if (d.scene_default && std::isfinite(config_value(scene, d.scene_default, NAN))) {
+      const std::string key = d.scene_default;
+      value[d.key] = config_value(scene, key, d.value);
+      from[d.key] = key.substr(0, key.find('.'));
+    } else {
+      value[d.key] = d.value;
+      from[d.key] = "default";
     }
     set_config(scene, std::string("route.") + d.key, value[d.key], from[d.key], d.doc);
-    if (it != given.end()) given.erase(it);
   }
   if (!given.empty())
     throw Error(Code::invalid_selection, fmt::format("route: unknown option '{}'", given.begin()->first),
