@@ -158,4 +158,28 @@ cv::Mat findings_sheet(const ToolContext& ctx, const Scene& s, const std::vector
   return sheet(tiles);
 }
 
+cv::Mat change_sheet(const Scene& a, const Scene& b, const std::string& title_a, const std::string& title_b,
+                     const std::vector<std::string>& added, const std::vector<std::string>& removed,
+                     const std::vector<std::string>& changed) {
+  const BBox area = view_area(b, BBox{}, 0);
+  View va(area, title_a, 480), vb(area, title_b, 480), vd(area, "change: removed red, added green, changed orange", 480);
+  for (const auto& [id, path] : drawing_of(a).pieces) va.polyline(path, color::ink, 2);
+  for (const auto& [id, path] : drawing_of(b).pieces) vb.polyline(path, color::ink, 2);
+  if (b.primitives)
+    for (const auto& p : *b.primitives) vd.shape(p.shape, color::faded, 2);
+  for (const auto& id : removed) vd.shape(a.primitive(id)->shape, color::missed, 2);
+  for (const auto& id : changed) {
+    vd.shape(a.primitive(id)->shape, color::faded, 1);
+    vd.shape(b.primitive(id)->shape, color::arc, 2);
+  }
+  for (const auto& id : added) vd.shape(b.primitive(id)->shape, color::spurious, 2);
+  for (const auto* ids : {&removed, &changed, &added})
+    for (const auto& id : *ids) {
+      const Primitive* p = b.primitive(id) ? b.primitive(id) : a.primitive(id);
+      vd.label_shape(p->shape, id, color::ink);
+    }
+  vd.legend({{"removed", color::missed}, {"added", color::spurious}, {"changed (new)", color::arc}, {"unchanged", color::faded}});
+  return sheet({va.finish(), vb.finish(), vd.finish()});
+}
+
 }  // namespace sv

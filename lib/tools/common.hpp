@@ -48,4 +48,10 @@ View crop_view(const ToolContext& ctx, const Scene& s, const BBox& focus, double
 cv::Mat findings_sheet(const ToolContext& ctx, const Scene& s, const std::vector<BBox>& boxes,
                        const std::vector<std::string>& titles, const std::function<void(View&, size_t)>& draw);
 
+// Before and after, side by side, with a third panel of what changed (removed red, added
+// green, changed orange, each labelled with its id): CompareRevisions and SimulateEdit.
+cv::Mat change_sheet(const Scene& a, const Scene& b, const std::string& title_a, const std::string& title_b,
+                     const std::vector<std::string>& added, const std::vector<std::string>& removed,
+                     const std::vector<std::string>& changed);
+
 }  // namespace sv

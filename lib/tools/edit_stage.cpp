@@ -268,6 +268,23 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
 
 // ---------------------------------------------------------------- SimulateEdit
 
+// What AnalyzeCoverage would find: how many clusters of missed or spurious ink, and their length.
+json coverage_findings(const Scene& s) {
+  if (!s.primitives) return json::object();
+  CoverageReport cov = analyze_coverage(s, drawing_of(s), default_tolerance(stroke_width_of(s)), Scope{}, true);
+  double missed = 0, spurious = 0;
+  for (const auto& f : cov.findings) (f.kind == "missed_ink" ? missed : spurious) += f.length_px;
+  return {{"coverage_findings", cov.findings.size()}, {"missed_ink_px", round3(missed)}, {"spurious_ink_px", round3(spurious)}};
+}
+
+// How many primitives carry each semantic role, so a dry run shows which labelled parts an edit removes.
+json semantic_aspects(const Scene& s) {
+  std::map<std::string, int> roles;
+  if (s.primitives)
+    for (const auto& p : *s.primitives) roles[p.semantic_role]++;
+  return {{"semantic_roles", roles}};
+}
+
 ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
   std::vector<EditStep> steps = parse_batch(req["edits"]);
   EditSession s = apply_edits(ctx, steps);
@@ -275,23 +292,29 @@ ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
   const std::map<std::string, std::vector<const char*>> keys = {
       {"draw_time", {"draw_time_s"}}, {"primitive_count", {"primitive_count"}}, {"pen_up_count", {"pen_up_count"}},
       {"pixel_fidelity", {"precision", "recall", "f1", "chamfer_px"}}};
-  std::vector<std::string> warnings = s.warnings;
+  const std::map<std::string, json (*)(const Scene&)> measured = {{"coverage_findings", coverage_findings},
+                                                                   {"semantic_aspects", semantic_aspects}};
   for (const auto& m : req["metrics_to_report"]) {
-    auto it = keys.find(m.get<std::string>());
-    if (it == keys.end()) {
-      warnings.push_back("metric " + m.get<std::string>() + " is not simulated (use the diagnostics on the result)");
+    const std::string name = m.get<std::string>();
+    if (auto it = measured.find(name); it != measured.end()) {
+      before.update(it->second(ctx.scene));
+      after.update(it->second(s.scene));
       continue;
     }
-    for (const char* k : it->second) {
+    for (const char* k : keys.at(name)) {
       if (s.before.contains(k)) before[k] = s.before[k];
       if (s.after.contains(k)) after[k] = s.after[k];
     }
   }
   ToolResult r;
-  r.warnings = warnings;
+  r.warnings = s.warnings;
   r.fields = {{"before", before}, {"after", after}, {"new_primitive_ids", s.added},
               {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}, {"edits", s.results}};
   r.llm_text = "simulated (nothing changed): " + s.llm_text + "\n" + edit_summary(s);
+  for (const auto& [k, v] : after.items())
+    if (!s.after.contains(k)) r.llm_text += fmt::format("\n{}: {} -> {}", k, before.value(k, json()).dump(), v.dump());
+  if (req["return_render"].get<bool>())
+    r.images["simulation"] = change_sheet(ctx.scene, s.scene, "before", "after (simulated)", s.added, s.removed, s.changed);
   return r;
 }
 
@@ -322,14 +345,15 @@ void add_stage_edit_tools(std::vector<Tool>& out) {
                  S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")}}),
                  rerun_stage, ToolKind::edit});
   out.push_back({"SimulateEdit", "suggestion", "sv-edit", "",
-                 "Dry-run a batch of edits: before/after metrics and the ids that would change; nothing is written.",
+                 "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
+                 "that would change and, on request, the before/after view; nothing is written.",
                  S::object({{"edits", S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
                                                                      "[{\"tool\": NAME, ...fields}]")},
                             {"metrics_to_report",
                              S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
                                                                       "coverage_findings", "semantic_aspects"}, ""), ""),
                                              json::array({"draw_time", "pixel_fidelity"}))},
-                            {"return_render", S::with_default(S::boolean("(views: use sv-simulate render on the result)"), false)}},
+                            {"return_render", S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false)}},
                            {"edits"}),
                  S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
                             {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},

@@ -30,10 +30,6 @@ std::string metrics_text(const json& m) {
   return out;
 }
 
-void draw_render(View& v, const Drawing& d, const cv::Scalar& c) {
-  for (const auto& [id, path] : d.pieces) v.polyline(path, c, 2);
-}
-
 // ---------------------------------------------------------------- EvaluateRevision
 
 ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
@@ -60,7 +56,7 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   Drawing d = drawing_of(s);
   CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
   View v = scene_view(ctx, s, scope, fmt::format("{} f1 {:.3f}, {:.1f} s", rid.substr(0, 12), sc.f1, sc.draw_time_s));
-  draw_render(v, d, color::ink);
+  for (const auto& [id, path] : d.pieces) v.polyline(path, color::ink, 2);
   int radius = std::max(1, static_cast<int>(std::lround(0.5 * sw * v.transform().scale)));
   for (Vec2 p : cov.missed) v.dot(p, color::missed, radius);
   for (Vec2 p : cov.spurious) v.dot(p, color::spurious, radius);
@@ -83,7 +79,7 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   Scores sa = score(a, tol, scope_a), sb = score(b, tol, scope_b);
   json ma = metrics_json(sa, kAllMetrics), mb = metrics_json(sb, kAllMetrics), delta = json::object();
   for (auto it = mb.begin(); it != mb.end(); ++it) delta[it.key()] = round3(it.value().get<double>() - ma[it.key()].get<double>());
-  json added = json::array(), removed = json::array(), changed = json::array();
+  std::vector<std::string> added, removed, changed;
   if (b.primitives)
     for (const auto& p : *b.primitives) {
       const Primitive* q = a.primitive(p.id);
@@ -97,30 +93,10 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   r.fields = {{"metric_deltas", delta}, {"metrics_a", ma}, {"metrics_b", mb}, {"revision_a_id", ida}, {"revision_b_id", idb},
               {"added_primitive_ids", added}, {"removed_primitive_ids", removed}, {"changed_primitive_ids", changed}};
   r.llm_text = fmt::format("{} -> {}: deltas (b - a) {}; added {} removed {} changed {}", ida.substr(0, 12), idb.substr(0, 12),
-                           metrics_text(delta), added.dump(), removed.dump(), changed.dump());
+                           metrics_text(delta), json(added).dump(), json(removed).dump(), json(changed).dump());
   r.human_text = r.llm_text + fmt::format("\n  a: {}\n  b: {}", metrics_text(ma), metrics_text(mb));
   if (!req["include_visual_diff"].get<bool>()) return r;
-  BBox none;
-  Drawing da = drawing_of(a), db = drawing_of(b);
-  View va(view_area(b, none, 0), "a " + ida.substr(0, 12), 480), vb(view_area(b, none, 0), "b " + idb.substr(0, 12), 480),
-      vd(view_area(b, none, 0), "change: removed red, added green, changed orange", 480);
-  draw_render(va, da, color::ink);
-  draw_render(vb, db, color::ink);
-  if (b.primitives)
-    for (const auto& p : *b.primitives) vd.shape(p.shape, color::faded, 2);
-  for (const auto& id : removed) vd.shape(a.primitive(id)->shape, color::missed, 2);
-  for (const auto& id : changed) {
-    vd.shape(a.primitive(id)->shape, color::faded, 1);
-    vd.shape(b.primitive(id)->shape, color::arc, 2);
-  }
-  for (const auto& id : added) vd.shape(b.primitive(id)->shape, color::spurious, 2);
-  for (const auto* ids : {&removed, &changed, &added})
-    for (const auto& id : *ids) {
-      const Primitive* p = b.primitive(id) ? b.primitive(id) : a.primitive(id);
-      vd.label_shape(p->shape, id, color::ink);
-    }
-  vd.legend({{"removed", color::missed}, {"added", color::spurious}, {"changed (new)", color::arc}, {"unchanged", color::faded}});
-  r.images["comparison"] = sheet({va.finish(), vb.finish(), vd.finish()});
+  r.images["comparison"] = change_sheet(a, b, "a " + ida.substr(0, 12), "b " + idb.substr(0, 12), added, removed, changed);
   return r;
 }
 

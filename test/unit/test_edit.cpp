@@ -232,4 +232,20 @@ TEST_CASE("a batch is all or nothing; SimulateEdit changes nothing", "[edit]") {
   CHECK(env["after"]["primitive_count"] == 7);
   CHECK(env["after"]["recall"].get<double>() < env["before"]["recall"].get<double>());
   CHECK(env["removed_primitive_ids"] == json{"p_0008"});
+
+  // Coverage findings and semantic roles are measured on both sides; the view is drawn on request.
+  Scene tagged = edit(s, "LabelSemanticRoles", {{"assignments", json::array({json::array({"p_0008", "silhouette"})})}}).scene;
+  ToolResult r;
+  env = run("SimulateEdit", tagged, {{"edits", {{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0008"}}}}},
+                                     {"metrics_to_report", {"coverage_findings", "semantic_aspects"}},
+                                     {"return_render", true}}, &r);
+  CHECK(env["after"]["coverage_findings"].get<int>() > env["before"]["coverage_findings"].get<int>());
+  CHECK(env["after"]["missed_ink_px"].get<double>() > env["before"]["missed_ink_px"].get<double>() + 10);
+  CHECK(env["before"]["semantic_roles"]["silhouette"] == 1);
+  CHECK(!env["after"]["semantic_roles"].contains("silhouette"));
+  CHECK(env["warnings"].empty());
+  REQUIRE(r.images.count("simulation") == 1);
+  CHECK(r.images["simulation"].cols > 2 * r.images["simulation"].rows);
+  CHECK(run("SimulateEdit", s, {{"edits", {{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0008"}}}}}}, &r).is_object());
+  CHECK(r.images.empty());
 }
