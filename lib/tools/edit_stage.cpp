@@ -173,13 +173,25 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   ToolResult r;
   std::string summary;
   if (stage == "route_optimize") {
-    if (!scope.everything())
-      throw Error(Code::invalid_selection, "route_optimize orders the whole drawing; it takes no region");
     if (!out.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
     RouteOptions o = route_options_of(ctx.scene);
     for (const auto& [k, v] : overrides_for(Scene{}, given, {"route."})) o.overrides[k] = v;
     const double before_s = drawing_of(ctx.scene).total_s;
-    route(out, o);
+    if (scope.everything()) {
+      route(out, o);
+    } else {
+      // Everything outside the region keeps its place and direction in the tour; the region's
+      // primitives are re-ordered and re-oriented among their own places.
+      if (!out.tour) throw Error(Code::invalid_scene, "the scene has no tour to keep outside the region (run sv-route first)");
+      std::vector<PinnedStep> pins;
+      std::set<std::string> seen;
+      for (const TourStep& t : *out.tour) {
+        if (!seen.insert(t.primitive).second) continue;
+        const Primitive* p = out.primitive(t.primitive);
+        if (p && !scope.touches(*p)) pins.push_back({seen.size() - 1, t.primitive, t.reverse});
+      }
+      route_with_pins(out, o, pins, true);
+    }
     r.reroute = false;
     summary = fmt::format("re-routed: draw time {:.2f} s -> {:.2f} s", before_s, drawing_of(out).total_s);
   } else if (stage == "vectorize" || stage == "segment" || stage == "beautify") {
@@ -336,7 +348,8 @@ void add_stage_edit_tools(std::vector<Tool>& out) {
   out.push_back({"RerunStage", "mutation", "sv-edit", "",
                  "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
                  "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
-                 "keys), route_optimize (route.* keys). The highest-leverage edit: fix the threshold, not the primitive.",
+                 "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
+                 "stays). The highest-leverage edit: fix the threshold, not the primitive.",
                  S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
                             {"region", S::region("only here (default: the whole drawing)")},
                             {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},

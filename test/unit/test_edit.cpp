@@ -199,8 +199,22 @@ TEST_CASE("RerunStage re-routes, refits and keeps the ids of what did not change
   EditSession r = edit(s, "RerunStage", {{"stage", "route_optimize"}, {"config_overrides", {{"max_passes", 0}}}});
   CHECK(r.scene.config["route.max_passes"]["from"] == "user");
   check_consistent(r.scene);
-  CHECK(refusal(s, "RerunStage", {{"stage", "route_optimize"}, {"region", {{"kind", "rect"}, {"rect", {0, 0, 9, 9}}}}}) ==
-        Code::invalid_selection);
+  // In a region, only the region's primitives move: a scrambled square is put back in order
+  // among its own four places while the rest of the tour stays as it was.
+  json order = json::array();
+  for (const char* id : {"p_0001", "p_0003", "p_0002", "p_0004", "p_0005", "p_0006", "p_0007", "p_0008"})
+    order.push_back(json::array({id, "forward"}));
+  Scene scrambled = edit(s, "ReorderTour", {{"full_order", order}}).scene;
+  EditSession local = edit(scrambled, "RerunStage", {{"stage", "route_optimize"}, {"region", {{"kind", "rect"}, {"rect", {10, 10, 110, 110}}}}});
+  check_consistent(local.scene);
+  CHECK(drawing_of(local.scene).total_s < drawing_of(scrambled).total_s - 1);
+  std::set<std::string> square;
+  for (size_t i = 0; i < 8; ++i) {
+    const TourStep& t = (*local.scene.tour)[i];
+    if (i < 4) square.insert(t.primitive);
+    else CHECK((t.primitive == (*scrambled.tour)[i].primitive && t.reverse == (*scrambled.tour)[i].reverse));
+  }
+  CHECK(square == std::set<std::string>{"p_0001", "p_0002", "p_0003", "p_0004"});
   CHECK(refusal(s, "RerunStage", {{"stage", "vectorize"}, {"config_overrides", {{"no_such_key", 1}}}}) ==
         Code::invalid_selection);
   Scene no_source = s;
