@@ -12,15 +12,23 @@ namespace sv {
 
 Stage fit_stage() {
   auto settings = std::make_shared<std::vector<std::string>>();
+  auto fast = std::make_shared<bool>(false);
   Stage st;
   st.name = "sv-fit";
   st.batch = true;
   st.summary = "Fit each stroke of the graph with the fewest lines, arcs and circles";
-  st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "fit"); };
-  st.run = [settings](StageInput&, Scene& out) -> json {
+  st.add_options = [settings, fast](CLI::App& app) {
+    add_settings_option(app, *settings, "fit");
+    app.add_flag("--fast", *fast,
+                 "fit within the stroke's ink (half its width) instead of about 1 px: fewer primitives, "
+                 "a shorter robot drawing time, less exact geometry (--set keys still win)");
+  };
+  st.run = [settings, fast](StageInput&, Scene& out) -> json {
     if (!out.graph) throw Error(Code::invalid_scene, "the scene has no graph (run sv-skeleton first)");
     drop_downstream_of_fit(out);
-    fit(out, FitOptions{parse_settings(*settings)});
+    FitOptions opt{*fast ? ink_tolerance_overrides() : std::map<std::string, double>{}};
+    for (const auto& [k, v] : parse_settings(*settings)) opt.overrides[k] = v;
+    fit(out, opt);
     auto n = count_by_type(out);
     double worst = 0;
     for (const auto& p : *out.primitives) worst = std::max(worst, p.fit_max_px);

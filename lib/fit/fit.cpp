@@ -333,6 +333,11 @@ double trace_noise_px(const std::vector<const Polyline*>& polylines) {
   return std::sqrt(sum / kept / 1.5);
 }
 
+std::map<std::string, double> ink_tolerance_overrides() {
+  // min(0.5 sw, max(max_width_tolerance, 0.5 sw)) = sw / 2 at any width.
+  return {{"fit.width_tolerance_ratio", 0.5}, {"fit.thick_tolerance_ratio", 0.5}};
+}
+
 FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const FitOptions& opt) {
   FitParams p;
   p.trace_noise_px = trace_noise;

@@ -34,6 +34,11 @@ struct FitOptions {
   std::map<std::string, double> overrides;
 };
 
+// The overrides of `sv-fit --fast`: primitives may lie anywhere within the stroke's ink (half
+// its width from the centreline) instead of about a pixel from it. Fewer primitives, so the
+// robot stops and turns less; the README gives the measured times and fidelity.
+std::map<std::string, double> ink_tolerance_overrides();
+
 // Every threshold of the fit stage (see fit_param_docs for what each means).
 struct FitParams {
   double trace_noise_px = 0;

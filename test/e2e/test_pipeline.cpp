@@ -8,6 +8,7 @@
 #include "eval/coverage.hpp"
 #include "process.hpp"
 #include "robot/replay.hpp"
+#include "robot/simulate.hpp"
 
 using namespace svtest;
 
@@ -54,6 +55,33 @@ TEST_CASE("the pipeline draws each bundled drawing faithfully", "[e2e][pipeline]
     CHECK(cov1.f1 >= c.min_f1_tol1);
     // Nothing drawn twice and nothing left out: drawn length within 10 % of the truth.
     CHECK(cov.drawn_length_px == Approx(cov.reference_length_px).epsilon(0.10));
+  }
+}
+
+TEST_CASE("sv-fit --fast draws faster within the stroke's ink", "[e2e][pipeline]") {
+  for (const char* name : {"hand_info-square_w4", "hershey_scripts_09_w6", "hershey_futural_02_w4", "hanzi_u5165"}) {
+    INFO(name);
+    auto gt = nlohmann::json::parse(slurp(data(std::string(name) + ".gt.json")));
+    const double tol = sv::default_tolerance(gt["stroke_width_px"].get<double>());
+    const double diag = std::hypot(gt["width"].get<double>(), gt["height"].get<double>());
+    double seconds[2], f1[2];
+    size_t primitives[2];
+    for (int fast : {0, 1}) {
+      Run r = run(fmt::format("{} --no-store {} | {} --no-store {} | {} --no-store", bin("sv-skeleton"),
+                              data(std::string(name) + ".png"), bin("sv-fit"), fast ? "--fast" : "", bin("sv-route")));
+      REQUIRE(r.status == 0);
+      sv::Scene s = sv::parse_scene(r.out);
+      if (fast) CHECK(s.config["fit.width_tolerance_ratio"]["value"] == 0.5);
+      primitives[fast] = s.primitives->size();
+      f1[fast] = sv::measure_coverage(sv::replay(*s.commands, s.robot->start).strokes, sv::ground_truth_polylines(gt), tol, diag).f1;
+      sv::simulate(s, {});
+      seconds[fast] = s.simulation["motion_time_s"].get<double>();
+    }
+    INFO(fmt::format("{} -> {} primitives, {:.1f} -> {:.1f} s, f1 {:.3f} -> {:.3f}", primitives[0], primitives[1], seconds[0],
+                     seconds[1], f1[0], f1[1]));
+    CHECK(primitives[1] < primitives[0]);
+    CHECK(seconds[1] < 0.95 * seconds[0]);
+    CHECK(f1[1] >= 0.9);
   }
 }
 

@@ -295,6 +295,8 @@ TEST_CASE("the tolerance follows the stroke width: a quarter of it up to 1 px, a
   // Trace noise adds its allowance, capped.
   CHECK(resolve_fit_params(8.0, 0.1, {}).tolerance_px == Approx(1.15));
   CHECK(resolve_fit_params(8.0, 5.0, {}).tolerance_px == Approx(1.5));
+  // --fast: half the stroke width at every width, the user's own keys on top.
+  for (double sw : {1.0, 2.0, 8.0, 30.0}) CHECK(resolve_fit_params(sw, 0, {ink_tolerance_overrides()}).tolerance_px == Approx(sw / 2));
 }
 
 TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
