@@ -20,13 +20,14 @@ Stage fit_stage() {
   st.add_options = [settings, fast](CLI::App& app) {
     add_settings_option(app, *settings, "fit");
     app.add_flag("--fast", *fast,
-                 "fit within the stroke's ink (half its width) instead of about 1 px: fewer primitives, "
-                 "a shorter robot drawing time, less exact geometry (--set keys still win)");
+                 "after the faithful fit, merge runs of primitives into one line or arc wherever it stays within half "
+                 "the stroke width of the ink's centreline and the robot draws it faster; sv-route then redraws "
+                 "within that distance too (--set keys still win)");
   };
   st.run = [settings, fast](StageInput&, Scene& out) -> json {
     if (!out.graph) throw Error(Code::invalid_scene, "the scene has no graph (run sv-skeleton first)");
     drop_downstream_of_fit(out);
-    FitOptions opt{*fast ? ink_tolerance_overrides() : std::map<std::string, double>{}};
+    FitOptions opt{*fast ? fast_overrides() : std::map<std::string, double>{}};
     for (const auto& [k, v] : parse_settings(*settings)) opt.overrides[k] = v;
     fit(out, opt);
     auto n = count_by_type(out);

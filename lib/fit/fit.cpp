@@ -7,8 +7,10 @@
 #include "core/error.hpp"
 #include "fit/beautify.hpp"
 #include "fit/chain.hpp"
+#include "fit/robot_merge.hpp"
 #include "fit/segment.hpp"
 #include "fit/through.hpp"
+#include "robot/motion.hpp"
 
 namespace sv {
 
@@ -92,6 +94,12 @@ const ParamSpec kParams[] = {
      "consecutive pieces (not both lines) turning by less at their joint are made tangent (G1); "
      "at most join_corner_deg, so corners stay corners (more than a degree costs brush strokes "
      "ink fidelity)"},
+    {"fit.merge_width_ratio", &FitParams::merge_width_ratio,
+     "0: off; else runs of adjacent pieces merge into one line or arc within this fraction of the stroke width "
+     "of their points where the robot draws that faster (sv-fit --fast: 0.5)"},
+    {"fit.merge_tolerance_px", &FitParams::merge_tolerance_px,
+     "largest distance of a primitive from its points once runs are merged: max(tolerance, merge_width_ratio * sw)",
+     [](double sw, const FitParams& p) { return std::max(p.tolerance_px, p.merge_width_ratio * sw); }},
 };
 
 const ParamSpec* find_param(const std::string& key) {
@@ -153,6 +161,12 @@ std::pair<int, double> worst_point(const Piece& pc, Points pts, bool closed) {
   return worst;
 }
 
+// The merge pass of --fast, when it is on and looser than the fit.
+void merge_if_fast(std::vector<Piece>& pieces, Points pts, bool closed, const FitParams& p) {
+  if (p.merge_width_ratio > 0 && p.merge_tolerance_px > p.tolerance_px && p.robot_ppi > 0)
+    fitting::merge_for_robot(pieces, pts, closed, p.merge_tolerance_px, p.robot_ppi, p);
+}
+
 constexpr int kRepairRounds = 3;
 
 // Segments pts (a breakpoint forced at each corner) and joins the pieces into a chain; a
@@ -192,6 +206,7 @@ std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
   std::vector<int> corners;
   for (const auto& c : fitting::find_corners(points, false, p)) corners.push_back(c.index);
   auto pieces = fit_chain(points, corners, false, ends, p).first;
+  merge_if_fast(pieces, points, false, p);
   fitting::split_long_arcs(pieces, points, p);
   drop_empty(pieces);
   std::vector<FittedPiece> out;
@@ -305,6 +320,7 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
       pc.i1 -= d;
     }
   }
+  merge_if_fast(pieces, w, true, p);
   fitting::split_long_arcs(pieces, w, p);
   drop_empty(pieces);
   auto original = [&](int k) {
@@ -333,10 +349,7 @@ double trace_noise_px(const std::vector<const Polyline*>& polylines) {
   return std::sqrt(sum / kept / 1.5);
 }
 
-std::map<std::string, double> ink_tolerance_overrides() {
-  // min(0.5 sw, max(max_width_tolerance, 0.5 sw)) = sw / 2 at any width.
-  return {{"fit.width_tolerance_ratio", 0.5}, {"fit.thick_tolerance_ratio", 0.5}};
-}
+std::map<std::string, double> fast_overrides() { return {{"fit.merge_width_ratio", 0.5}}; }
 
 FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const FitOptions& opt) {
   FitParams p;
@@ -353,6 +366,7 @@ FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const F
   for (const auto& s : kParams)
     if (s.from_stroke && stroke_width_px > 0 && !opt.overrides.count(s.key))
       p.*s.field = s.from_stroke(stroke_width_px, p);
+  if (stroke_width_px <= 0 && !opt.overrides.count("fit.merge_tolerance_px")) p.merge_tolerance_px = p.tolerance_px;
   return p;
 }
 
@@ -383,6 +397,12 @@ void fit(Scene& scene, const FitOptions& opt) {
   for (const Edge& e : scene.graph->edges) traced.push_back(&e.points);
   FitParams p = resolve_fit_params(sw, trace_noise_px(traced), opt);
   record_fit_params(scene, sw, opt, p);
+  // The robot's scale from the whole drawing (every vertex: a refit of some edges sees them all).
+  BBox extent;
+  for (const Vertex& v : scene.graph->vertices) extent.add(v.p);
+  for (const Edge& e : scene.graph->edges)
+    for (Vec2 q : e.points) extent.add(q);
+  if (!extent.empty()) p.robot_ppi = ppi_for_footprint(std::max({extent.width(), extent.height(), 1.0}));
   std::vector<Primitive> prims;
   std::vector<fitting::ChainRef> chains;
   for (const Edge& e : scene.graph->edges) {
@@ -419,11 +439,14 @@ void fit(Scene& scene, const FitOptions& opt) {
                    prims[chain.prims.front()].shape.p0 == prims[chain.prims.back()].shape.p1;
     chains.push_back(std::move(chain));
   }
-  scene.relations = p.beautify > 0 ? fitting::beautify(prims, chains, p) : json::array();
+  // Merged primitives answer to the merge tolerance, and so do the relations among them.
+  FitParams bound = p;
+  bound.tolerance_px = std::max(p.tolerance_px, p.merge_tolerance_px);
+  scene.relations = p.beautify > 0 ? fitting::beautify(prims, chains, bound) : json::array();
   // Through strokes: one primitive across a junction where the drawing continues straight.
   std::vector<std::string> old_ids;
   for (const Primitive& pr : prims) old_ids.push_back(pr.id);
-  std::vector<int> merged_into = fitting::merge_through_strokes(prims, *scene.graph, p);
+  std::vector<int> merged_into = fitting::merge_through_strokes(prims, *scene.graph, bound);
   std::map<std::string, int> new_of;
   std::vector<int> members(prims.size(), 0);
   for (size_t i = 0; i < old_ids.size(); ++i) {
@@ -465,7 +488,7 @@ void fit(Scene& scene, const FitOptions& opt) {
     scene.warnings.push_back(line);
   }
   for (Primitive& pr : prims)
-    if (pr.fit_max_px > p.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
+    if (pr.fit_max_px > bound.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
   scene.primitives = std::move(prims);
 }
 

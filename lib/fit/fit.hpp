@@ -34,10 +34,10 @@ struct FitOptions {
   std::map<std::string, double> overrides;
 };
 
-// The overrides of `sv-fit --fast`: primitives may lie anywhere within the stroke's ink (half
-// its width from the centreline) instead of about a pixel from it. Fewer primitives, so the
-// robot stops and turns less; the README gives the measured times and fidelity.
-std::map<std::string, double> ink_tolerance_overrides();
+// The overrides of `sv-fit --fast`: after the faithful fit, runs of pieces merge into one
+// wherever it stays within the stroke's ink (half its width from the centreline) and the robot
+// draws it faster (fit/robot_merge.hpp); the README gives the measured times and fidelity.
+std::map<std::string, double> fast_overrides();
 
 // Every threshold of the fit stage (see fit_param_docs for what each means).
 struct FitParams {
@@ -65,6 +65,11 @@ struct FitParams {
   double axis_angle_deg = 3;
   double collinear_offset_px = 1;
   double tangent_angle_deg = 1;
+  double merge_width_ratio = 0;
+  double merge_tolerance_px = 1.0;
+  // Not a threshold: pixels per inch at the robot's default footprint, which fit() sets from
+  // the graph's extent for the merge pass.
+  double robot_ppi = 0;
 };
 
 // The noise of traced centrelines: the spread of each point about the chord of its two

@@ -22,9 +22,9 @@ const std::vector<RouteOptionDoc>& route_option_docs() {
       {"drift_px", 0.005, "largest displacement a skipped turn or a flattened arc may cause"},
       {"deviation_px", 0.25,
        "largest distance the drawn path may leave the primitives' path when consecutive pieces are redrawn as "
-       "one line or arc (0: every primitive is its own command); by default the fit's fit.tolerance_px when the "
-       "scene records it",
-       "fit.tolerance_px"},
+       "one line or arc (0: every primitive is its own command); by default the fit's own bound, "
+       "fit.merge_tolerance_px, when the scene records it",
+       "fit.merge_tolerance_px"},
       {"merge_window", 24, "primitives one redrawn command may replace"},
       {"reverse_drive", 1, "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"},
       {"circle_entries", 24, "entry angles tried per free circle while ordering (then refined continuously)"},

@@ -58,7 +58,7 @@ struct RouteOptionDoc {
   const char* key;
   double value;
   const char* doc;
-  // An earlier stage's config key ("fit.tolerance_px") whose value, when the scene records it,
+  // An earlier stage's config key ("fit.merge_tolerance_px") whose value, when the scene records it,
   // is the default instead of `value` (provenance: that stage).
   const char* scene_default = nullptr;
 };

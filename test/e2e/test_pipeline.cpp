@@ -71,7 +71,7 @@ TEST_CASE("sv-fit --fast draws faster within the stroke's ink", "[e2e][pipeline]
                               data(std::string(name) + ".png"), bin("sv-fit"), fast ? "--fast" : "", bin("sv-route")));
       REQUIRE(r.status == 0);
       sv::Scene s = sv::parse_scene(r.out);
-      if (fast) CHECK(s.config["fit.width_tolerance_ratio"]["value"] == 0.5);
+      if (fast) CHECK(s.config["fit.merge_width_ratio"]["value"] == 0.5);
       primitives[fast] = s.primitives->size();
       f1[fast] = sv::measure_coverage(sv::replay(*s.commands, s.robot->start).strokes, sv::ground_truth_polylines(gt), tol, diag).f1;
       sv::simulate(s, {});

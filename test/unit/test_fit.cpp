@@ -8,6 +8,7 @@
 #include "core/schema.hpp"
 #include "fit/beautify.hpp"
 #include "fit/fit.hpp"
+#include "fit/robot_merge.hpp"
 
 using namespace sv;
 
@@ -295,8 +296,14 @@ TEST_CASE("the tolerance follows the stroke width: a quarter of it up to 1 px, a
   // Trace noise adds its allowance, capped.
   CHECK(resolve_fit_params(8.0, 0.1, {}).tolerance_px == Approx(1.15));
   CHECK(resolve_fit_params(8.0, 5.0, {}).tolerance_px == Approx(1.5));
-  // --fast: half the stroke width at every width, the user's own keys on top.
-  for (double sw : {1.0, 2.0, 8.0, 30.0}) CHECK(resolve_fit_params(sw, 0, {ink_tolerance_overrides()}).tolerance_px == Approx(sw / 2));
+  // --fast merges within half the stroke width, never below the fit's own tolerance.
+  for (double sw : {1.0, 8.0, 30.0}) {
+    FitParams fast = resolve_fit_params(sw, 0, {fast_overrides()});
+    CHECK(fast.tolerance_px == resolve_fit_params(sw, 0, {}).tolerance_px);
+    CHECK(fast.merge_tolerance_px == Approx(std::max(sw / 2, fast.tolerance_px)));
+  }
+  CHECK(resolve_fit_params(8.0, 0, {}).merge_tolerance_px == resolve_fit_params(8.0, 0, {}).tolerance_px);
+  CHECK(resolve_fit_params(0, 0, {{{"fit.tolerance_px", 0.6}}}).merge_tolerance_px == 0.6);
 }
 
 TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
@@ -708,4 +715,43 @@ TEST_CASE("beautify reports relations that cannot hold together and enforces the
   for (const auto& r : s.relations)
     if (r["status"] == "enforced") CHECK(r.value("residual_deg", 0.0) < 0.1);
   for (const auto& pr : prims) CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
+}
+
+TEST_CASE("merging for the robot: one move where the merge tolerance allows it and it is faster",
+          "[fit][merge]") {
+  FitParams p = params();
+  const double ppi = 50;
+  // Three arcs of one circle, meeting smoothly: one arc.
+  Polyline round = trace(120, [](double s) { return Vec2{200 + 300 * std::cos(s / 300), 200 + 300 * std::sin(s / 300)}; });
+  auto on_circle = [&](int k) { return round[k]; };
+  std::vector<fitting::Piece> arcs;
+  for (int k : {0, 40, 80}) {
+    auto a = fitting::fit_arc_between(on_circle(k), on_circle(k + 40), 1, 300, fitting::Points(round).subspan(k, 41));
+    REQUIRE(a);
+    arcs.push_back({*a, k, k + 40});
+  }
+  fitting::merge_for_robot(arcs, round, false, 1.0, ppi, p);
+  REQUIRE(arcs.size() == 1);
+  CHECK(arcs[0].shape.radius == Approx(300).epsilon(0.01));
+  CHECK(arcs[0].i0 == 0);
+  CHECK(arcs[0].i1 == 120);
+  // A straight stroke with a 1.2 px bump, drawn as three lines: one line within 2 px, nothing within 0.3 px.
+  Polyline bumpy = trace(90, [](double s) { return Vec2{s, s > 30 && s < 60 ? 1.2 : 0.0}; });
+  auto lines = [&] {
+    return std::vector<fitting::Piece>{{Shape::line({0, 0}, {30, 1.2}), 0, 30},
+                                       {Shape::line({30, 1.2}, {60, 1.2}), 30, 60},
+                                       {Shape::line({60, 1.2}, {90, 0}), 60, 90}};
+  };
+  auto tight = lines();
+  fitting::merge_for_robot(tight, bumpy, false, 0.3, ppi, p);
+  CHECK(tight.size() == 3);
+  auto loose = lines();
+  fitting::merge_for_robot(loose, bumpy, false, 2.0, ppi, p);
+  REQUIRE(loose.size() == 1);
+  CHECK(loose[0].shape.type == PrimType::line);
+  // A right-angle corner stays two lines: nothing one move can draw is within tolerance.
+  Polyline corner = trace(100, [](double s) { return s < 50 ? Vec2{s, 0} : Vec2{50, s - 50}; });
+  std::vector<fitting::Piece> legs{{Shape::line({0, 0}, {50, 0}), 0, 50}, {Shape::line({50, 0}, {50, 50}), 50, 100}};
+  fitting::merge_for_robot(legs, corner, false, 2.0, ppi, p);
+  CHECK(legs.size() == 2);
 }
