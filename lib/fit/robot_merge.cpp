@@ -59,7 +59,10 @@ void merge_for_robot(std::vector<Piece>& pieces, Points pts, bool closed, double
         if (closed && j - i + 1 == n) continue;
         const Shape *prev = at(i - 1), *next = at(j + 1);
         double before = 0;
-        for (int k = i; k <= j; ++k) before += move_time(pieces[k].shape, ppi) + (k < j ? joint_time(pieces[k].shape, pieces[k + 1].shape) : 0);
+        for (int k = i; k <= j; ++k) {
+          before += move_time(pieces[k].shape, ppi);
+          if (k < j) before += joint_time(pieces[k].shape, pieces[k + 1].shape);
+        }
         if (prev) before += joint_time(*prev, pieces[i].shape);
         if (next) before += joint_time(pieces[j].shape, *next);
         Points run = pts.subspan(pieces[i].i0, pieces[j].i1 - pieces[i].i0 + 1);
