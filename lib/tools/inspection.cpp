@@ -518,8 +518,15 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
   auto has = [&](const std::string& k) { return s.config.contains(k); };
   auto val = [&](const std::string& k) { return config_value(s, k, 0); };
   const Shape& sh = p.shape;
-  if (has("fit.tolerance_px")) {
-    double tol = val("fit.tolerance_px");
+  const double tol = val("fit.tolerance_px"), merge_tol = val("fit.merge_tolerance_px");
+  if (has("fit.tolerance_px") && p.fit_max_px > tol * (1 + 1e-9) && merge_tol > tol) {
+    out.push_back({"fit.merge_tolerance_px", "largest distance of a source point from the primitive (fit_max_px)",
+                   fmt::format("merged for the robot (fit.merge_width_ratio): every source point lies within {:.2f} px, "
+                               "beyond the fit's tolerance {:.2f} px but under the merge tolerance {:.2f} px",
+                               p.fit_max_px, tol, merge_tol),
+                   fmt::format("a merge tolerance below {:.2f} px would have kept its parts apart", p.fit_max_px),
+                   p.fit_max_px, round3(p.fit_max_px)});
+  } else if (has("fit.tolerance_px")) {
     out.push_back({"fit.tolerance_px", "largest distance of a source point from the primitive (fit_max_px)",
                    fmt::format("every source point lies within {:.2f} px, under the tolerance {:.2f} px, so one {} "
                                "covers them", p.fit_max_px, tol, prim_type_name(sh.type)),

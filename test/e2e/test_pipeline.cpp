@@ -71,7 +71,19 @@ TEST_CASE("sv-fit --fast draws faster within the stroke's ink", "[e2e][pipeline]
                               data(std::string(name) + ".png"), bin("sv-fit"), fast ? "--fast" : "", bin("sv-route")));
       REQUIRE(r.status == 0);
       sv::Scene s = sv::parse_scene(r.out);
-      if (fast) CHECK(s.config["fit.merge_width_ratio"]["value"] == 0.5);
+      if (fast) {
+        CHECK(s.config["fit.merge_width_ratio"]["value"] == 0.5);
+        // A merged primitive is explained by the merge tolerance it answers to.
+        const double tol = s.config["fit.tolerance_px"]["value"];
+        for (const auto& p : *s.primitives)
+          if (p.fit_max_px > tol * 1.01) {
+            spit(scratch() / "fast.json", r.out);
+            Run why = run(fmt::format("{} explain-threshold --primitive-id {} {}", bin("sv-diagnose"), p.id,
+                                      (scratch() / "fast.json").string()));
+            CHECK(why.out.find("fit.merge_tolerance_px") != std::string::npos);
+            break;
+          }
+      }
       primitives[fast] = s.primitives->size();
       f1[fast] = sv::measure_coverage(sv::replay(*s.commands, s.robot->start).strokes, sv::ground_truth_polylines(gt), tol, diag).f1;
       sv::simulate(s, {});
