@@ -96,7 +96,8 @@ const ParamSpec kParams[] = {
      "ink fidelity)"},
     {"fit.merge_width_ratio", &FitParams::merge_width_ratio,
      "0: off; else runs of adjacent pieces merge into one line or arc within this fraction of the stroke width "
-     "of their points where the robot draws that faster (sv-fit --fast: 0.5)"},
+     "of their points where the robot draws that faster, and a loop that close to a circle is one (sv-fit --fast: "
+     "0.5)"},
     {"fit.merge_tolerance_px", &FitParams::merge_tolerance_px,
      "largest distance of a primitive from its points once runs are merged: max(tolerance, merge_width_ratio * sw)",
      [](double sw, const FitParams& p) { return std::max(p.tolerance_px, p.merge_width_ratio * sw); }},
@@ -161,10 +162,13 @@ std::pair<int, double> worst_point(const Piece& pc, Points pts, bool closed) {
   return worst;
 }
 
-// The merge pass of --fast, when it is on and looser than the fit.
+// Whether --fast merging is on and looser than the fit.
+bool merging(const FitParams& p) {
+  return p.merge_width_ratio > 0 && p.merge_tolerance_px > p.tolerance_px && p.robot_ppi > 0;
+}
+
 void merge_if_fast(std::vector<Piece>& pieces, Points pts, bool closed, const FitParams& p) {
-  if (p.merge_width_ratio > 0 && p.merge_tolerance_px > p.tolerance_px && p.robot_ppi > 0)
-    fitting::merge_for_robot(pieces, pts, closed, p.merge_tolerance_px, p.robot_ppi, p);
+  if (merging(p)) fitting::merge_for_robot(pieces, pts, closed, p.merge_tolerance_px, p.robot_ppi, p);
 }
 
 constexpr int kRepairRounds = 3;
@@ -285,7 +289,10 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
   const int m = static_cast<int>(loop.size());
   if (m < 3) return fit_open(points, p, ends);
   const int last = static_cast<int>(points.size()) - 1;
-  if (auto c = loop_circle(loop, p)) {
+  // With --fast a loop within the merge tolerance of a circle is that circle: one move.
+  FitParams round = p;
+  if (merging(p)) round.tolerance_px = p.merge_tolerance_px;
+  if (auto c = loop_circle(loop, round)) {
     Shape circle = Shape::circle(c->center, c->radius);
     auto d = fitting::deviation(circle, loop);
     return {{circle, 0, last, d.rms, d.max}};

@@ -755,3 +755,17 @@ TEST_CASE("merging for the robot: one move where the merge tolerance allows it a
   fitting::merge_for_robot(legs, corner, false, 2.0, ppi, p);
   CHECK(legs.size() == 2);
 }
+
+TEST_CASE("with --fast a loop within the merge tolerance of a circle is one circle", "[fit][merge]") {
+  // An ellipse 2.5 px out of round: too far from a circle for the fit, within half an 8 px stroke.
+  Polyline loop = trace(2 * kPi * 41, [](double s) { double t = s / 41; return Vec2{100 + 42.5 * std::cos(t), 100 + 40 * std::sin(t)}; });
+  loop.back() = loop.front();
+  FitParams faithful = resolve_fit_params(8, 0, {});
+  FitParams fast = resolve_fit_params(8, 0, {fast_overrides()});
+  faithful.robot_ppi = fast.robot_ppi = 50;
+  CHECK(fit_polyline(loop, true, faithful).size() > 1);
+  auto one = fit_polyline(loop, true, fast);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].shape.type == PrimType::circle);
+  CHECK(one[0].max_px <= fast.merge_tolerance_px);
+}
