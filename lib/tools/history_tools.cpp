@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <opencv2/imgproc.hpp>
 #include <set>
 
 #include "core/error.hpp"
@@ -15,6 +16,7 @@
 #include "tools/edit_session.hpp"
 #include "tools/schema_parts.hpp"
 #include "tools/tool.hpp"
+#include "tools/view.hpp"
 
 namespace sv {
 
@@ -125,6 +127,12 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   // fork is indented one step further; "(from X)" names the parent when it is not the line above.
   json records = json::array();
   std::string text, previous;
+  // The picture: one row per revision in the same order, indented like the text, each joined
+  // to its parent; HEAD red, the final mark green, other branch tips blue.
+  constexpr int kRowPx = 24, kIndentPx = 22, kMaxRows = 120;
+  const int rows = std::min<int>(static_cast<int>(nodes.size()), kMaxRows);
+  cv::Mat dag(24 + kRowPx * std::max(rows, 1), 900, CV_8UC3, cv::Scalar(255, 255, 255));
+  std::map<std::string, cv::Point> at;
   std::vector<std::pair<std::string, int>> stack;
   for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.emplace_back(*it, 0);
   while (!stack.empty()) {
@@ -148,6 +156,21 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
     text += fmt::format("{}{} {}{}{}{}{}\n", std::string(2 * depth, ' '), short_id(id), n.tool.empty() ? "?" : n.tool, from,
                         n.note.empty() ? "" : " \"" + n.note + "\"", with_metrics ? "  " + metrics_line(n.metrics) : "",
                         label_text.empty() ? "" : "  [" + label_text + "]");
+    if (static_cast<int>(at.size()) < rows) {
+      cv::Point c(16 + kIndentPx * depth, 20 + kRowPx * static_cast<int>(at.size()));
+      if (auto p = at.find(n.parent); p != at.end()) {
+        cv::line(dag, p->second, {p->second.x, c.y}, color::faded, 2, cv::LINE_AA);
+        cv::line(dag, {p->second.x, c.y}, c, color::faded, 2, cv::LINE_AA);
+      }
+      const bool is_head = id == head, is_final = id == st.final_id();
+      cv::Scalar col = is_head ? color::missed : is_final ? color::spurious : n.labels.empty() ? color::ink : color::line;
+      cv::circle(dag, c, 6, col, cv::FILLED, cv::LINE_AA);
+      cv::putText(dag, fmt::format("{} {}{}{}", id.substr(0, 8), n.tool.empty() ? "?" : n.tool,
+                                   with_metrics ? "  " + metrics_line(n.metrics) : "",
+                                   label_text.empty() ? "" : "  [" + label_text + "]"),
+                  c + cv::Point(12, 5), cv::FONT_HERSHEY_SIMPLEX, 0.42, col, 1, cv::LINE_AA);
+      at[id] = c;
+    }
     previous = id;
     const int child_depth = n.children.size() > 1 ? depth + 1 : depth;
     for (auto c = n.children.rbegin(); c != n.children.rend(); ++c) stack.emplace_back(*c, child_depth);
@@ -155,6 +178,9 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   r.fields = {{"revisions", records}, {"current_revision_id", head.empty() ? json(nullptr) : json(head)},
               {"current_branch", head_branch.empty() ? json(nullptr) : json(head_branch)},
               {"final_revision_id", st.final_id().empty() ? json(nullptr) : json(st.final_id())}};
+  if (!nodes.empty()) r.images["history"] = dag;
+  if (static_cast<int>(nodes.size()) > rows)
+    r.warnings.push_back(fmt::format("the history picture shows the first {} of {} revisions", rows, nodes.size()));
   r.llm_text = nodes.empty() ? "no revisions yet" : fmt::format("{} revisions, HEAD {}{}\n{}", nodes.size(),
                                                                 head.empty() ? "(none)" : short_id(head),
                                                                 head_branch.empty() ? " (detached)" : " on " + head_branch, text);
@@ -290,7 +316,7 @@ void add_history_tools(std::vector<Tool>& out) {
                                 {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
   out.push_back({"ListRevisions", "history", "sv-commit", "",
                  "Every revision reachable from a branch, the final mark or HEAD, as a tree (parent links) with "
-                 "per-revision metrics and the branches naming it.",
+                 "per-revision metrics and the branches naming it, and as a picture of that tree.",
                  S::object({{"include_metrics", S::with_default(S::boolean("measure each revision (cached by id)"), true)}}),
                  S::object({{"revisions", S::array(record, "depth-first from the oldest root, oldest child first")},
                             {"current_revision_id", S::nullable(S::string("HEAD's revision (null while unborn)"))},

@@ -231,6 +231,8 @@ std::string help_text(const Tool& t) {
   if (t.kind == ToolKind::store)
     return out + "\nCommon options:\n"
                  "  --store DIR        the store (default: $SV_STORE, else the nearest .svrev upward)\n"
+                 "  --png FILE         write the view here (else into the store's view cache .svrev/views/)\n"
+                 "  --embed-images     also put the views inline as base64\n"
                  "  --schema           print the request and result JSON Schemas\n"
                  "A revision is HEAD, a branch, final, a full id or a unique prefix of at least 4 hex digits.\n";
   out += "\nCommon options:\n"

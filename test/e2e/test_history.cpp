@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/schema.hpp"
+#include "raster/png.hpp"
 #include "process.hpp"
 #include "store/store.hpp"
 #include "tools/tool.hpp"
@@ -114,6 +115,11 @@ TEST_CASE("the history tools: list, branch, check out, revert, commit, done", "[
   CHECK(list["revisions"][3]["metrics"]["f1"].get<double>() > 0.9);
   CHECK(list["revisions"][3]["labels"] == json::array({"main", "HEAD"}));
   CHECK(list["llm_text"].get<std::string>().find(sim.substr(0, 12)) != std::string::npos);
+  // The history picture goes to the store's view cache (or --png): one row per revision.
+  REQUIRE(list["images"].contains("history"));
+  cv::Mat dag = sv::decode_png(slurp(list["images"]["history"].get<std::string>()));
+  REQUIRE(!dag.empty());
+  CHECK(dag.rows >= 4 * 24);
   // Cached metrics are the same metrics.
   CHECK(envelope(in_dir(dir, "sv-commit", "list-revisions"))["revisions"] == list["revisions"]);
   CHECK(envelope(in_dir(dir, "sv-commit", "list-revisions --no-include-metrics"))["revisions"][3]["metrics"].is_null());
