@@ -684,8 +684,18 @@ ToolResult refit_polyline(const ToolContext& ctx, const json& req) {
     Polyline src = source_points(ctx.scene, *p);
     return oriented(src, p->shape) == src ? p->shape : p->shape.reversed();
   };
+  auto meets = [&](const Primitive* a, const Primitive* b) {
+    return a->shape.type != PrimType::circle && dist(along(a).p1, along(b).p0) <= join_px(ctx.scene);
+  };
+  // On a loop, a run may pass the edge's first point: it then starts after the gap in span order.
+  if (edge->closed && !whole_loop && meets(sel.back(), sel.front()))
+    for (size_t k = 0; k + 1 < sel.size(); ++k)
+      if (!meets(sel[k], sel[k + 1])) {
+        std::rotate(sel.begin(), sel.begin() + k + 1, sel.end());
+        break;
+      }
   for (size_t k = 0; k + 1 < sel.size(); ++k)
-    if (sel[k]->shape.type == PrimType::circle || dist(along(sel[k]).p1, along(sel[k + 1]).p0) > join_px(ctx.scene))
+    if (!meets(sel[k], sel[k + 1]))
       throw Error(Code::invalid_selection,
                   fmt::format("{} and {} are not consecutive along {}: refit one contiguous run", sel[k]->id,
                               sel[k + 1]->id, edge_id),

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "fit/fit.hpp"
 #include "tools/edit_session.hpp"
 #include "tools/measure.hpp"
 #include "tools_fixture.hpp"
@@ -419,4 +420,39 @@ TEST_CASE("Geometry edits settle a routed scene", "[edit]") {
   // nothing that breaks them apart.
   EditSession perp = edit(s, "EnforceRelation", {{"relation", "perpendicular"}, {"primitive_ids", {"p_0001", "p_0002"}}});
   CHECK(prim(perp.scene, "p_0001").shape.p1 == prim(perp.scene, "p_0002").shape.p0);
+}
+
+TEST_CASE("RefitPolyline: a run on a loop may pass the loop's first point", "[edit]") {
+  // A square traced from the middle of its top side: the fit starts the loop at a corner, so the
+  // run of the top side's two halves of the trace crosses the edge's first point.
+  Scene s;
+  s.source = Source{"t.png", std::string(64, '0'), 200, 200, 4};
+  Polyline sq;
+  const Vec2 corners[] = {{120, 20}, {120, 120}, {20, 120}, {20, 20}, {70, 20}};
+  Vec2 at{70, 20};
+  for (Vec2 c : corners) {
+    const int steps = static_cast<int>(std::lround(dist(at, c)));
+    for (int k = 0; k < steps; ++k) sq.push_back(at + (c - at) * (static_cast<double>(k) / steps));
+    at = c;
+  }
+  sq.push_back(sq.front());
+  Graph g;
+  g.vertices = {{"v_0001", sq.front(), 2, "loop"}};
+  g.edges = {{"e_0001", "v_0001", "v_0001", sq, true, 4}};
+  s.graph = g;
+  fit(s, {});
+  REQUIRE(s.primitives->size() == 4);
+  // The side through the edge's first point, and the side after it along the loop.
+  const Primitive *top = nullptr, *next = nullptr;
+  for (const auto& p : *s.primitives)
+    if (p.span0 > p.span1) top = &p;
+  REQUIRE(top != nullptr);
+  for (const auto& p : *s.primitives)
+    if (dist(p.shape.p0, top->shape.p1) < 1e-6 || dist(p.shape.p1, top->shape.p1) < 1e-6)
+      if (&p != top) next = &p;
+  REQUIRE(next != nullptr);
+  EditSession out = edit(s, "RefitPolyline", {{"primitive_ids", {next->id, top->id}}});
+  auto ids = out.results[0]["new_primitive_ids"].get<std::vector<std::string>>();
+  CHECK(ids.size() == 2);
+  for (const auto& id : ids) CHECK(prim(out.scene, id).fit_max_px < 0.5);
 }
