@@ -15,10 +15,11 @@
 namespace sv::fitting {
 
 // Merges runs of two or three consecutive pieces (joined: each starts where the previous one
-// ends) into one line or arc between the run's outer ends where that stays within `tolerance`
-// of the points the run covers and lowers the chain's drawing time at `ppi` (each piece's move
-// plus the spin at each joint, closing joint included when `closed`), the largest saving first.
-// Runs do not cross a closed chain's start.
+// ends) into one line or arc between the run's outer ends, or turns one arc into a line, where
+// that stays within `tolerance` of the points the run covers and lowers the chain's drawing time
+// at `ppi` (each piece's move plus the spin at each joint, closing joint included when `closed`,
+// lines driven whichever way turns less), the largest saving first. Runs do not cross a closed
+// chain's start.
 void merge_for_robot(std::vector<Piece>& pieces, Points pts, bool closed, double tolerance, double ppi,
                      const FitParams& p);
 

@@ -769,3 +769,21 @@ TEST_CASE("with --fast a loop within the merge tolerance of a circle is one circ
   CHECK(one[0].shape.type == PrimType::circle);
   CHECK(one[0].max_px <= fast.merge_tolerance_px);
 }
+
+TEST_CASE("merging for the robot: a flat arc after a cusp becomes a line driven backwards", "[fit][merge]") {
+  // The pen comes in along an arc and leaves back the way it came: an arc there needs a spin of
+  // about half a turn, a line can be driven backwards without one.
+  const Shape in = Shape::arc({0, 0}, {60, 0}, 0.25), out = Shape::arc({60, 0}, {20, 8}, -0.02);
+  Polyline pts;
+  for (int k = 0; k <= 60; ++k) pts.push_back(in.at(k / 60.0));
+  for (int k = 1; k <= 40; ++k) pts.push_back(out.at(k / 40.0));
+  auto pieces = [&] { return std::vector<fitting::Piece>{{in, 0, 60}, {out, 60, 100}}; };
+  auto tight = pieces();
+  fitting::merge_for_robot(tight, pts, false, 0.1, 50, params());
+  CHECK(tight[1].shape.type == PrimType::arc);
+  auto loose = pieces();
+  fitting::merge_for_robot(loose, pts, false, 1.0, 50, params());
+  REQUIRE(loose.size() == 2);
+  CHECK(loose[0].shape.type == PrimType::arc);
+  CHECK(loose[1].shape.type == PrimType::line);
+}
