@@ -35,11 +35,13 @@ double chain_time(const std::vector<const Shape*>& chain, bool closed, double pp
       double next[2] = {INFINITY, INFINITY};
       for (int b = 0; b < states(k); ++b)
         for (int a = 0; a < 2; ++a)
-          if (std::isfinite(cost[a])) next[b] = std::min(next[b], cost[a] + turn_time(heading_out(k - 1, a), heading_in(k, b)));
+          if (std::isfinite(cost[a]))
+            next[b] = std::min(next[b], cost[a] + turn_time(heading_out(k - 1, a), heading_in(k, b)));
       cost[0] = next[0], cost[1] = next[1];
     }
     for (int a = 0; a < 2; ++a)
-      if (std::isfinite(cost[a])) best = std::min(best, cost[a] + (closed ? turn_time(heading_out(n - 1, a), heading_in(0, first)) : 0));
+      if (std::isfinite(cost[a]))
+        best = std::min(best, cost[a] + (closed ? turn_time(heading_out(n - 1, a), heading_in(0, first)) : 0));
   }
   return moves + best;
 }
