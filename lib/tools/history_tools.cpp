@@ -77,7 +77,7 @@ struct Node {
 ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   Store& st = *ctx.store;
   const bool with_metrics = req["include_metrics"].get<bool>();
-  const std::string head = st.head_id(), head_branch = st.head_branch();
+  const std::string head = st.head_id(), head_branch = st.head_branch(), final_id = st.final_id();
   std::map<std::string, std::vector<std::string>> labels;
   std::vector<std::string> todo;
   ToolResult r;
@@ -153,22 +153,20 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
                            : "";
     std::string label_text;
     for (const auto& l : n.labels) label_text += (label_text.empty() ? "" : ", ") + l;
-    text += fmt::format("{}{} {}{}{}{}{}\n", std::string(2 * depth, ' '), short_id(id), n.tool.empty() ? "?" : n.tool, from,
-                        n.note.empty() ? "" : " \"" + n.note + "\"", with_metrics ? "  " + metrics_line(n.metrics) : "",
-                        label_text.empty() ? "" : "  [" + label_text + "]");
+    const std::string row = fmt::format("{} {}{}{}{}{}", short_id(id), n.tool.empty() ? "?" : n.tool, from,
+                                        n.note.empty() ? "" : " \"" + n.note + "\"",
+                                        with_metrics ? "  " + metrics_line(n.metrics) : "",
+                                        label_text.empty() ? "" : "  [" + label_text + "]");
+    text += std::string(2 * depth, ' ') + row + "\n";
     if (static_cast<int>(at.size()) < rows) {
       cv::Point c(16 + kIndentPx * depth, 20 + kRowPx * static_cast<int>(at.size()));
       if (auto p = at.find(n.parent); p != at.end()) {
         cv::line(dag, p->second, {p->second.x, c.y}, color::faded, 2, cv::LINE_AA);
         cv::line(dag, {p->second.x, c.y}, c, color::faded, 2, cv::LINE_AA);
       }
-      const bool is_head = id == head, is_final = id == st.final_id();
-      cv::Scalar col = is_head ? color::missed : is_final ? color::spurious : n.labels.empty() ? color::ink : color::line;
+      cv::Scalar col = id == head ? color::missed : id == final_id ? color::spurious : n.labels.empty() ? color::ink : color::line;
       cv::circle(dag, c, 6, col, cv::FILLED, cv::LINE_AA);
-      cv::putText(dag, fmt::format("{} {}{}{}", id.substr(0, 8), n.tool.empty() ? "?" : n.tool,
-                                   with_metrics ? "  " + metrics_line(n.metrics) : "",
-                                   label_text.empty() ? "" : "  [" + label_text + "]"),
-                  c + cv::Point(12, 5), cv::FONT_HERSHEY_SIMPLEX, 0.42, col, 1, cv::LINE_AA);
+      cv::putText(dag, row, c + cv::Point(12, 5), cv::FONT_HERSHEY_SIMPLEX, 0.42, col, 1, cv::LINE_AA);
       at[id] = c;
     }
     previous = id;
@@ -177,7 +175,7 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   }
   r.fields = {{"revisions", records}, {"current_revision_id", head.empty() ? json(nullptr) : json(head)},
               {"current_branch", head_branch.empty() ? json(nullptr) : json(head_branch)},
-              {"final_revision_id", st.final_id().empty() ? json(nullptr) : json(st.final_id())}};
+              {"final_revision_id", final_id.empty() ? json(nullptr) : json(final_id)}};
   if (!nodes.empty()) r.images["history"] = dag;
   if (static_cast<int>(nodes.size()) > rows)
     r.warnings.push_back(fmt::format("the history picture shows the first {} of {} revisions", rows, nodes.size()));
