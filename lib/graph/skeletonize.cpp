@@ -56,14 +56,37 @@ class Config {
 Ink find_ink(Config& cfg, const cv::Mat& gray) {
   InkOptions io;
   io.background_cell_px = cfg.set("skeleton.background_cell_px", io.background_cell_px, "default",
-                                  "cell size (px) of the local paper-level map that evens out tinted, blotchy paper");
+                                  "cell size (px) of the local paper-level map that evens out tinted, blotchy paper and uneven light");
+  io.stroke_scale = cfg.set("skeleton.light_stroke_scale", io.stroke_scale, "default",
+                            "the light is estimated around dark structures narrower than this fraction of the image's "
+                            "shorter side (strokes), through them");
+  io.page_scale = cfg.set("skeleton.light_page_scale", io.page_scale, "default",
+                          "second, page-scale light estimate (fraction of the shorter side) that passes over wide ink areas");
+  io.paper_contrast = cfg.set("skeleton.paper_contrast", io.paper_contrast, "default",
+                              "surely paper: at most this much darker (fraction) than the light at stroke scale");
+  io.page_contrast = cfg.set("skeleton.page_contrast", io.page_contrast, "default",
+                             "surely paper: at most this much darker (fraction) than the light at page scale "
+                             "(deeper than any shadow)");
+  io.weak_ratio = cfg.set("skeleton.weak_ratio", io.weak_ratio, "default",
+                          "weak ink is at least this fraction of full ink's darkness (pencil pressure fading)");
+  io.noise_ratio = cfg.set("skeleton.noise_ratio", io.noise_ratio, "default",
+                           "weak ink is at least this many times the paper's noise darker than paper (grain stays paper)");
+  io.peak_radius_ratio = cfg.set("skeleton.peak_radius_ratio", io.peak_radius_ratio, "default",
+                                 "a stroke's own darkness is the darkest ink within this many stroke widths");
   io.threshold = cfg.user("skeleton.threshold");
+  io.weak_threshold = cfg.user("skeleton.weak_threshold");
   Ink ink = separate_ink(gray, io);
   cfg.set("skeleton.paper_level", ink.paper_level, "image", "median gray (0-255) of the paper");
+  cfg.set("skeleton.paper_noise", ink.noise, "image",
+          "spread (one standard deviation, from the darker half) of the paper's normalised gray: sensor noise and paper grain");
   cfg.set("skeleton.ink_level", ink.ink_level, "image",
           "gray of full ink on paper-normalised gray (paper = 255): a low percentile of the ink class");
   cfg.set("skeleton.threshold", ink.threshold, "image",
-          "ink where the paper-normalised gray is below this: midway between ink and paper, so edges sit at 50% coverage");
+          "strong ink where the paper-normalised gray is below this: midway between full ink and paper");
+  cfg.set("skeleton.weak_threshold", ink.weak_threshold, "image",
+          "weak ink where the paper-normalised gray is below this; it is ink only where connected to strong ink");
+  cfg.set("skeleton.peak_radius_px", ink.peak_radius_px, "image",
+          "window radius in which a stroke's own darkness is found; edges sit at half of it");
   return ink;
 }
 

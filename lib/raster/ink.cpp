@@ -103,20 +103,20 @@ class PaperLevels {
   std::vector<float> mix_;
 };
 
-// Paper level per cell (CV_32F): the mean of the paper pixels (gray above paper_cut) of each
-// cell, cells without paper filled by normalised convolution.
-cv::Mat paper_cells(const cv::Mat& gray, int paper_cut, int cell, double fallback) {
+// Paper level per cell (CV_32F): the mean of the paper pixels (paper != 0) of each cell,
+// cells without paper filled by normalised convolution.
+cv::Mat paper_cells(const cv::Mat& gray, const cv::Mat& paper, int cell, double fallback) {
   const int sw = (gray.cols + cell - 1) / cell, sh = (gray.rows + cell - 1) / cell;
   std::vector<int64_t> isum(static_cast<size_t>(sw) * sh, 0), icount(isum.size(), 0);
   for (int y = 0; y < gray.rows; ++y) {
-    const uchar* g = gray.ptr<uchar>(y);
+    const uchar *g = gray.ptr<uchar>(y), *m = paper.ptr<uchar>(y);
     int64_t* s = isum.data() + static_cast<size_t>(y / cell) * sw;
     int64_t* c = icount.data() + static_cast<size_t>(y / cell) * sw;
     for (int cx = 0, x0 = 0; cx < sw; ++cx, x0 += cell) {
       int sum = 0, count = 0;
       for (int x = x0, x1 = std::min(x0 + cell, gray.cols); x < x1; ++x) {
-        int paper = g[x] > paper_cut;
-        sum += paper * g[x], count += paper;
+        int on = m[x] != 0;
+        sum += on * g[x], count += on;
       }
       s[cx] += sum, c[cx] += count;
     }
@@ -141,6 +141,44 @@ cv::Mat paper_cells(const cv::Mat& gray, int paper_cut, int cell, double fallbac
   return level;
 }
 
+// The upper envelope of the gray: a morphological closing (which removes every dark
+// structure narrower than 2r + 1 px and keeps smooth light and shadow) at 1/f of the
+// resolution, brought back to full size.
+cv::Mat light_envelope(const cv::Mat& gray, const cv::Mat& coarse, int f, int r) {
+  cv::Mat closed, full;
+  cv::morphologyEx(coarse, closed, cv::MORPH_CLOSE, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
+  cv::resize(closed, full, gray.size(), 0, 0, cv::INTER_LINEAR);
+  return full;
+}
+
+// Pixels that are surely paper: not darker than the light envelope at stroke scale by more
+// than `small` (thin strokes, and the anti-aliased fringe one pixel around them), nor than
+// the envelope at page scale by more than `large` (ink areas too wide for the stroke-scale
+// envelope, such as brush strokes; shadows are shallower than this).
+cv::Mat sure_paper(const cv::Mat& gray, const InkOptions& opt) {
+  const int side = std::min(gray.cols, gray.rows);
+  const int f = std::max(1, static_cast<int>(std::lround(side / 256.0)));
+  // Averaged over 5x5 pixels, sensor noise and paper grain are a fifth of their size, well
+  // below the contrasts that matter here, and the envelope does not ride on their peaks.
+  cv::Mat smooth, coarse;
+  cv::blur(gray, smooth, {5, 5}, {-1, -1}, cv::BORDER_REPLICATE);
+  if (f > 1) cv::resize(smooth, coarse, {(gray.cols + f - 1) / f, (gray.rows + f - 1) / f}, 0, 0, cv::INTER_AREA);
+  else coarse = smooth;
+  auto radius = [&](double fraction) { return std::max(2, static_cast<int>(std::lround(fraction * side / f))); };
+  cv::Mat near = light_envelope(gray, coarse, f, radius(opt.stroke_scale)),
+          far = light_envelope(gray, coarse, f, radius(opt.page_scale));
+  cv::Mat paper(gray.size(), CV_8U);
+  const int small = static_cast<int>(std::lround(255 * opt.paper_contrast)), large = static_cast<int>(std::lround(255 * opt.page_contrast));
+  for (int y = 0; y < gray.rows; ++y) {
+    const uchar *g = smooth.ptr<uchar>(y), *a = near.ptr<uchar>(y), *b = far.ptr<uchar>(y);
+    uchar* p = paper.ptr<uchar>(y);
+    // 255 * (1 - g / envelope) <= contrast, in integers.
+    for (int x = 0; x < gray.cols; ++x) p[x] = 255 * (a[x] - g[x]) <= small * a[x] && 255 * (b[x] - g[x]) <= large * b[x];
+  }
+  cv::erode(paper, paper, cv::Mat(), {-1, -1}, 1);  // and not in the blurred fringe of ink
+  return paper;
+}
+
 // Gray relative to the paper level, 255 = paper, for every (paper, gray) pair.
 std::vector<uchar> normalising_table() {
   std::vector<uchar> t(256 * 256);
@@ -162,6 +200,54 @@ Ink uniform_ink(const cv::Mat& gray, const Histogram& h) {
   return ink;
 }
 
+// The darkness of every pixel relative to its paper level, 0 on paper, 255 - normalised
+// gray elsewhere, and the histograms of the normalised gray of all pixels and of the paper.
+cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& paper, Histogram& all, Histogram& on_paper) {
+  static const std::vector<uchar> normal = normalising_table();
+  cv::Mat dark(gray.size(), CV_8U);
+  for (int y = 0; y < gray.rows; ++y) {
+    const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
+    const std::vector<uchar>& p = paper.row(y);
+    uchar* d = dark.ptr<uchar>(y);
+    const bool sampled = y % kSample == 0;
+    for (int x = 0; x < gray.cols; ++x) {
+      uchar n = normal[p[x] * 256 + g[x]];
+      d[x] = 255 - n;
+      if (sampled && x % kSample == 0) {
+        all[n] += 1;
+        if (m[x]) on_paper[n] += 1;
+      }
+    }
+  }
+  return dark;
+}
+
+// Spread of the paper's normalised gray, from its darker half (the brighter half is clipped
+// at 255): the distance from the median down to the 16th percentile, one standard deviation
+// for Gaussian noise.
+double paper_noise(const Histogram& h) { return quantile(h, 0.5) - quantile(h, 0.1587); }
+
+// A rough stroke width of a binary image: twice the median distance to paper at the
+// ridge pixels (local maxima of the distance transform).
+double ridge_width(const cv::Mat& binary) {
+  cv::Mat dist;
+  cv::distanceTransform(binary, dist, cv::DIST_L2, cv::DIST_MASK_3);
+  std::vector<float> ridge;
+  for (int y = 1; y + 1 < dist.rows; ++y) {
+    const float *a = dist.ptr<float>(y - 1), *b = dist.ptr<float>(y), *c = dist.ptr<float>(y + 1);
+    for (int x = 1; x + 1 < dist.cols; ++x) {
+      float v = b[x];
+      if (v > 0 && v >= b[x - 1] && v >= b[x + 1] && v >= a[x] && v >= c[x] && v >= a[x - 1] && v >= a[x + 1] &&
+          v >= c[x - 1] && v >= c[x + 1])
+        ridge.push_back(v);
+    }
+  }
+  if (ridge.empty()) return 1;
+  auto mid = ridge.begin() + ridge.size() / 2;
+  std::nth_element(ridge.begin(), mid, ridge.end());
+  return 2 * *mid;
+}
+
 }  // namespace
 
 Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
@@ -170,42 +256,78 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   OtsuSplit split = otsu(h);
   if (split.dark_count == 0 || split.bright_mean - split.dark_mean < kMinContrast) return uniform_ink(gray, h);
 
+  // Stage 1: the paper and the light falling on it, from the pixels that are surely paper,
+  // divided out.
   Ink ink;
-  // Confident paper lies above the midpoint of the Otsu threshold and the paper class mean:
-  // anti-aliased fringes of strokes fall below it.
-  const int paper_cut = static_cast<int>((split.threshold + split.bright_mean) / 2);
-  ink.paper_level = quantile(h, 0.5, paper_cut + 1, 255);
-  const int cell = std::max(4, static_cast<int>(std::lround(opt.background_cell_px)));
-  PaperLevels paper(paper_cells(gray, paper_cut, cell, ink.paper_level), cell, gray.cols);
-
-  static const std::vector<uchar> normal = normalising_table();
-  Histogram nh{};
+  cv::Mat paper_mask = sure_paper(gray, opt);
+  Histogram paper_hist{};
   for (int y = 0; y < gray.rows; y += kSample) {
-    const uchar* g = gray.ptr<uchar>(y);
-    const std::vector<uchar>& p = paper.row(y);
-    for (int x = 0; x < gray.cols; x += kSample) nh[normal[p[x] * 256 + g[x]]] += 1;
+    const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
+    for (int x = 0; x < gray.cols; x += kSample)
+      if (m[x]) paper_hist[g[x]] += 1;
   }
+  ink.paper_level = quantile(paper_hist, 0.5);
+  const int cell = std::max(4, static_cast<int>(std::lround(opt.background_cell_px)));
+  PaperLevels paper(paper_cells(gray, paper_mask, cell, ink.paper_level), cell, gray.cols);
+  Histogram nh{}, paper_nh{};
+  cv::Mat dark = darkness(gray, paper_mask, paper, nh, paper_nh);
+  paper_mask.release();
+
+  // Stage 2: levels. Full ink is a low percentile of the ink class; strong ink is darker
+  // than midway to it; weak ink is clear of the paper's noise.
   const int ink_cut = otsu(nh).threshold;
   ink.ink_level = quantile(nh, kInkQuantile, 0, ink_cut);
   ink.threshold = opt.threshold ? *opt.threshold : (255.0 + ink.ink_level) / 2;
+  ink.noise = paper_noise(paper_nh);
+  const double full = 255.0 - ink.ink_level;
+  if (full < kMinContrast) return uniform_ink(gray, h);  // only the paper's own noise: no drawing
+  ink.weak_threshold = opt.weak_threshold ? *opt.weak_threshold
+                                          : 255.0 - std::max(opt.weak_ratio * full, opt.noise_ratio * ink.noise);
+  ink.weak_threshold = std::max(ink.weak_threshold, ink.threshold);
 
-  // Coverage and binary for every normalised gray, then for every pixel.
-  const double span = std::max(1.0, 255.0 - ink.ink_level);
-  std::array<uchar, 256> cov{}, bin{};
-  for (int n = 0; n < 256; ++n) {
-    cov[n] = cv::saturate_cast<uchar>(255.0 * (255.0 - n) / span);
-    bin[n] = n < ink.threshold ? 1 : 0;
+  // Stage 3: hysteresis. Weak ink is ink where it is connected to strong ink, so a stroke
+  // stays whole where the pencil was light, while isolated grain stays paper.
+  cv::Mat weak = dark > 255.0 - ink.weak_threshold, labels;
+  const int n = cv::connectedComponents(weak, labels, 8, CV_32S);
+  std::vector<uchar> strong(n, 0);
+  const double strong_dark = 255.0 - ink.threshold;
+  for (int y = 0; y < dark.rows; ++y) {
+    const uchar* d = dark.ptr<uchar>(y);
+    const int* l = labels.ptr<int>(y);
+    for (int x = 0; x < dark.cols; ++x)
+      if (d[x] >= strong_dark) strong[l[x]] = 1;
   }
+  strong[0] = 0;
+  for (int y = 0; y < dark.rows; ++y) {
+    uchar* w = weak.ptr<uchar>(y);
+    const int* l = labels.ptr<int>(y);
+    for (int x = 0; x < dark.cols; ++x) w[x] = strong[l[x]];
+  }
+  labels.release();
+
+  // Stage 4: coverage against the stroke's own darkness (the darkest ink within about a
+  // stroke width), capped at full ink: a light pencil stroke is read at half its own
+  // darkness, so its width reads right.
+  const int r = std::clamp(static_cast<int>(std::ceil(opt.peak_radius_ratio * ridge_width(weak))), 1, 64);
+  ink.peak_radius_px = r;
+  cv::Mat peak;
+  cv::dilate(dark, peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
+  const int floor_dark = static_cast<int>(std::ceil(255.0 - ink.weak_threshold));
+  // The stroke's own darkness for every peak value; a pixel is ink where it is darker than
+  // half of it.
+  std::array<double, 256> own{};
+  for (int p = 0; p < 256; ++p) own[p] = std::clamp<double>(p, std::max(1, floor_dark), full);
   ink.coverage.create(gray.size(), CV_8U);
   ink.binary.create(gray.size(), CV_8U);
   for (int y = 0; y < gray.rows; ++y) {
-    const uchar* g = gray.ptr<uchar>(y);
-    const std::vector<uchar>& p = paper.row(y);
+    const uchar *d = dark.ptr<uchar>(y), *p = peak.ptr<uchar>(y), *k = weak.ptr<uchar>(y);
     uchar *c = ink.coverage.ptr<uchar>(y), *b = ink.binary.ptr<uchar>(y);
     for (int x = 0; x < gray.cols; ++x) {
-      uchar n = normal[p[x] * 256 + g[x]];
-      c[x] = cov[n];
-      b[x] = bin[n];
+      // Off the hysteresis regions only the faint fringe of strokes is left: read against
+      // full ink, as a partial coverage below one half.
+      const double o = k[x] ? own[p[x]] : full;
+      c[x] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d[x] / o), k[x] ? 255 : 127);
+      b[x] = k[x] && 2.0 * d[x] > o;
     }
   }
   return ink;

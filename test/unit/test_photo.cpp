@@ -1,0 +1,134 @@
+// Drawings on paper, photographed: the conditions of a phone photo (warm paper, light
+// falling off across the page, vignetting, a dark corner, the soft shadow of a hand, pencil
+// pressure that changes along a stroke, sensor noise, a little blur) applied to synthetic
+// drawings whose strokes are known exactly.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "graph/skeletonize.hpp"
+#include "raster/ink.hpp"
+#include "skeleton_drawing.hpp"
+
+using namespace sv;
+using test::Drawing;
+
+namespace {
+
+struct Light {
+  double paper = 225;          // gray of the lit paper
+  double falloff = 0.2;        // fraction lost from the left edge to the right
+  double vignette = 0.15;      // fraction lost at the corners
+  double corner = 0;           // extra fraction lost towards the top-left corner
+  double shadow = 0;           // depth of a soft round shadow at (shadow_x, shadow_y)
+  double shadow_x = 0, shadow_y = 0, shadow_r = 100;
+  double noise = 3;            // gray levels, per pixel
+};
+
+// The drawing (gray, 255 paper, 0 ink) photographed: the ink's darkness (0..1, a fraction of
+// the lit paper) times `strength(x, y)` darkens the paper under the light.
+template <class Strength>
+cv::Mat photograph(const cv::Mat& drawing, const Light& l, double ink, Strength strength) {
+  const double cx = drawing.cols / 2.0, cy = drawing.rows / 2.0, half_diag = std::hypot(cx, cy);
+  cv::Mat img(drawing.size(), CV_32F);
+  for (int y = 0; y < img.rows; ++y)
+    for (int x = 0; x < img.cols; ++x) {
+      double light = l.paper * (1 - l.falloff * x / img.cols);
+      light *= 1 - l.vignette * std::pow(std::hypot(x - cx, y - cy) / half_diag, 2);
+      light *= 1 - l.corner * std::pow(std::max(0.0, 1 - std::hypot(x, y) / (0.6 * img.cols)), 2);
+      double s = std::hypot(x - l.shadow_x, y - l.shadow_y) / l.shadow_r;
+      light *= 1 - l.shadow * std::exp(-s * s);
+      double coverage = (255 - drawing.at<uchar>(y, x)) / 255.0;
+      img.at<float>(y, x) = static_cast<float>(light * (1 - ink * coverage * strength(x, y)));
+    }
+  cv::GaussianBlur(img, img, {}, 0.6);
+  cv::Mat noise(img.size(), CV_32F);
+  cv::RNG rng(12345);
+  rng.fill(noise, cv::RNG::NORMAL, 0, l.noise);
+  cv::Mat out;
+  cv::Mat(img + noise).convertTo(out, CV_8U);
+  return out;
+}
+
+cv::Mat photograph(const cv::Mat& drawing, const Light& l, double ink = 0.75) {
+  return photograph(drawing, l, ink, [](int, int) { return 1.0; });
+}
+
+Scene skeleton_of(const cv::Mat& gray) {
+  Scene s;
+  skeletonize(s, gray);
+  return s;
+}
+
+int free_ends(const Graph& g) {
+  int n = 0;
+  for (const auto& v : g.vertices) n += v.degree == 1;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a page with a dark corner and four strokes gives four strokes of the right width", "[photo]") {
+  const Vec2 a[4] = {{90, 150}, {200, 60}, {120, 300}, {250, 250}}, b[4] = {{300, 150}, {200, 200}, {340, 330}, {350, 120}};
+  Drawing d(400, 400);
+  for (int i = 0; i < 4; ++i) d.line(a[i], b[i], 4);
+  Light l;
+  l.corner = 0.55;  // the top-left corner is in deep shadow, darker than the ink far from it
+  l.shadow = 0.3, l.shadow_x = 260, l.shadow_y = 260, l.shadow_r = 70;
+  cv::Mat photo = photograph(d.image(), l);
+  Scene s = skeleton_of(photo);
+  REQUIRE(s.graph->edges.size() == 4);
+  CHECK(free_ends(*s.graph) == 8);
+  CHECK(s.source->stroke_width_px == Approx(4).margin(0.8));
+  for (const auto& e : s.graph->edges) {
+    // every edge lies along one of the drawn strokes
+    double best = 1e9;
+    for (int i = 0; i < 4; ++i) {
+      double worst = 0;
+      for (Vec2 p : e.points) worst = std::max(worst, point_segment_distance(p, a[i], b[i]));
+      best = std::min(best, worst);
+    }
+    CHECK(best < 1.5);
+  }
+}
+
+TEST_CASE("a pencil stroke whose darkness fades to a third stays one stroke", "[photo]") {
+  const double x0 = 40, x1 = 360;
+  cv::Mat drawing = Drawing(400, 300).line({x0, 150}, {x1, 150}, 4).image();
+  auto fade = [&](int x, int) { return 1 - (2.0 / 3.0) * std::clamp((x - x0) / (x1 - x0), 0.0, 1.0); };
+  Light l;
+  l.shadow = 0.25, l.shadow_x = 300, l.shadow_y = 120, l.shadow_r = 60;
+  Scene s = skeleton_of(photograph(drawing, l, 0.6, fade));
+  REQUIRE(s.graph->edges.size() == 1);
+  CHECK(free_ends(*s.graph) == 2);
+  CHECK(polyline_length(s.graph->edges[0].points) > 0.97 * (x1 - x0));
+  // the width is read against the stroke's own darkness, so the light end is not thinner
+  CHECK(s.source->stroke_width_px == Approx(4).margin(0.8));
+}
+
+TEST_CASE("shadows, vignetting and paper grain on an empty page are not ink", "[photo]") {
+  Light l;
+  l.corner = 0.5, l.vignette = 0.25, l.noise = 4;
+  l.shadow = 0.32, l.shadow_x = 200, l.shadow_y = 150, l.shadow_r = 60;
+  Scene s = skeleton_of(photograph(Drawing(400, 300).image(), l));
+  CHECK(s.graph->edges.empty());
+}
+
+TEST_CASE("separate_ink divides out the light: strokes in and out of a shadow read alike", "[photo][raster]") {
+  // Two equal strokes, one under a 30 % shadow: equal widths at half their darkness.
+  cv::Mat drawing = Drawing(300, 200).line({40, 60}, {260, 60}, 5).line({40, 140}, {260, 140}, 5).image();
+  Light l;
+  l.falloff = 0, l.vignette = 0, l.shadow = 0.3, l.shadow_x = 150, l.shadow_y = 150, l.shadow_r = 45;
+  Ink ink = separate_ink(photograph(drawing, l));
+  auto column_width = [&](int y0, int y1) {
+    int n = 0;
+    for (int y = y0; y < y1; ++y) n += ink.binary.at<uchar>(y, 150);
+    return n;
+  };
+  CHECK(column_width(40, 80) == Approx(5).margin(1));
+  CHECK(column_width(120, 160) == Approx(5).margin(1));
+  CHECK(ink.noise == Approx(3).margin(1.5));  // in normalised gray levels, like the photo's noise
+  int stray = 0;  // no ink away from the strokes
+  for (int y = 0; y < ink.binary.rows; ++y)
+    for (int x = 0; x < ink.binary.cols; ++x) stray += ink.binary.at<uchar>(y, x) && std::abs(y - 60) > 5 && std::abs(y - 140) > 5;
+  CHECK(stray == 0);
+}
