@@ -36,6 +36,8 @@ TEST_CASE("the pipeline draws each bundled drawing faithfully", "[e2e][pipeline]
       {"hand_circle-pause_w10", 0.95, 0.60},    {"hand_info-square_w4", 0.95, 0.60},
       {"hanzi_u5165", 0.90, 0.0},               {"hanzi_u5f51", 0.90, 0.0},
       {"hershey_futural_02_w4", 0.95, 0.80},    {"hershey_scripts_09_w6", 0.95, 0.80},
+      // phone photos of drawings on paper: marker under a shadowed corner, light pencil
+      {"photo_tabler_math-x-floor-divide-y_w3", 0.97, 0.85}, {"photo_lucide_playing-card_w3", 0.97, 0.85},
   };
   for (const auto& c : cases) {
     INFO(c.name);
