@@ -174,6 +174,22 @@ void trim_contained(Polyline& path, const cv::Mat& to_paper) {
   path = Polyline(path.begin() + lo, path.begin() + hi);
 }
 
+// Carries each end of the path on along its direction (measured over the last stroke width)
+// to half a stroke width short of the mark's edge, so that a pen of the drawing's width covers
+// the mark's length.
+void extend_ends(Polyline& path, const cv::Mat& labels, int label, double stroke_width) {
+  for (int end = 0; end < 2; ++end) {
+    const double length = polyline_length(path);
+    Vec2 tip = path.back(), dir = tip - point_at_length(path, std::max(0.0, length - stroke_width));
+    if (norm(dir) < 1e-9) continue;
+    dir = dir / norm(dir);
+    double s = 0;
+    while (label_at(labels, tip + dir * (s + 0.5)) == label) s += 0.5;
+    if (s > stroke_width / 2) path.push_back(tip + dir * (s + 0.5 - stroke_width / 2));
+    std::reverse(path.begin(), path.end());
+  }
+}
+
 // The mark's outlines inset by half a stroke width, one closed polyline per boundary: the
 // boundary pixels of the mask's pixels at least `inset` from its edge, each moved along the
 // distance's gradient onto the level where it is exactly `inset` (pixels lie half a pixel
@@ -215,6 +231,7 @@ std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, 
   trim_contained(path, to_paper);
   if (path.size() < 2 || polyline_length(path) < opt.dot_length) return {Piece{{m.centroid}, false}};
   smooth(path, false, passes);
+  extend_ends(path, labels, label, opt.stroke_width);
   return {Piece{path, false}};
 }
 
