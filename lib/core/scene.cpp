@@ -115,6 +115,7 @@ json to_json(const Scene& s, bool with_revision_id) {
       for (auto p : e.points) pts.push_back(pt(p));
       es.push_back({{"id", e.id}, {"v0", e.v0}, {"v1", e.v1}, {"points", std::move(pts)},
                     {"closed", e.closed}, {"width_px", round_to(e.width_px, kPx)}});
+      if (e.filled) es.back()["filled"] = true;
     }
     j["graph"] = {{"vertices", std::move(vs)}, {"edges", std::move(es)}};
   }
@@ -258,7 +259,7 @@ Scene scene_from_valid_json(const json& j) {
     for (const auto& v : j["graph"]["vertices"])
       g.vertices.push_back({v["id"], {v["x"].get<double>(), v["y"].get<double>()}, v["degree"], v["kind"]});
     for (const auto& e : j["graph"]["edges"]) {
-      Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0)};
+      Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0), e.value("filled", false)};
       for (const auto& p : e["points"]) ed.points.push_back(pt_from(p));
       g.edges.push_back(std::move(ed));
     }

@@ -35,6 +35,7 @@ struct Edge {
   Polyline points;
   bool closed = false;
   double width_px = 0;  // mean ink width along the edge
+  bool filled = false;  // the stroke standing for a filled mark (an eye, a dot); "filled" when true
 };
 
 struct Graph {

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "graph/centreline.hpp"
+#include "graph/filled.hpp"
 #include "graph/junctions.hpp"
 #include "graph/prune.hpp"
 #include "graph/to_scene.hpp"
@@ -109,6 +110,27 @@ graph::JunctionOptions junction_options(Config& cfg, double w, double clean_rati
   return j;
 }
 
+// Filled marks (graph/filled.hpp), measured against the drawing's median stroke width: brush
+// strokes are as wide as w by definition, their crossings and blots at most about 2 w.
+graph::FilledOptions filled_options(Config& cfg, double w, double dot_length) {
+  graph::FilledOptions f;
+  f.stroke_width = w;
+  f.dot_length = dot_length;
+  f.min_diameter = cfg.set("graph.filled_min_diameter_px", 3.0 * w, "stroke_width",
+                           "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an "
+                           "arrowhead), drawn as one stroke; the widest disc of a stroke's crossing or blot is under 2 w");
+  f.core_radius = cfg.set("graph.filled_core_radius_px", 1.0 * w, "stroke_width",
+                          "a filled mark is the union of its ink discs of at least this radius: strokes running into "
+                          "it, whose discs are about w/2, are not part of it");
+  f.outline_diameter = cfg.set("graph.filled_outline_diameter_px", 6.0 * w, "stroke_width",
+                               "filled marks at least this wide are drawn as their outline inset by w/2, narrower "
+                               "ones as their main medial path (a dot when round)");
+  f.remnant_length = cfg.set("graph.filled_remnant_px", 2.0 * w, "stroke_width",
+                             "a branch left outside a filled mark, ending free or back at the mark within this length, "
+                             "is part of the mark's tangle");
+  return f;
+}
+
 }  // namespace
 
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) {
@@ -145,6 +167,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
                         "this beyond the junction's ink disc and beyond the edge of another arm it lies in");
   double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
   graph::JunctionOptions jopt = junction_options(cfg, w, copt.clean_ratio);
+  graph::FilledOptions fopt = filled_options(cfg, w, dot);
   double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
   cfg.warn_unknown();
 
@@ -157,6 +180,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   graph::resolve_junctions(g, ink.coverage, jopt);
   graph::recover_cusps(g, ink.coverage, w);
   graph::centre_dots(g, ink.coverage, w);
+  graph::replace_filled_marks(g, ink.binary, fopt);
   scene.graph = graph::to_scene_graph(g, w, spacing);
 
   if (!scene.source) scene.source = Source{};

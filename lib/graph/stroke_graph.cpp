@@ -107,6 +107,7 @@ int StrokeGraph::join(End a, End b, const Vec2* via) {
   t.append(trace_from(b));
   Edge joined;
   joined.trace = std::move(t);
+  joined.filled = edges[a.edge].filled && edges[b.edge].filled;
   joined.n0 = node_of(other_end(a));
   joined.n1 = node_of(other_end(b));
   remove_edge(a.edge);
@@ -120,6 +121,7 @@ void StrokeGraph::dissolve_pass_through_nodes() {
   for (size_t n = 0; n < nodes.size(); ++n) {
     const Node& node = nodes[n];
     if (!node.alive || node.loop || node.dot || node.degree() != 2) continue;
+    if (edges[node.ends[0].edge].filled != edges[node.ends[1].edge].filled) continue;
     join(node.ends[0], node.ends[1], nullptr);
   }
 }

@@ -48,6 +48,7 @@ struct Node {
   bool loop = false;      // anchors a closed edge
   bool dot = false;       // a dot: no edges here; the scene gets a single-point edge for it
   bool alive = true;
+  bool filled = false;    // a dot that stands for a filled mark (filled.hpp)
   int degree() const { return static_cast<int>(ends.size()); }
 };
 
@@ -56,6 +57,7 @@ struct Edge {
   int n0 = -1, n1 = -1;
   bool closed = false;
   bool alive = true;
+  bool filled = false;  // the stroke of a filled mark (filled.hpp)
 };
 
 class StrokeGraph {
@@ -77,7 +79,8 @@ class StrokeGraph {
   // removing them from the node. Two ends of one edge close it into a loop anchored at a new
   // loop node. Returns the resulting edge.
   int join(End a, End b, const Vec2* via);
-  // Joins the two ends at every live node of degree 2 and retires it.
+  // Joins the two ends at every live node of degree 2 and retires it, except where a filled
+  // mark's stroke meets another stroke.
   void dissolve_pass_through_nodes();
   void retire_node_if_bare(int n);
 };

@@ -68,7 +68,11 @@ Graph to_scene_graph(const StrokeGraph& g, double default_width, double spacing)
     pending.push_back(std::move(p));
   }
   for (int n : order)
-    if (g.nodes[n].dot) pending.push_back({rank[n], rank[n], Edge{Trace{{g.nodes[n].p}, {kUnknownWidth}}, n, n}});
+    if (g.nodes[n].dot) {
+      Edge dot{Trace{{g.nodes[n].p}, {kUnknownWidth}}, n, n};
+      dot.filled = g.nodes[n].filled;
+      pending.push_back({rank[n], rank[n], std::move(dot)});
+    }
   auto key = [](const Pending& p) {
     Vec2 second = p.e.trace.pts.size() > 1 ? p.e.trace.pts[1] : p.e.trace.pts.front();
     return std::make_tuple(p.r0, p.r1, second.y, second.x);
@@ -83,6 +87,7 @@ Graph to_scene_graph(const StrokeGraph& g, double default_width, double spacing)
     e.points = densify(p.e.trace.pts, spacing);
     e.closed = p.e.closed;
     e.width_px = mean_width(p.e.trace, default_width);
+    e.filled = p.e.filled;
     out.edges.push_back(std::move(e));
   }
   return out;

@@ -1,13 +1,16 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
+#include "raster/png.hpp"
 #include "skeleton_drawing.hpp"
 
 using namespace sv;
@@ -43,6 +46,21 @@ double max_spacing(const Polyline& pts) {
   double d = 0;
   for (size_t i = 1; i < pts.size(); ++i) d = std::max(d, dist(pts[i - 1], pts[i]));
   return d;
+}
+
+std::vector<const Edge*> filled_edges(const Graph& g) {
+  std::vector<const Edge*> out;
+  for (const auto& e : g.edges)
+    if (e.filled) out.push_back(&e);
+  return out;
+}
+
+// Whether vertex v is the meeting point of a filled mark's edge and another edge.
+bool joins_filled(const Graph& g, const std::string& v) {
+  bool filled = false, other = false;
+  for (const auto& e : g.edges)
+    if (e.v0 == v || e.v1 == v) (e.filled ? filled : other) = true;
+  return filled && other;
 }
 
 bool has_warning(const Scene& s, const std::string& part) {
@@ -305,9 +323,126 @@ TEST_CASE("graph invariants hold on random drawings", "[graph]") {
     for (const auto& v : g.vertices) {
       CHECK(v.degree == ends[v.id]);
       if (v.kind == "end") CHECK(v.degree == 1);
-      if (v.kind == "junction") CHECK(v.degree >= 3);
+      if (v.kind == "junction") CHECK((v.degree >= 3 || (v.degree == 2 && joins_filled(g, v.id))));
     }
     s.source->sha256 = std::string(64, 'a');
     CHECK(scene_schema().first_error(to_json(s)) == "");
+  }
+}
+
+TEST_CASE("a filled disc is one closed outline, flagged filled, and the strokes stay as they were", "[graph][filled]") {
+  const double w = 4, r = 4 * w;
+  const Vec2 c{70, 70};
+  Drawing d(240, 200);
+  d.dot(c, 2 * r).line({130, 30}, {220, 30}, w).line({130, 100}, {220, 170}, w).line({30, 160}, {110, 160}, w);
+  Scene s = skeleton_of(d.image());
+  const Graph& g = *s.graph;
+  REQUIRE(s.source->stroke_width_px == Approx(w).margin(0.3));
+  auto marks = filled_edges(g);
+  REQUIRE(marks.size() == 1);
+  const Edge& outline = *marks[0];
+  CHECK(outline.closed);
+  CHECK(g.vertex(outline.v0)->kind == "loop");
+  // The outline runs half a stroke width inside the disc's edge: a pen of width w fills its rim.
+  CHECK(max_distance_to_circle(outline.points, c, r - w / 2) < 1.0);
+  CHECK(max_spacing(outline.points) <= 1.0 + 1e-9);
+  // No spur is left inside the disc: its only vertex is the outline's anchor.
+  for (const auto& v : g.vertices)
+    if (dist(v.p, c) < r + w) CHECK(v.id == outline.v0);
+  REQUIRE(g.edges.size() == 4);
+  for (const auto& e : g.edges) {
+    if (e.filled) continue;
+    double worst = std::min({max_distance_to_segment(e.points, {130, 30}, {220, 30}),
+                             max_distance_to_segment(e.points, {130, 100}, {220, 170}),
+                             max_distance_to_segment(e.points, {30, 160}, {110, 160})});
+    CHECK(worst < 1.5);
+  }
+  // The flag reaches the scene document, validates, and survives a round trip.
+  s.source->sha256 = std::string(64, 'a');
+  json j = to_json(s);
+  CHECK(scene_schema().first_error(j) == "");
+  int flagged = 0;
+  for (const auto& e : j["graph"]["edges"]) flagged += e.value("filled", false);
+  CHECK(flagged == 1);
+  CHECK(filled_edges(*scene_from_json(j).graph).size() == 1);
+  CHECK(config_value(s, "graph.filled_min_diameter_px", 0) == Approx(3 * s.source->stroke_width_px).epsilon(1e-3));
+  // Primitives name the mark through their source edge.
+  fit(s, FitOptions{});
+  int on_mark = 0;
+  for (const auto& p : *s.primitives) on_mark += p.edge == outline.id;
+  CHECK(on_mark >= 1);
+}
+
+TEST_CASE("a small filled blob is one dot, and a line touching it connects to it", "[graph][filled]") {
+  const double w = 4;
+  const Vec2 eye{80, 60};
+  Scene s = skeleton_of(Drawing(200, 200).dot(eye, 3.5 * w).line({80, 60 + 1.5 * w}, {80, 170}, w)
+                            .line({120, 40}, {180, 140}, w).image());
+  const Graph& g = *s.graph;
+  auto marks = filled_edges(g);
+  REQUIRE(marks.size() == 1);
+  const Edge& dot = *marks[0];
+  REQUIRE(dot.points.size() == 1);
+  CHECK(dist(dot.points[0], eye) < 1.0);
+  // The line runs on into the blob's centre and ends at the mark's vertex.
+  const Edge* line = nullptr;
+  for (const auto& e : g.edges)
+    if (!e.filled && (e.v0 == dot.v0 || e.v1 == dot.v0)) line = &e;
+  REQUIRE(line);
+  CHECK(max_distance_to_segment(line->points, eye, {80, 170}) < 1.0);
+  CHECK(g.vertex(dot.v0)->degree == 3);
+  for (const auto& v : g.vertices)
+    if (dist(v.p, eye) < 2.5 * w) CHECK(v.id == dot.v0);
+  CHECK(g.edges.size() == 3);
+
+  // Alone, the blob is a dot vertex whose single-point edge is flagged.
+  Scene alone = skeleton_of(Drawing(200, 200).dot(eye, 3.5 * w).line({120, 40}, {180, 140}, w).image());
+  auto m = filled_edges(*alone.graph);
+  REQUIRE(m.size() == 1);
+  CHECK(alone.graph->vertex(m[0]->v0)->kind == "dot");
+}
+
+TEST_CASE("an elongated filled mark is one stroke along its middle, a line meeting it joins it", "[graph][filled]") {
+  const double w = 3;
+  // An eyebrow: a bar 3.5 w wide, and a stroke meeting its middle from below.
+  Scene s = skeleton_of(Drawing(200, 160).line({50, 50}, {150, 50}, 3.5 * w).line({100, 50}, {100, 140}, w)
+                            .line({20, 120}, {80, 150}, w).line({120, 150}, {190, 100}, w).image());
+  const Graph& g = *s.graph;
+  REQUIRE(s.source->stroke_width_px == Approx(w).margin(0.3));
+  auto marks = filled_edges(g);
+  REQUIRE(marks.size() == 2);  // the bar, split where the stroke meets it
+  double lo = 1e9, hi = 0;
+  for (const Edge* e : marks) {
+    CHECK_FALSE(e->closed);
+    for (Vec2 p : e->points) {
+      CHECK(std::abs(p.y - 50) < 1.0);
+      lo = std::min(lo, p.x), hi = std::max(hi, p.x);
+    }
+  }
+  // It runs out to half a stroke width short of the bar's round ends (at x = 50 - 5.25, 150 + 5.25).
+  CHECK(lo == Approx(50 - 5.25 + w / 2).margin(1.5));
+  CHECK(hi == Approx(150 + 5.25 - w / 2).margin(1.5));
+  int ends_on_bar = 0;
+  for (const auto& v : g.vertices)
+    if (std::abs(v.p.y - 50) < 2 * w) ends_on_bar += v.kind == "end";
+  CHECK(ends_on_bar == 2);  // the bar's own two ends, no spurs
+  CHECK(count_kind(g, "junction", 3) == 1);
+}
+
+TEST_CASE("drawings without filled marks keep exactly the graph they had", "[graph][filled]") {
+  SkeletonOptions off;
+  off.overrides = {{"graph.filled_min_diameter_px", 1e9}};
+  for (const char* name : {"hanzi_u5165", "hanzi_u5f51", "hand_circle-pause_w10", "hershey_scripts_09_w6",
+                           "feather_umbrella_w8", "lucide_milestone_w3"}) {
+    INFO(name);
+    std::ifstream in(std::string(SV_TEST_DATA) + "/" + name + ".png", std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    cv::Mat gray = decode_png(bytes.str());
+    REQUIRE_FALSE(gray.empty());
+    Scene with = skeleton_of(gray), without = skeleton_of(gray, off);
+    CHECK(filled_edges(*with.graph).empty());
+    CHECK(with.graph->edges.size() == without.graph->edges.size());
+    CHECK(to_json(with)["graph"].dump() == to_json(without)["graph"].dump());
   }
 }

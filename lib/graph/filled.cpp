@@ -1,0 +1,465 @@
+#include "graph/filled.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <opencv2/imgproc.hpp>
+#include <queue>
+
+#include "raster/thin.hpp"
+
+namespace sv::graph {
+namespace {
+
+// Path ends whose disc pokes out of another disc on the path by less than this are trimmed:
+// distances on pixel centres are good to about half a pixel.
+constexpr double kContainTolerance = 0.5;
+
+struct Mark {
+  double diameter = 0;  // of its largest inscribed ink disc
+  Vec2 centroid;
+  cv::Rect box;
+};
+
+// One stroke of a mark: an open path, a closed loop (first point repeated) or a single point.
+struct Piece {
+  Polyline pts;
+  bool closed = false;
+};
+
+// A stretch of an edge outside every mark. An end cut at a mark's edge has no node (-1) and
+// the mark's label; the edge's own ends keep their nodes.
+struct Run {
+  Trace trace;
+  int node[2] = {-1, -1};
+  int mark[2] = {0, 0};
+};
+
+// Where a cut end attaches: arc length s along piece `piece` of its mark.
+struct Port {
+  int run, end;
+  int piece = -1;
+  double s = 0;
+  int node = -1;
+};
+
+// Distance from every pixel centre to the nearest paper pixel centre, the image's surround
+// counting as paper. The inscribed disc centred at a pixel with distance d is 2d - 1 wide: the
+// edge lies halfway between an ink and a paper pixel centre.
+cv::Mat distance_to_paper(const cv::Mat& binary) {
+  cv::Mat framed, d;
+  cv::copyMakeBorder(binary != 0, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
+  cv::distanceTransform(framed, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  return d(cv::Rect(1, 1, binary.cols, binary.rows)).clone();
+}
+
+// Labels (CV_32S, mark index + 1, 0 elsewhere) of the parts of the opening of the ink by discs
+// of core_radius whose largest disc is at least min_diameter wide.
+std::vector<Mark> find_marks(const cv::Mat& to_paper, const FilledOptions& opt, cv::Mat& labels) {
+  if (cv::countNonZero(to_paper >= (opt.min_diameter + 1) / 2) == 0) return {};
+  const float reach = static_cast<float>(opt.core_radius + 0.5);
+  cv::Mat core = to_paper >= reach, to_core, parts, stats, centroids;
+  cv::distanceTransform(core == 0, to_core, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  int n = cv::connectedComponentsWithStats((to_core < reach) & (to_paper > 0), parts, stats, centroids, 8, CV_32S);
+  std::vector<float> widest(n, 0);
+  for (int y = 0; y < parts.rows; ++y)
+    for (int x = 0; x < parts.cols; ++x) {
+      int c = parts.at<int>(y, x);
+      if (c > 0) widest[c] = std::max(widest[c], to_paper.at<float>(y, x));
+    }
+  std::vector<Mark> marks;
+  std::vector<int> index(n, 0);
+  for (int c = 1; c < n; ++c) {
+    if (2.0 * widest[c] - 1 < opt.min_diameter) continue;
+    cv::Rect box(stats.at<int>(c, cv::CC_STAT_LEFT), stats.at<int>(c, cv::CC_STAT_TOP),
+                 stats.at<int>(c, cv::CC_STAT_WIDTH), stats.at<int>(c, cv::CC_STAT_HEIGHT));
+    marks.push_back({2.0 * widest[c] - 1, {centroids.at<double>(c, 0), centroids.at<double>(c, 1)}, box});
+    index[c] = static_cast<int>(marks.size());
+  }
+  labels = cv::Mat::zeros(parts.size(), CV_32S);
+  for (int y = 0; y < parts.rows; ++y)
+    for (int x = 0; x < parts.cols; ++x) labels.at<int>(y, x) = index[parts.at<int>(y, x)];
+  return marks;
+}
+
+int label_at(const cv::Mat& labels, Vec2 p) {
+  int x = static_cast<int>(std::lround(p.x)), y = static_cast<int>(std::lround(p.y));
+  return x < 0 || y < 0 || x >= labels.cols || y >= labels.rows ? 0 : labels.at<int>(y, x);
+}
+
+// The mark's pixels (0/1) in its box with a one-pixel frame; `origin` is the frame's corner.
+cv::Mat mark_mask(const cv::Mat& labels, int label, const Mark& m, cv::Point& origin) {
+  cv::Rect framed(m.box.x - 1, m.box.y - 1, m.box.width + 2, m.box.height + 2);
+  cv::Rect inside = framed & cv::Rect(0, 0, labels.cols, labels.rows);
+  cv::Mat mask = cv::Mat::zeros(framed.size(), CV_8U);
+  mask(inside - framed.tl()).setTo(1, labels(inside) == label);
+  origin = framed.tl();
+  return mask;
+}
+
+// Moving average over three points, `passes` times: takes the pixel staircase out of a
+// traced path (a closed one wraps; an open one keeps its ends).
+void smooth(Polyline& pts, bool closed, int passes) {
+  const size_t n = closed ? pts.size() - 1 : pts.size();
+  if (n < 3) return;
+  for (int k = 0; k < passes; ++k) {
+    Polyline prev = pts;
+    for (size_t i = closed ? 0 : 1; i < (closed ? n : n - 1); ++i)
+      pts[i] = (prev[(i + n - 1) % n] + prev[i] * 2.0 + prev[(i + 1) % n]) / 4.0;
+    if (closed) pts[n] = pts[0];
+  }
+}
+
+// Dijkstra over the skeleton's pixels (8-neighbours, steps of 1 or sqrt 2) from pixel `from`:
+// the predecessor of every pixel, and the farthest pixel.
+int farthest_pixel(const std::vector<cv::Point>& px, const cv::Mat& index, int from, std::vector<int>& prev) {
+  std::vector<double> d(px.size(), 1e300);
+  prev.assign(px.size(), -1);
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  d[from] = 0;
+  queue.push({0, from});
+  int far = from;
+  while (!queue.empty()) {
+    auto [du, u] = queue.top();
+    queue.pop();
+    if (du > d[u]) continue;
+    if (du > d[far] || (du == d[far] && u < far)) far = u;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int v = index.at<int>(px[u].y + dy, px[u].x + dx);
+        double step = dx && dy ? std::sqrt(2.0) : 1.0;
+        if (v >= 0 && du + step < d[v]) d[v] = du + step, prev[v] = u, queue.push({d[v], v});
+      }
+  }
+  return far;
+}
+
+// The longest path through the thinned mark (the diameter of its skeleton tree: the farthest
+// pixel from any pixel, then the farthest from that), in image coordinates.
+Polyline longest_path(const cv::Mat& mask, cv::Point origin) {
+  cv::Mat skeleton = thin(mask);
+  cv::Mat index(skeleton.rows + 2, skeleton.cols + 2, CV_32S, cv::Scalar(-1));
+  std::vector<cv::Point> px;
+  for (int y = 0; y < skeleton.rows; ++y)
+    for (int x = 0; x < skeleton.cols; ++x)
+      if (skeleton.at<uchar>(y, x)) {
+        index.at<int>(y + 1, x + 1) = static_cast<int>(px.size());
+        px.emplace_back(x + 1, y + 1);
+      }
+  if (px.empty()) return {};
+  std::vector<int> prev;
+  int a = farthest_pixel(px, index, 0, prev);
+  int b = farthest_pixel(px, index, a, prev);
+  Polyline path;
+  for (int v = b; v >= 0; v = prev[v]) path.push_back({double(px[v].x - 1 + origin.x), double(px[v].y - 1 + origin.y)});
+  return path;
+}
+
+// Drops path ends whose inscribed disc lies within another disc centred on the path: such an
+// end adds no ink of its own.
+void trim_contained(Polyline& path, const cv::Mat& to_paper) {
+  auto radius = [&](Vec2 p) { return to_paper.at<float>(static_cast<int>(p.y), static_cast<int>(p.x)) - 0.5; };
+  auto contained = [&](size_t i, size_t lo, size_t hi) {
+    for (size_t j = lo; j < hi; ++j)
+      if (j != i && dist(path[i], path[j]) + radius(path[i]) <= radius(path[j]) + kContainTolerance) return true;
+    return false;
+  };
+  size_t lo = 0, hi = path.size();
+  for (bool changed = true; changed && hi - lo > 1;) {
+    changed = false;
+    if (contained(lo, lo, hi)) ++lo, changed = true;
+    if (hi - lo > 1 && contained(hi - 1, lo, hi)) --hi, changed = true;
+  }
+  path = Polyline(path.begin() + lo, path.begin() + hi);
+}
+
+// Carries each end of the path on along its direction (measured over the last stroke width)
+// to half a stroke width short of the mark's edge, so that a pen of the drawing's width covers
+// the mark's length.
+void extend_ends(Polyline& path, const cv::Mat& labels, int label, double stroke_width) {
+  for (int end = 0; end < 2; ++end) {
+    const double length = polyline_length(path);
+    Vec2 tip = path.back(), dir = tip - point_at_length(path, std::max(0.0, length - stroke_width));
+    if (norm(dir) < 1e-9) continue;
+    dir = dir / norm(dir);
+    double s = 0;
+    while (label_at(labels, tip + dir * (s + 0.5)) == label) s += 0.5;
+    if (s > stroke_width / 2) path.push_back(tip + dir * (s + 0.5 - stroke_width / 2));
+    std::reverse(path.begin(), path.end());
+  }
+}
+
+// The mark's outlines inset by half a stroke width, one closed polyline per boundary: the
+// boundary pixels of the mask's pixels at least `inset` from its edge, each moved along the
+// distance's gradient onto the level where it is exactly `inset` (pixels lie half a pixel
+// inside their distance to the nearest outside pixel centre).
+std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset) {
+  cv::Mat d;
+  cv::distanceTransform(mask, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  auto at = [&](int x, int y) { return x < 0 || y < 0 || x >= d.cols || y >= d.rows ? 0.0 : double(d.at<float>(y, x)); };
+  std::vector<std::vector<cv::Point>> contours;
+  cv::findContours(d >= inset, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+  std::vector<Piece> out;
+  for (const auto& c : contours) {
+    if (c.size() < 4) continue;
+    Piece p{{}, true};
+    for (cv::Point q : c) {
+      Vec2 grad{at(q.x + 1, q.y) - at(q.x - 1, q.y), at(q.x, q.y + 1) - at(q.x, q.y - 1)};
+      double len = std::hypot(grad.x, grad.y);
+      Vec2 shift = len > 1e-9 ? grad * ((inset + 0.5 - at(q.x, q.y)) / len) : Vec2{};
+      p.pts.push_back(Vec2{double(q.x + origin.x), double(q.y + origin.y)} + shift);
+    }
+    p.pts.push_back(p.pts.front());
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// The strokes that stand for a mark (see replace_filled_marks).
+std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, const cv::Mat& to_paper,
+                               const FilledOptions& opt) {
+  const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
+  cv::Point origin;
+  cv::Mat mask = mark_mask(labels, label, m, origin);
+  if (m.diameter >= opt.outline_diameter) {
+    std::vector<Piece> loops = outlines(mask, origin, opt.stroke_width / 2);
+    for (Piece& p : loops) smooth(p.pts, true, passes);
+    if (!loops.empty()) return loops;
+  }
+  Polyline path = longest_path(mask, origin);
+  trim_contained(path, to_paper);
+  if (path.size() < 2 || polyline_length(path) < opt.dot_length) return {Piece{{m.centroid}, false}};
+  smooth(path, false, passes);
+  extend_ends(path, labels, label, opt.stroke_width);
+  return {Piece{path, false}};
+}
+
+Trace slice(const Trace& t, size_t i, size_t j) {
+  Trace out;
+  for (size_t k = i; k < j; ++k) out.push(t.pts[k], t.width[k]);
+  return out;
+}
+
+// Cuts every edge where it enters a mark, removes it from the graph and returns the stretches
+// outside the marks. A closed edge is first restarted inside a mark.
+std::vector<Run> cut_at_marks(StrokeGraph& g, const cv::Mat& labels) {
+  std::vector<Run> runs;
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    if (!g.edges[e].alive) continue;
+    Edge edge = g.edges[e];
+    std::vector<int> in;
+    for (Vec2 p : edge.trace.pts) in.push_back(label_at(labels, p));
+    auto first = std::find_if(in.begin(), in.end(), [](int l) { return l > 0; });
+    if (first == in.end()) continue;
+    if (edge.closed) {
+      size_t k = first - in.begin(), n = in.size() - 1;
+      Trace t = slice(edge.trace, k, n);
+      t.append(slice(edge.trace, 0, k + 1));
+      std::rotate(in.begin(), in.begin() + k, in.begin() + n);
+      in[n] = in[0];
+      edge.trace = std::move(t);
+    }
+    g.remove_edge(static_cast<int>(e));
+    for (size_t i = 0; i < in.size();) {
+      if (in[i]) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < in.size() && !in[j]) ++j;
+      Run r{slice(edge.trace, i, j)};
+      if (i == 0) r.node[0] = edge.n0;
+      else r.mark[0] = in[i - 1];
+      if (j == in.size()) r.node[1] = edge.n1;
+      else r.mark[1] = in[j];
+      runs.push_back(std::move(r));
+      i = j;
+    }
+  }
+  return runs;
+}
+
+// Drops the runs that are the marks' tangle: short ones ending free, or back at their mark
+// (until none is left: dropping one may free another's end).
+void drop_remnants(StrokeGraph& g, std::vector<Run>& runs, double max_length) {
+  std::map<int, int> degree;
+  for (const Run& r : runs)
+    for (int n : r.node)
+      if (n >= 0) ++degree[n];
+  for (size_t before = runs.size() + 1; runs.size() < before;) {
+    before = runs.size();
+    std::erase_if(runs, [&](const Run& r) {
+    if (r.trace.length() >= max_length) return false;
+    auto free = [&](int end) { return r.node[end] >= 0 && degree[r.node[end]] + g.nodes[r.node[end]].degree() == 1; };
+    bool remnant = (r.mark[0] && (free(1) || r.mark[1] == r.mark[0])) || (r.mark[1] && free(0));
+    if (remnant)
+      for (int n : r.node)
+        if (n >= 0) --degree[n];
+    return remnant;
+    });
+  }
+}
+
+// The arc length along `pts` of its point nearest to p.
+double nearest_arc_length(const Polyline& pts, Vec2 p) {
+  double best = dist(pts.front(), p), at = 0, s = 0;
+  for (size_t i = 1; i < pts.size(); ++i) {
+    Vec2 a = pts[i - 1], b = pts[i];
+    double l = dist(a, b);
+    double t = l > 0 ? std::clamp(dot(p - a, b - a) / (l * l), 0.0, 1.0) : 0.0;
+    double d = dist(a + (b - a) * t, p);
+    if (d < best) best = d, at = s + t * l;
+    s += l;
+  }
+  return at;
+}
+
+// The part of `pts` from arc length s0 to s1 (s0 <= s1), its ends interpolated.
+Trace between(const Polyline& pts, double s0, double s1) {
+  Trace t;
+  t.push(point_at_length(pts, s0));
+  double s = 0;
+  for (size_t i = 1; i < pts.size(); ++i) {
+    s += dist(pts[i - 1], pts[i]);
+    if (s > s0 && s < s1) t.push(pts[i]);
+  }
+  t.push(point_at_length(pts, s1));
+  return t;
+}
+
+// Groups the ports on one piece (sorted by s) into attachment points, each within `merge`
+// of the previous one's first port; an open piece's ends absorb the ports near them. Returns
+// the arc length of each group and sets each port's `node` to its group's index.
+std::vector<double> attach_points(const std::vector<Port*>& ports, const Piece& piece, double merge) {
+  const double length = polyline_length(piece.pts);
+  std::vector<double> at;
+  for (Port* p : ports) {
+    double s = p->s;
+    if (!piece.closed) s = s < merge ? 0 : length - s < merge ? length : s;
+    if (at.empty() || s - at.back() >= merge) at.push_back(s);
+    p->node = static_cast<int>(at.size()) - 1;
+  }
+  // Around a loop, the last group may lie within reach of the first.
+  if (piece.closed && at.size() > 1 && at.front() + length - at.back() < merge) {
+    for (Port* p : ports)
+      if (p->node == static_cast<int>(at.size()) - 1) p->node = 0;
+    at.pop_back();
+  }
+  return at;
+}
+
+void add_filled_edge(StrokeGraph& g, Trace t, int n0, int n1) {
+  Edge e;
+  e.trace = std::move(t);
+  e.n0 = n0, e.n1 = n1;
+  e.closed = n0 == n1 && e.trace.pts.size() > 1;
+  e.filled = true;
+  g.add_edge(std::move(e));
+}
+
+// Adds one piece of a mark as filled edges split at its ports, whose `node` it sets.
+void add_piece(StrokeGraph& g, const Piece& piece, std::vector<Port*> ports, double merge) {
+  std::stable_sort(ports.begin(), ports.end(), [](const Port* a, const Port* b) { return a->s < b->s; });
+  if (piece.pts.size() == 1) {
+    int n = g.add_node(piece.pts[0]);
+    for (Port* p : ports) p->node = n;
+    if (ports.empty()) g.nodes[n].dot = g.nodes[n].filled = true;
+    else add_filled_edge(g, Trace{piece.pts, {kUnknownWidth}}, n, n);
+    return;
+  }
+  std::vector<double> at = attach_points(ports, piece, merge);
+  const double length = polyline_length(piece.pts);
+  Trace whole;
+  for (Vec2 q : piece.pts) whole.push(q);
+  if (piece.closed && at.empty()) {
+    int n = g.add_node(piece.pts[0]);
+    g.nodes[n].loop = true;
+    add_filled_edge(g, whole, n, n);
+    return;
+  }
+  if (!piece.closed) {  // the path's ends are nodes too
+    if (at.empty() || at.front() > 0) {
+      at.insert(at.begin(), 0);
+      for (Port* p : ports) ++p->node;
+    }
+    if (at.back() < length) at.push_back(length);
+  }
+  std::vector<int> nodes;
+  for (double s : at) nodes.push_back(g.add_node(point_at_length(piece.pts, s)));
+  for (Port* p : ports) p->node = nodes[p->node];
+  if (!piece.closed) {
+    for (size_t k = 1; k < at.size(); ++k) add_filled_edge(g, between(piece.pts, at[k - 1], at[k]), nodes[k - 1], nodes[k]);
+    return;
+  }
+  Polyline twice = piece.pts;
+  twice.insert(twice.end(), piece.pts.begin() + 1, piece.pts.end());
+  for (size_t k = 0; k < at.size(); ++k) {
+    double s1 = k + 1 < at.size() ? at[k + 1] : at[0] + length;
+    add_filled_edge(g, between(twice, at[k], s1), nodes[k], nodes[(k + 1) % at.size()]);
+  }
+}
+
+// Adds a run back as an edge, each cut end carried straight on to its port's node.
+void add_run(StrokeGraph& g, Run r, const std::map<std::pair<int, int>, int>& port_node, int index) {
+  for (int end : {0, 1}) {
+    if (r.node[end] >= 0) continue;
+    r.node[end] = port_node.at({index, end});
+    Trace joint{{g.nodes[r.node[end]].p}, {kUnknownWidth}};
+    if (end == 0) joint.append(r.trace), r.trace = std::move(joint);
+    else r.trace.append(joint);
+  }
+  Edge e;
+  e.trace = std::move(r.trace);
+  e.n0 = r.node[0], e.n1 = r.node[1];
+  e.closed = e.n0 == e.n1;
+  g.add_edge(std::move(e));
+}
+
+}  // namespace
+
+int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOptions& opt) {
+  cv::Mat to_paper = distance_to_paper(binary), labels;
+  std::vector<Mark> marks = find_marks(to_paper, opt, labels);
+  if (marks.empty()) return 0;
+  std::vector<std::vector<Piece>> pieces;
+  for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt));
+
+  const size_t first_node = g.nodes.size();
+  std::vector<Run> runs = cut_at_marks(g, labels);
+  drop_remnants(g, runs, opt.remnant_length);
+  for (Node& n : g.nodes)
+    if (n.dot && label_at(labels, n.p)) n.dot = false;  // a dot inside a mark is part of it
+
+  // Every cut end attaches to the nearest point of its mark's strokes.
+  std::vector<Port> ports;
+  for (size_t r = 0; r < runs.size(); ++r)
+    for (int end : {0, 1}) {
+      if (!runs[r].mark[end]) continue;
+      Port p{static_cast<int>(r), end};
+      const Vec2 at = end ? runs[r].trace.pts.back() : runs[r].trace.pts.front();
+      double best = 1e300;
+      const auto& mine = pieces[runs[r].mark[end] - 1];
+      for (size_t k = 0; k < mine.size(); ++k) {
+        double s = nearest_arc_length(mine[k].pts, at);
+        double d = dist(point_at_length(mine[k].pts, s), at);
+        if (d < best) best = d, p.piece = static_cast<int>(k), p.s = s;
+      }
+      ports.push_back(p);
+    }
+  for (size_t m = 0; m < marks.size(); ++m)
+    for (size_t k = 0; k < pieces[m].size(); ++k) {
+      std::vector<Port*> mine;
+      for (Port& p : ports)
+        if (runs[p.run].mark[p.end] == int(m) + 1 && p.piece == int(k)) mine.push_back(&p);
+      add_piece(g, pieces[m][k], mine, opt.stroke_width);
+    }
+  std::map<std::pair<int, int>, int> port_node;
+  for (const Port& p : ports) port_node[{p.run, p.end}] = p.node;
+  for (size_t r = 0; r < runs.size(); ++r) add_run(g, std::move(runs[r]), port_node, static_cast<int>(r));
+  for (size_t n = 0; n < first_node; ++n) g.retire_node_if_bare(static_cast<int>(n));
+  g.dissolve_pass_through_nodes();
+  return static_cast<int>(marks.size());
+}
+
+}  // namespace sv::graph

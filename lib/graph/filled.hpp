@@ -1,0 +1,39 @@
+// Filled marks: small areas filled in by hand (an eye, a nose, a dark dot, an eyebrow, a filled
+// arrowhead). Their ink is several stroke widths wide, so thinning leaves a tangle of short
+// branches there. Each mark is found on the binary ink by its inscribed discs, and its part of
+// the stroke graph is replaced by one clean stroke, flagged `filled`, to which the strokes that
+// run into the mark stay attached.
+#pragma once
+#include <opencv2/core.hpp>
+
+#include "graph/stroke_graph.hpp"
+
+namespace sv::graph {
+
+struct FilledOptions {
+  double stroke_width = 3;       // the drawing's median stroke width w
+  double min_diameter = 9;       // a mark's largest inscribed ink disc is at least this wide (px)
+  double core_radius = 3;        // a mark is the union of its ink discs of at least this radius (px)
+  double outline_diameter = 18;  // marks at least this wide are drawn as their outline (px)
+  double dot_length = 1.5;       // a mark whose main path is shorter than this is a dot (px)
+  double remnant_length = 6;     // a branch left outside a mark shorter than this is its tangle (px)
+};
+
+// A mark is a connected part of the union of the ink's discs of radius core_radius (an opening:
+// strokes, whose discs are smaller, fall away; the filled area stays) whose largest disc is at
+// least min_diameter wide. Its stroke is
+//  * its outline inset by half a stroke width (the path of a pen of the drawing's width around
+//    its edge; one closed edge per boundary) when the mark is at least outline_diameter wide;
+//  * else the longest path through its thinned skeleton, with the ends whose discs lie inside
+//    another disc on the path trimmed away (they add no ink: the branches of a thinned blob
+//    that run out to its rim); a dot at its centroid when that path is shorter than dot_length.
+// Edges are cut where they enter a mark and the part inside dropped; what is left outside and
+// ends free (or returns to the mark) within remnant_length is the mark's tangle too. Every other
+// cut end is joined by a straight run to the nearest point of the mark's stroke, where a junction
+// node splits it (cut ends within a stroke width of each other, or of the stroke's end, share one
+// node; where a single stroke meets the end of a mark's path, that junction has degree 2).
+// binary: CV_8UC1, nonzero = ink. Leaves the graph untouched and returns 0 when there is no
+// mark; else returns the number of marks.
+int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOptions& opt);
+
+}  // namespace sv::graph
