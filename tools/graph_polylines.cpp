@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "core/scene.hpp"
 #include "graph/skeletonize.hpp"
-#include "raster/png.hpp"
+#include "raster/image.hpp"
 
 namespace {
 
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   }
   try {
     for (const auto& file : files) {
-      cv::Mat gray = sv::decode_png(read_file(file));
+      cv::Mat gray = sv::decode_image(read_file(file));
       sv::SkeletonOptions run = opt;
       if (!width_factors.empty()) {
         sv::Scene probe;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "export/export.hpp"
+#include "raster/image.hpp"
 #include "raster/png.hpp"
 #include "render/view.hpp"
 #include "robot/simulate.hpp"
@@ -55,7 +56,7 @@ cv::Mat source_underlay(const Scene& s, Store* store) {
   } else {
     return {};
   }
-  return decode_png(bytes);
+  return decode_image(bytes);
 }
 
 }  // namespace

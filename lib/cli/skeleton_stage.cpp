@@ -8,7 +8,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "graph/skeletonize.hpp"
-#include "raster/png.hpp"
+#include "raster/image.hpp"
 
 namespace sv {
 
@@ -17,12 +17,12 @@ Stage skeleton_stage() {
   Stage st;
   st.name = "sv-skeleton";
   st.batch = true;
-  st.summary = "Trace a PNG line drawing into a scene's stroke graph";
-  st.reads_png = true;
+  st.summary = "Trace a line drawing image (PNG, JPEG, TIFF, BMP, WebP) into a scene's stroke graph";
+  st.reads_image = true;
   st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "skeleton/graph"); };
   st.run = [settings](StageInput& in, Scene& out) -> json {
     SkeletonOptions opt{parse_settings(*settings)};
-    cv::Mat gray = decode_png(in.bytes);
+    cv::Mat gray = decode_image(in.bytes);
     out = Scene{};
     out.source = Source{in.path, sha256_hex(in.bytes), gray.cols, gray.rows, 0};
     skeletonize(out, gray, opt);

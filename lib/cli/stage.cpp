@@ -154,7 +154,7 @@ Scene transform(const Stage& stage, StageInput& in, const std::string& parent, c
 std::string read_stage_input(const Stage& stage, const std::string& path, StageInput& in) {
   in.path = path;
   in.bytes = read_input(path, kMaxInputBytes);
-  if (stage.reads_png) return "";
+  if (stage.reads_image) return "";
   in.scene = parse_scene(in.bytes);
   return sha256_hex(canonical_bytes(in.scene));
 }
@@ -163,7 +163,7 @@ void print_warnings(const Stage& stage, const std::string& where, const Scene& s
   for (const auto& w : s.warnings) std::fprintf(stderr, "%s: %swarning: %s\n", stage.name.c_str(), where.c_str(), w.c_str());
 }
 
-// DIR/NAME.json for input NAME.png or NAME.json (or NAME).
+// DIR/NAME.json for input NAME.png, NAME.jpg (any extension) or NAME.json (or NAME).
 std::string batch_output(const std::string& dir, const std::string& input) {
   std::string name = input.substr(input.find_last_of('/') + 1);
   auto dot = name.find_last_of('.');
@@ -216,15 +216,17 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
   std::string output, output_dir, rev, note;
   std::optional<std::string> store_flag;
   bool no_store = false;
-  std::string what = stage.reads_png ? "PNG file" : "scene file";
+  std::string what = stage.reads_image ? "image file" : "scene file";
+  std::string kinds = stage.reads_image ? "PNG, JPEG, TIFF, BMP, WebP" : "";
+  std::string sep = kinds.empty() ? "" : "; ";
   app.add_option("input", inputs,
-                 stage.batch ? what + "s (several with --output-dir), or - for standard input"
-                             : what + ", or - for standard input");
+                 stage.batch ? what + "s (" + kinds + sep + "several with --output-dir), or - for standard input"
+                             : what + (kinds.empty() ? "" : " (" + kinds + ")") + ", or - for standard input");
   app.add_option("-o,--output", output, "write the scene here instead of standard output");
   if (stage.batch)
     app.add_option("--output-dir", output_dir,
-                   "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png or "
-                   "NAME.json; records nothing in a store");
+                   "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png, "
+                   "NAME.jpg (any image) or NAME.json; records nothing in a store");
   app.add_option("--store", store_flag, "revision store (default: $SV_STORE, else the nearest .svrev upward)");
   app.add_flag("--no-store", no_store, "do not record the revision in a store");
   app.add_option("--rev", rev, "store mode: read this revision (HEAD, a branch, an id or a unique prefix), "
@@ -259,7 +261,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
       parent = store->resolve(rev);
       in.scene = store->read_scene(parent);
       in.path = "rev:" + parent;
-      if (stage.reads_png) {
+      if (stage.reads_image) {
         if (!in.scene.source) throw Error(Code::invalid_scene, "revision has no source image to re-read");
         in.bytes = store->read_object(in.scene.source->sha256);
         in.path = in.scene.source->path;
@@ -272,7 +274,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
     Scene out = transform(stage, in, parent, recorded_args(argc, argv, inputs), note, result);
 
     if (store) {
-      if (stage.reads_png && !in.bytes.empty()) store->put_blob(in.bytes);
+      if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);
       std::string id = store->put_scene(out);
       if (!store_mode) expected_head = store->head_id();
       std::string why = stage.name + (note.empty() ? "" : ": " + note);

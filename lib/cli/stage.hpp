@@ -16,7 +16,7 @@
 namespace sv {
 
 struct StageInput {
-  std::string bytes;       // the raw input (PNG bytes for sv-skeleton), empty in store mode
+  std::string bytes;       // the raw input (image bytes for sv-skeleton), empty in store mode
   std::string path = "-";  // as given on the command line
   Scene scene;             // the parsed input scene (or the stored revision)
   class Store* store = nullptr;  // the store, when one is in use
@@ -25,7 +25,7 @@ struct StageInput {
 struct Stage {
   std::string name;     // executable name, e.g. "sv-fit"
   std::string summary;  // one line for --help and the man page
-  bool reads_png = false;
+  bool reads_image = false;  // the input is a raster (decode_image), not a scene
   // Offers batch mode (--output-dir DIR, any number of inputs): one process for many drawings,
   // each written to DIR/NAME.json, nothing recorded in a store.
   bool batch = false;

@@ -17,7 +17,7 @@ constexpr int kSceneVersion = 1;
 
 struct Source {
   std::string path;    // as given on the command line ("-" for stdin)
-  std::string sha256;  // of the PNG bytes; also the blob's name in the store
+  std::string sha256;  // of the image file's bytes; also the blob's name in the store
   int width = 0, height = 0;
   double stroke_width_px = 0;
 };

@@ -18,7 +18,7 @@ struct SkeletonOptions {
 // spurs, dots, junctions and crossings (see raster/ and graph/). Fills scene.source (width,
 // height, stroke_width_px; creates it if absent, leaving path and sha256 to the caller),
 // records every threshold in scene.config with its provenance, replaces scene.graph, and
-// adds a warning for an empty or uniformly dark image. gray: CV_8UC1 (decode_png's output).
+// adds a warning for an empty or uniformly dark image. gray: CV_8UC1 (decode_image's output).
 // Deterministic: the same pixels and options give the same scene.
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt = {});
 

@@ -89,9 +89,9 @@ bool configure(png_structp png, png_infop info, int* channels, size_t* rowbytes,
 // Rec. 601 luminance composited on white: out = Y * a + 255 * (1 - a).
 void row_to_gray(const unsigned char* in, int channels, int width, unsigned char* out) {
   for (int x = 0; x < width; ++x, in += channels) {
-    unsigned y = channels >= 3 ? (299u * in[0] + 587u * in[1] + 114u * in[2] + 500u) / 1000u : in[0];
+    unsigned y = channels >= 3 ? luma601(in[0], in[1], in[2]) : in[0];
     unsigned a = channels == 2 ? in[1] : channels == 4 ? in[3] : 255u;
-    out[x] = static_cast<unsigned char>((y * a + 255u * (255u - a) + 127u) / 255u);
+    out[x] = on_white(y, a);
   }
 }
 

@@ -21,6 +21,13 @@ cv::Mat decode_png(std::string_view bytes, long long max_pixels = 100'000'000);
 // file is not read).
 cv::Size png_size(std::string_view bytes, long long max_pixels = 100'000'000);
 
+// Rec. 601 luminance of 8-bit samples and compositing on white by an 8-bit alpha, in integers,
+// shared by every decoder so that the same pixels give the same gray whatever the format.
+inline unsigned luma601(unsigned r, unsigned g, unsigned b) { return (299u * r + 587u * g + 114u * b + 500u) / 1000u; }
+inline unsigned char on_white(unsigned y, unsigned a) {
+  return static_cast<unsigned char>((y * a + 255u * (255u - a) + 127u) / 255u);
+}
+
 // Encodes CV_8UC1 as an 8-bit gray PNG and CV_8UC3 (BGR, OpenCV's order) as an 8-bit RGB
 // PNG. No time or text chunks, so the bytes depend on the pixels only.
 std::string encode_png_gray(const cv::Mat& gray);

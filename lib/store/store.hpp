@@ -1,5 +1,5 @@
 // The revision store (.svrev/), modelled on git's loose objects: objects/ab/cdef… holds a
-// scene (its canonical bytes, revision.id left out) or a blob (the source PNG), each named by
+// scene (its canonical bytes, revision.id left out) or a blob (the source image), each named by
 // the SHA-256 of its content; refs/heads/NAME holds branch tips; HEAD names a branch
 // ("ref: refs/heads/NAME") or a revision; logs/HEAD records every ref move.
 //

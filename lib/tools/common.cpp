@@ -9,7 +9,7 @@
 #include "cli/stage.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
-#include "raster/png.hpp"
+#include "raster/image.hpp"
 #include "store/store.hpp"
 
 namespace sv {
@@ -46,11 +46,11 @@ cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why) 
     return {};
   }
   const std::string& sha = s.source->sha256;
-  if (ctx.store && ctx.store->has_object(sha)) return decode_png(ctx.store->read_object(sha));
+  if (ctx.store && ctx.store->has_object(sha)) return decode_image(ctx.store->read_object(sha));
   std::error_code ec;
   if (!s.source->path.empty() && s.source->path != "-" && std::filesystem::is_regular_file(s.source->path, ec)) {
     std::string bytes = read_input(s.source->path, size_t(1) << 30);
-    if (sha256_hex(bytes) == sha) return decode_png(bytes);
+    if (sha256_hex(bytes) == sha) return decode_image(bytes);
     *why = "the file at " + s.source->path + " is not the source any more (its SHA-256 differs)";
     return {};
   }

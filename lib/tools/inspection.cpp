@@ -675,7 +675,7 @@ void add_inspection_tools(std::vector<Tool>& out) {
                  S::object({{"available", S::boolean("whether the raster could be read")},
                             {"width_px", S::integer("image width")}, {"height_px", S::integer("image height")},
                             {"stroke_width_px", S::number("estimated stroke width")},
-                            {"sha256", S::string("of the PNG bytes")}, {"path", S::string("as given")},
+                            {"sha256", S::string("of the image file's bytes")}, {"path", S::string("as given")},
                             {"ink_fraction", S::number("share of ink pixels in the view", 0)},
                             {"crop", S::rect_region()}},
                            {"available"}),

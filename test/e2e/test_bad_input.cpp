@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <opencv2/imgcodecs.hpp>
+
 #include "process.hpp"
+#include "raster/png.hpp"
 
 using namespace svtest;
 
@@ -66,6 +69,29 @@ TEST_CASE("sv-skeleton refuses unreadable images with invalid_raster", "[e2e][ba
   std::string huge = std::string("\x89PNG\r\n\x1a\n", 8) + ihdr(100000, 100000) + chunk("IEND", "");
   refused(skeleton_of_bytes("huge.png", huge), 3, "invalid_raster");
   refused(run(bin("sv-skeleton") + " --no-store /nonexistent/drawing.png"), 3, "io_error");
+}
+
+TEST_CASE("sv-skeleton refuses damaged JPEG, TIFF, BMP and WebP in one line", "[e2e][bad-input][image]") {
+  cv::Mat gray = sv::decode_png(slurp(data("feather_umbrella_w8.png")));
+  for (const char* ext : {".jpg", ".tiff", ".bmp", ".webp"}) {
+    INFO(ext);
+    std::vector<uchar> b;
+    REQUIRE(cv::imencode(ext, gray, b));
+    std::string whole(b.begin(), b.end());
+    // OpenCV's decoders would print their own complaints on stderr; only sv's line may show.
+    for (size_t keep : {whole.size() / 2, whole.size() - 8}) {
+      INFO(keep);
+      refused(skeleton_of_bytes(std::string("truncated") + ext, whole.substr(0, keep)), 3, "invalid_raster");
+    }
+  }
+  // A JPEG frame header claiming 65535 x 65535 and nothing else: refused by its size.
+  std::string sof = std::string("\xFF\xD8\xFF\xC0\x00\x11\x08\xFF\xFF\xFF\xFF\x03", 12) + std::string(9, '\x01');
+  Run huge = skeleton_of_bytes("huge.jpg", sof);
+  refused(huge, 3, "invalid_raster");
+  CHECK(huge.err.find("65535x65535") != std::string::npos);
+  Run gif = skeleton_of_bytes("drawing.gif", "GIF89a...");
+  refused(gif, 3, "invalid_raster");
+  CHECK(gif.err.find("PNG, JPEG, TIFF, BMP or WebP") != std::string::npos);
 }
 
 TEST_CASE("degenerate images give valid scenes", "[e2e][bad-input]") {

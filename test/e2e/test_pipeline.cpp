@@ -4,9 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <opencv2/imgcodecs.hpp>
+
 #include "core/scene.hpp"
 #include "eval/coverage.hpp"
 #include "process.hpp"
+#include "raster/png.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
 
@@ -58,6 +61,63 @@ TEST_CASE("the pipeline draws each bundled drawing faithfully", "[e2e][pipeline]
     // Nothing drawn twice and nothing left out: drawn length within 10 % of the truth.
     CHECK(cov.drawn_length_px == Approx(cov.reference_length_px).epsilon(0.10));
   }
+}
+
+TEST_CASE("sv-skeleton reads the drawing as JPEG, TIFF, BMP and WebP as it reads the PNG", "[e2e][pipeline][image]") {
+  const std::string name = "feather_umbrella_w8";
+  cv::Mat gray = sv::decode_png(slurp(data(name + ".png")));
+  auto write = [&](const std::string& file, std::vector<int> params) {
+    std::vector<uchar> bytes;
+    REQUIRE(cv::imencode(file.substr(file.find('.')), gray, bytes, params));
+    spit(scratch() / file, std::string(bytes.begin(), bytes.end()));
+    return (scratch() / file).string();
+  };
+  Run png = run(bin("sv-skeleton") + " --no-store " + data(name + ".png"));
+  REQUIRE(png.status == 0);
+  const auto png_graph = nlohmann::json::parse(png.out)["graph"];
+  // Lossless formats give the PNG's pixels, hence the PNG's graph exactly.
+  for (auto [file, params] : {std::pair{std::string("drawing.tiff"), std::vector<int>{}},
+                              std::pair{std::string("drawing.bmp"), std::vector<int>{}},
+                              std::pair{std::string("drawing.webp"), std::vector<int>{cv::IMWRITE_WEBP_QUALITY, 101}}}) {
+    INFO(file);
+    Run r = run(bin("sv-skeleton") + " --no-store " + write(file, params));
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+    CHECK(nlohmann::json::parse(r.out)["graph"] == png_graph);
+  }
+  // A JPEG (a phone's quality) traces to the same strokes: the drawn result scores against the
+  // ground truth as the PNG's must, and the graph has the PNG's edges.
+  std::string jpeg = write("drawing.jpg", {cv::IMWRITE_JPEG_QUALITY, 90});
+  Run r = run(pipeline(jpeg));
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  sv::Scene s = sv::parse_scene(r.out);
+  REQUIRE(s.graph);
+  REQUIRE(s.commands);
+  CHECK(s.source->width == gray.cols);
+  CHECK(s.source->height == gray.rows);
+  CHECK(s.graph->edges.size() == png_graph["edges"].size());
+  auto gt = nlohmann::json::parse(slurp(data(name + ".gt.json")));
+  double diag = std::hypot(gt["width"].get<double>(), gt["height"].get<double>());
+  double tol = sv::default_tolerance(gt["stroke_width_px"].get<double>());
+  sv::Coverage cov = sv::measure_coverage(sv::replay(*s.commands, s.robot->start).strokes, sv::ground_truth_polylines(gt), tol, diag);
+  INFO(fmt::format("JPEG f1 {:.4f}", cov.f1));
+  CHECK(cov.f1 >= 0.97);
+
+  // A phone's photo held upright: stored sideways with EXIF Orientation 6; the scene is upright.
+  cv::Mat sideways;
+  cv::rotate(gray, sideways, cv::ROTATE_90_COUNTERCLOCKWISE);
+  std::vector<uchar> b;
+  REQUIRE(cv::imencode(".jpg", sideways, b, {cv::IMWRITE_JPEG_QUALITY, 90}));
+  const std::string exif("\xFF\xE1\x00\x22" "Exif\0\0" "MM\x00\x2A\x00\x00\x00\x08" "\x00\x01"
+                         "\x01\x12\x00\x03\x00\x00\x00\x01\x00\x06\x00\x00" "\x00\x00\x00\x00", 36);
+  spit(scratch() / "upright.jpg", std::string(b.begin(), b.begin() + 2) + exif + std::string(b.begin() + 2, b.end()));
+  Run up = run(bin("sv-skeleton") + " --no-store " + (scratch() / "upright.jpg").string());
+  REQUIRE(up.status == 0);
+  sv::Scene u = sv::parse_scene(up.out);
+  CHECK(u.source->width == gray.cols);
+  CHECK(u.source->height == gray.rows);
+  CHECK(u.graph->edges.size() == png_graph["edges"].size());
 }
 
 TEST_CASE("sv-fit --fast draws faster within the stroke's ink", "[e2e][pipeline]") {

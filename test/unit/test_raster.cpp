@@ -3,10 +3,12 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <opencv2/imgcodecs.hpp>
 #include <random>
 
 #include "core/error.hpp"
 #include "raster/clean.hpp"
+#include "raster/image.hpp"
 #include "raster/ink.hpp"
 #include "raster/png.hpp"
 #include "raster/profile.hpp"
@@ -285,4 +287,226 @@ TEST_CASE("specks are removed and pinholes filled", "[raster][clean]") {
   CHECK(fill_holes(b, 5) == 1);
   CHECK(b.at<uchar>(10, 10) == 1);
   CHECK(b.at<uchar>(10, 22) == 0);
+}
+
+// ---- decode_image: the other formats, through OpenCV's imgcodecs --------------------------
+
+namespace {
+
+std::string encoded(const char* ext, const cv::Mat& m, const std::vector<int>& params = {}) {
+  std::vector<uchar> b;
+  REQUIRE(cv::imencode(ext, m, b, params));  // also proves Debian's OpenCV has the codec
+  return {b.begin(), b.end()};
+}
+
+// Smooth colour gradients (JPEG's loss stays small) and one black block.
+cv::Mat pattern() {
+  cv::Mat m(48, 64, CV_8UC3);
+  for (int y = 0; y < m.rows; ++y)
+    for (int x = 0; x < m.cols; ++x) m.at<cv::Vec3b>(y, x) = {uchar(4 * x), uchar(5 * y), uchar(255 - 2 * x - 2 * y)};
+  m(cv::Rect(10, 10, 12, 8)).setTo(cv::Scalar::all(0));
+  return m;
+}
+
+bool same(const cv::Mat& a, const cv::Mat& b) {
+  return a.size() == b.size() && a.type() == b.type() && cv::countNonZero(a != b) == 0;
+}
+
+// The error decode_image throws; Code::internal and "" when it decodes to CV_8UC1.
+std::pair<Code, std::string> image_refusal(const std::string& bytes, long long max_pixels = 100'000'000) {
+  try {
+    return {Code::internal, decode_image(bytes, max_pixels).type() == CV_8UC1 ? "" : "not CV_8UC1"};
+  } catch (const Error& e) {
+    return {e.code(), e.what()};
+  }
+}
+
+std::string le(uint32_t v, int n) {
+  std::string s;
+  for (int k = 0; k < n; ++k) s += static_cast<char>(v >> 8 * k);
+  return s;
+}
+std::string be16s(uint32_t v) { return {static_cast<char>(v >> 8), static_cast<char>(v)}; }
+
+// A little-endian TIFF header and first IFD holding only the given LONG fields.
+std::string tiff_ifd(const std::vector<std::pair<uint32_t, uint32_t>>& fields) {
+  std::string s = std::string("II*\0", 4) + le(8, 4) + le(fields.size(), 2);
+  for (auto [tag, value] : fields) s += le(tag, 2) + le(4, 2) + le(1, 4) + le(value, 4);
+  return s + le(0, 4);
+}
+
+// `jpeg` with an APP1 Exif segment holding only Orientation = o spliced in after SOI.
+std::string with_orientation(const std::string& jpeg, int o, bool little_endian) {
+  auto u16 = [&](uint32_t v) { return little_endian ? le(v, 2) : be16s(v); };
+  auto u32 = [&](uint32_t v) { return little_endian ? u16(v & 0xFFFF) + u16(v >> 16) : u16(v >> 16) + u16(v & 0xFFFF); };
+  std::string tiff = (little_endian ? "II" : "MM") + u16(42) + u32(8) + u16(1) + u16(0x0112) + u16(3) + u32(1) +
+                     u16(o) + u16(0) + u32(0);
+  std::string app1 = std::string("Exif\0\0", 6) + tiff;
+  return jpeg.substr(0, 2) + "\xFF\xE1" + be16s(app1.size() + 2) + app1 + jpeg.substr(2);
+}
+
+}  // namespace
+
+TEST_CASE("decode_image reads lossless TIFF, BMP and WebP exactly as the PNG path", "[raster][image]") {
+  cv::Mat bgr = pattern();
+  cv::Mat want = decode_png(encode_png_rgb(bgr));
+  cv::Mat gray(37, 29, CV_8U);
+  cv::randu(gray, 0, 256);
+  for (auto [ext, magic] : {std::pair{".tiff", std::string("II*\0", 4)}, std::pair{".bmp", std::string("BM")},
+                            std::pair{".webp", std::string("RIFF")}}) {
+    INFO(ext);
+    std::vector<int> lossless = std::string(ext) == ".webp" ? std::vector<int>{cv::IMWRITE_WEBP_QUALITY, 101} : std::vector<int>{};
+    std::string colour = encoded(ext, bgr, lossless);
+    CHECK(colour.substr(0, magic.size()) == magic);
+    CHECK(same(decode_image(colour), want));
+    CHECK(image_size(colour) == cv::Size(64, 48));
+    CHECK(same(decode_image(encoded(ext, gray, lossless)), gray));
+  }
+  std::string png = encode_png_rgb(bgr);  // PNG still goes through libpng
+  CHECK(same(decode_image(png), decode_png(png)));
+  CHECK(image_size(png) == cv::Size(64, 48));
+}
+
+TEST_CASE("decode_image reads JPEG within JPEG's loss", "[raster][image]") {
+  cv::Mat bgr = pattern();
+  cv::Mat want = decode_png(encode_png_rgb(bgr));
+  std::string jpeg = encoded(".jpg", bgr, {cv::IMWRITE_JPEG_QUALITY, 95});
+  CHECK(jpeg.substr(0, 3) == "\xFF\xD8\xFF");
+  cv::Mat got = decode_image(jpeg);
+  REQUIRE(got.size() == want.size());
+  REQUIRE(got.type() == CV_8UC1);
+  // Ringing at the black block's edges reaches ~17 levels at quality 95; elsewhere it is ~0.
+  CHECK(cv::norm(got, want, cv::NORM_INF) <= 24);
+  CHECK(cv::norm(got, want, cv::NORM_L1) / got.total() < 1.0);
+  CHECK(image_size(jpeg) == cv::Size(64, 48));
+  cv::Mat gray = want.clone();
+  CHECK(cv::norm(decode_image(encoded(".jpg", gray, {cv::IMWRITE_JPEG_QUALITY, 95})), gray, cv::NORM_INF) <= 24);
+}
+
+TEST_CASE("decode_image scales 16-bit samples by 1/257 and composites alpha on white", "[raster][image]") {
+  cv::Mat g16 = (cv::Mat_<uint16_t>(1, 6) << 0, 128, 129, 25828, 65535, 1000);
+  CHECK(pixels(decode_image(encoded(".tiff", g16))) == std::vector<int>{0, 0, 1, 100, 255, 4});
+  cv::Mat c16(1, 4, CV_16UC3), a16(1, 4, CV_16UC4);
+  c16.at<cv::Vec3w>(0, 0) = {0, 0, 65535}, c16.at<cv::Vec3w>(0, 1) = {0, 65535, 0};
+  c16.at<cv::Vec3w>(0, 2) = {65535, 0, 0}, c16.at<cv::Vec3w>(0, 3) = {0, 0, 0};
+  CHECK(pixels(decode_image(encoded(".tiff", c16))) == std::vector<int>{76, 150, 29, 0});
+  a16.at<cv::Vec4w>(0, 0) = {0, 0, 65535, 65535}, a16.at<cv::Vec4w>(0, 1) = {0, 0, 0, 0};
+  a16.at<cv::Vec4w>(0, 2) = {0, 0, 0, 0x8080}, a16.at<cv::Vec4w>(0, 3) = {0, 0, 65535, 0x8080};
+  CHECK(pixels(decode_image(encoded(".tiff", a16))) == std::vector<int>{76, 255, 127, 165});
+
+  cv::Mat a8(1, 4, CV_8UC4);
+  a8.at<cv::Vec4b>(0, 0) = {0, 0, 255, 255}, a8.at<cv::Vec4b>(0, 1) = {0, 0, 0, 0};
+  a8.at<cv::Vec4b>(0, 2) = {0, 0, 0, 128}, a8.at<cv::Vec4b>(0, 3) = {255, 255, 255, 0};
+  for (auto [ext, params] : {std::pair{".tiff", std::vector<int>{}}, std::pair{".webp", std::vector<int>{cv::IMWRITE_WEBP_QUALITY, 101}}}) {
+    INFO(ext);
+    CHECK(pixels(decode_image(encoded(ext, a8, params))) == std::vector<int>{76, 255, 127, 255});
+  }
+  // Gray+alpha: PNG composites it; OpenCV 4.6 would drop a TIFF's alpha, so that is refused.
+  RawPng p;
+  p.width = 3, p.height = 1, p.color_type = PNG_COLOR_TYPE_GRAY_ALPHA, p.rows = {{0, 0, 0, 255, 0, 128}};
+  CHECK(pixels(decode_image(p.encode())) == std::vector<int>{255, 0, 127});
+  auto [code, message] = image_refusal(tiff_ifd({{256, 4}, {257, 1}, {277, 2}}));
+  CHECK(code == Code::invalid_raster);
+  CHECK(message.find("gray+alpha") != std::string::npos);
+}
+
+TEST_CASE("decode_image applies a JPEG's EXIF orientation", "[raster][image]") {
+  cv::Mat stored(20, 40, CV_8UC3, cv::Scalar::all(255));
+  stored(cv::Rect(0, 0, 10, 5)).setTo(cv::Scalar::all(0));  // dark block at the stored top left
+  std::string jpeg = encoded(".jpg", stored, {cv::IMWRITE_JPEG_QUALITY, 95});
+  cv::Mat plain = decode_image(jpeg);
+  REQUIRE(plain.size() == cv::Size(40, 20));
+
+  // The finding this relies on: OpenCV 4.6's imdecode rotates by itself, except with
+  // IMREAD_UNCHANGED (which is why decode_image does not use that flag for JPEG).
+  std::string six = with_orientation(jpeg, 6, false);
+  std::vector<uchar> buf(six.begin(), six.end());
+  CHECK(cv::imdecode(buf, cv::IMREAD_COLOR).size() == cv::Size(20, 40));
+  CHECK(cv::imdecode(buf, cv::IMREAD_UNCHANGED).size() == cv::Size(40, 20));
+
+  for (auto [o, rotation] : {std::pair{6, cv::ROTATE_90_CLOCKWISE}, std::pair{3, cv::ROTATE_180},
+                             std::pair{8, cv::ROTATE_90_COUNTERCLOCKWISE}}) {
+    for (bool little_endian : {false, true}) {
+      INFO("orientation " << o << (little_endian ? " II" : " MM"));
+      std::string rotated = with_orientation(jpeg, o, little_endian);
+      cv::Mat got = decode_image(rotated), want;
+      cv::rotate(plain, want, rotation);
+      CHECK(same(got, want));
+      CHECK(image_size(rotated) == cv::Size(40, 20));  // as stored
+    }
+  }
+  // Orientation 6 (the phone held upright): the stored top left ends at the top right.
+  cv::Mat six_gray = decode_image(six);
+  CHECK(six_gray.at<uchar>(2, 17) < 64);
+  CHECK(six_gray.at<uchar>(2, 2) > 192);
+  CHECK(six_gray.at<uchar>(37, 17) > 192);
+}
+
+TEST_CASE("decode_image refuses truncated, corrupt and unknown bytes with invalid_raster", "[raster][image]") {
+  cv::Mat bgr = pattern();
+  CHECK(image_refusal("").second.find("0 bytes") != std::string::npos);
+  auto [code, message] = image_refusal("GIF89a and the rest");
+  CHECK(code == Code::invalid_raster);
+  CHECK(message.find("PNG, JPEG, TIFF, BMP or WebP") != std::string::npos);
+  CHECK(message.find('\n') == std::string::npos);
+
+  std::mt19937 rng(7);
+  for (auto [ext, params] : {std::pair{".jpg", std::vector<int>{}}, std::pair{".tiff", std::vector<int>{}},
+                             std::pair{".bmp", std::vector<int>{}}, std::pair{".webp", std::vector<int>{}},
+                             std::pair{".webp", std::vector<int>{cv::IMWRITE_WEBP_QUALITY, 101}}}) {
+    INFO(ext);
+    std::string whole = encoded(ext, bgr, params);
+    for (size_t keep : {size_t(3), size_t(20), whole.size() / 4, whole.size() / 2, whole.size() * 3 / 4, whole.size() - 2}) {
+      INFO("first " << keep << " of " << whole.size() << " bytes");
+      auto [c, m] = image_refusal(whole.substr(0, keep));
+      CHECK(c == Code::invalid_raster);
+      CHECK(m.find('\n') == std::string::npos);
+    }
+    // Random bytes behind the format's signature, and random damage to a whole file: refused
+    // or decoded, never a crash.
+    for (int trial = 0; trial < 60; ++trial) {
+      std::string bytes = whole;
+      if (trial < 20) {
+        std::uniform_int_distribution<int> byte(0, 255);
+        for (size_t i = 12; i < bytes.size(); ++i) bytes[i] = static_cast<char>(byte(rng));
+      } else {
+        for (int k = 0; k < 1 + trial % 4; ++k) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+      }
+      auto [c, m] = image_refusal(bytes);
+      CHECK((c == Code::invalid_raster || (c == Code::internal && m.empty())));
+    }
+  }
+}
+
+TEST_CASE("decode_image refuses oversized headers before decoding", "[raster][image]") {
+  auto be = [](uint32_t v) { return be16s(v); };
+  std::string jpeg_sof = std::string("\xFF\xD8\xFF\xC0", 4) + be(17) + '\x08' + be(65535) + be(65535) + '\x03' +
+                         std::string(9, '\x01');
+  std::string bmp = "BM" + le(0, 4) + le(0, 4) + le(54, 4) + le(40, 4) + le(200000, 4) + le(200000, 4) + le(1, 2) + le(24, 2);
+  std::string webp = "RIFF" + le(22, 4) + "WEBPVP8X" + le(10, 4) + le(0, 4) + le(199999, 3) + le(199999, 3);
+  std::string tiff = tiff_ifd({{256, 200000}, {257, 200000}});
+  // Headers with no pixel data: image_size reads them, decode_image refuses them by their size
+  // (the message names it), not by their missing data.
+  for (auto [bytes, claim] : {std::pair{jpeg_sof, "65535x65535"}, std::pair{bmp, "200000x200000"},
+                              std::pair{webp, "200000x200000"}, std::pair{tiff, "200000x200000"}}) {
+    INFO(claim);
+    auto [code, message] = image_refusal(bytes);
+    CHECK(code == Code::invalid_raster);
+    CHECK(message.find(claim) != std::string::npos);
+    CHECK(message.find("limit") != std::string::npos);
+    cv::Size claimed = image_size(bytes, 1LL << 40);
+    CHECK(static_cast<long long>(claimed.width) * claimed.height > 4'000'000'000LL);
+  }
+  CHECK(image_size(tiff_ifd({{256, 4000}, {257, 3000}})) == cv::Size(4000, 3000));  // a phone photo is fine
+  std::string vp8l = "RIFF" + le(0, 4) + "WEBPVP8L" + le(5, 4) + '\x2f' + le((4000 - 1) | (3000 - 1) << 14, 4);
+  CHECK(image_size(vp8l) == cv::Size(4000, 3000));
+  // Whole files against a small limit.
+  for (const char* ext : {".jpg", ".tiff", ".bmp", ".webp"}) {
+    INFO(ext);
+    std::string whole = encoded(ext, pattern());
+    auto [code, message] = image_refusal(whole, 3000);
+    CHECK(code == Code::invalid_raster);
+    CHECK(message.find("64x48") != std::string::npos);
+    CHECK(decode_image(whole, 3072).size() == cv::Size(64, 48));
+  }
 }
