@@ -6,6 +6,8 @@
 #include "core/error.hpp"
 #include "graph/centreline.hpp"
 #include "graph/filled.hpp"
+#include "graph/doubled.hpp"
+#include "graph/gaps.hpp"
 #include "graph/junctions.hpp"
 #include "graph/prune.hpp"
 #include "graph/to_scene.hpp"
@@ -131,6 +133,29 @@ graph::FilledOptions filled_options(Config& cfg, double w, double dot_length) {
   return f;
 }
 
+graph::GapOptions gap_options(Config& cfg, double w) {
+  graph::GapOptions o;
+  o.max_gap = cfg.set("graph.gap_join_px", 1.5 * w + 2, "stroke_width",
+                      "two free ends (cap centres) at most this far apart are one broken stroke when their "
+                      "directions agree: a paper gap of up to half a width plus 2 px; letters 1.5 widths apart "
+                      "stand farther");
+  o.max_t_reach = cfg.set("graph.gap_t_join_px", 0, "default",
+                          "a free end at most this far from the centreline of the stroke it points at stopped "
+                          "short of a T and is joined to it (w + 2 joins paper gaps of 2 px). Off: a T join "
+                          "saves no pen lift (the end becomes an odd junction), draws over paper and made every "
+                          "measured drawing slower; brush script ends near other strokes by design");
+  o.max_turn_deg = cfg.set("graph.gap_join_max_turn_deg", o.max_turn_deg, "default",
+                           "ends rejoined straight across a gap continue each other's direction within this");
+  o.max_offset = cfg.set("graph.gap_join_offset_px", std::max(1.5, 0.5 * w), "stroke_width",
+                         "... and each lies at most this far to the side of the other's line");
+  o.max_corner_deg = cfg.set("graph.gap_corner_max_turn_deg", o.max_corner_deg, "default",
+                             "ends whose lines meet inside the gap are a corner drawn in two strokes when they "
+                             "turn by at most this");
+  o.min_t_angle_deg = cfg.set("graph.gap_t_min_angle_deg", o.min_t_angle_deg, "default",
+                              "an end is joined to the stroke it points at only when it meets it this steeply");
+  return o;
+}
+
 }  // namespace
 
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) {
@@ -150,8 +175,11 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
                              "ink components of fewer pixels are noise (a round dot has 0.79 w^2)");
   double max_hole = cfg.set("skeleton.max_hole_area_px", 0.2 * w * w, "stroke_width",
                             "enclosed paper regions of at most this many pixels are pinholes, filled before thinning");
+  double sliver = cfg.set("skeleton.max_sliver_width_px", std::max(1.5, 0.5 * w), "stroke_width",
+                          "enclosed paper no wider than this and at least a stroke width long is the gap "
+                          "between two passes of one stroke, filled before thinning");
   int specks = remove_specks(ink.binary, min_speck);
-  int holes = fill_holes(ink.binary, max_hole);
+  int holes = fill_holes(ink.binary, max_hole) + graph::fill_slivers(ink.binary, sliver, w);
   if (holes > 0) skeleton = thin(ink.binary);
   else if (specks > 0) cv::bitwise_and(skeleton, ink.binary, skeleton);
 
@@ -168,6 +196,10 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
   graph::JunctionOptions jopt = junction_options(cfg, w, copt.clean_ratio);
   graph::FilledOptions fopt = filled_options(cfg, w, dot);
+  double doubled = cfg.set("graph.double_stroke_px", 1.5 * w, "stroke_width",
+                           "two parallel edges whose points stay this close (centre to centre) along most of "
+                           "their length are two passes of one stroke, their inks at most half a width apart");
+  graph::GapOptions gopt = gap_options(cfg, w);
   double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
   cfg.warn_unknown();
 
@@ -179,6 +211,8 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   graph::place_stroke_ends(g, ink.coverage, w);
   graph::resolve_junctions(g, ink.coverage, jopt);
   graph::recover_cusps(g, ink.coverage, w);
+  graph::collapse_double_strokes(g, doubled);
+  graph::join_gaps(g, w, gopt);
   graph::centre_dots(g, ink.coverage, w);
   graph::replace_filled_marks(g, ink.binary, fopt);
   scene.graph = graph::to_scene_graph(g, w, spacing);

@@ -69,6 +69,28 @@ bool has_warning(const Scene& s, const std::string& part) {
   return false;
 }
 
+// Connected components of the graph (dots included).
+int components(const Graph& g) {
+  std::map<std::string, std::string> parent;
+  for (const auto& v : g.vertices) parent[v.id] = v.id;
+  auto root = [&](std::string v) {
+    while (parent[v] != v) v = parent[v];
+    return v;
+  };
+  for (const auto& e : g.edges) parent[root(e.v0)] = root(e.v1);
+  int n = 0;
+  for (const auto& v : g.vertices) n += root(v.id) == v.id;
+  return n;
+}
+
+// Paints a band of paper `width` px wide across the stroke through c along direction d.
+cv::Mat cut_across(cv::Mat img, Vec2 c, Vec2 d, int width) {
+  Vec2 a = c + perp(d) * 20, b = c - perp(d) * 20;
+  cv::line(img, {int(std::lround(a.x)), int(std::lround(a.y))}, {int(std::lround(b.x)), int(std::lround(b.y))},
+           cv::Scalar(255), width);
+  return img;
+}
+
 }  // namespace
 
 TEST_CASE("a T junction is one vertex of degree 3 where the strokes meet", "[graph]") {
@@ -198,6 +220,127 @@ TEST_CASE("a star of tangent arcs keeps its cusps", "[graph]") {
   }
 }
 
+TEST_CASE("a pencil skip across a stroke is rejoined into one stroke", "[graph]") {
+  for (double w : {4.0, 5.0, 6.0}) {
+    for (double angle : {0.0, 30.0}) {
+      INFO("stroke width " << w << " angle " << angle);
+      Vec2 c{100, 100}, d = from_angle(deg2rad(angle)) * 80;
+      Scene s = skeleton_of(cut_across(Drawing(200, 200).line(c - d, c + d, w).image(), c, unit(d), 2));
+      const Graph& g = *s.graph;
+      REQUIRE(g.edges.size() == 1);
+      CHECK(count_kind(g, "end", 1) == 2);
+      CHECK(g.vertices.size() == 2);
+      CHECK(max_distance_to_segment(g.edges[0].points, c - d, c + d) < 1.5);
+      // Across the gap the stroke runs on straight.
+      for (Vec2 p : g.edges[0].points)
+        if (dist(p, c) < 10) CHECK(max_distance_to_segment({p}, c - d, c + d) < 1.0);
+      CHECK(polyline_length(g.edges[0].points) == Approx(160).margin(2.5));
+    }
+  }
+}
+
+TEST_CASE("a circle with a pencil skip closes into one loop", "[graph]") {
+  for (double w : {4.0, 6.0}) {
+    INFO("stroke width " << w);
+    const Vec2 c{100, 100};
+    const double r = 50;
+    Scene s = skeleton_of(cut_across(Drawing(200, 200).circle(c, r, w).image(), {c.x + r, c.y}, {0, 1}, 2));
+    const Graph& g = *s.graph;
+    REQUIRE(g.edges.size() == 1);
+    CHECK(g.edges[0].closed);
+    CHECK(max_distance_to_circle(g.edges[0].points, c, r) < 1.0);
+  }
+}
+
+TEST_CASE("a corner drawn in two strokes with a gap at the corner is one stroke", "[graph]") {
+  for (double w : {4.0, 6.0}) {
+    for (double gap : {2.0, 3.0}) {
+      INFO("stroke width " << w << " gap " << gap);
+      // Both strokes stop short of the corner (60, 140), their caps `gap` apart.
+      const double a = (w + gap) / std::sqrt(2.0);
+      Scene both = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 140 - a}, w).line({60 + a, 140}, {160, 140}, w).image());
+      // One stroke reaches the corner, the other starts `gap` beyond its cap.
+      Scene one = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 140}, w).line({60 + w + gap, 140}, {160, 140}, w).image());
+      for (const Scene* s : {&both, &one}) {
+        const Graph& g = *s->graph;
+        REQUIRE(g.edges.size() == 1);
+        CHECK(count_kind(g, "end", 1) == 2);
+        CHECK_FALSE(g.edges[0].closed);
+        double worst = 0;
+        for (Vec2 p : g.edges[0].points)
+          worst = std::max(worst, std::min(point_segment_distance(p, {60, 40}, {60, 140}),
+                                           point_segment_distance(p, {60, 140}, {160, 140})));
+        CHECK(worst < 1.5);
+      }
+    }
+  }
+}
+
+TEST_CASE("an end that stops short of a stroke is joined to it as a T", "[graph]") {
+  const double w = 5;
+  cv::Mat img = Drawing(200, 200).line({40, 60}, {160, 60}, w).line({100, 60 + w + 2}, {100, 160}, w).image();
+  // Off by default (it saves no pen lift); the gap is 2 px of paper.
+  CHECK(skeleton_of(img).graph->edges.size() == 2);
+  SkeletonOptions opt;
+  opt.overrides = {{"graph.gap_t_join_px", w + 2.5}};
+  Scene s = skeleton_of(img, opt);
+  const Graph& g = *s.graph;
+  REQUIRE(g.edges.size() == 3);
+  REQUIRE(count_kind(g, "junction", 3) == 1);
+  for (const auto& v : g.vertices)
+    if (v.kind == "junction") CHECK(dist(v.p, {100, 60}) < 1.0);
+}
+
+TEST_CASE("letters a stroke and a half apart stay separate", "[graph]") {
+  for (double w : {3.0, 4.0, 6.0}) {
+    INFO("stroke width " << w);
+    const double apart = 2.5 * w;  // centre to centre: 1.5 w of paper between the inks
+    // Two bars, end to end (a broken "l" would be joined at a closer gap) and side by side.
+    Scene bars = skeleton_of(Drawing(200, 200).line({60, 20}, {60, 90}, w).line({60, 90 + apart}, {60, 180}, w).image());
+    CHECK(components(*bars.graph) == 2);
+    Scene side = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 160}, w).line({60 + apart, 40}, {60 + apart, 160}, w).image());
+    CHECK(components(*side.graph) == 2);
+    // An "l" next to an "o", and a "c" whose ends point at the "l".
+    const double r = 4 * w;
+    Scene lo = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 140}, w).circle({60 + apart + r, 120}, r, w).image());
+    CHECK(components(*lo.graph) == 2);
+    CHECK(lo.graph->edges.size() == 2);
+    Scene cl = skeleton_of(Drawing(200, 200).arc({100, 100}, r, 40, 320, w).line({100 + r * std::cos(deg2rad(40)) + apart, 40},
+                                                                                {100 + r * std::cos(deg2rad(40)) + apart, 160}, w).image());
+    CHECK(components(*cl.graph) == 2);
+    CHECK(count_kind(*cl.graph, "junction") == 0);
+  }
+}
+
+TEST_CASE("a stroke drawn twice is one stroke", "[graph]") {
+  // Two passes of one stroke, the second a little shorter at both ends: 1 px apart (fused),
+  // 0.9 w apart (fused, anti-aliased), 1.3 w apart (a thin line of paper between them).
+  for (double w : {4.0, 6.0}) {
+    for (double offset : {1.0, 0.9 * w, 1.3 * w}) {
+      for (double angle : {0.0, 20.0}) {
+        INFO("stroke width " << w << " offset " << offset << " angle " << angle);
+        Vec2 d = from_angle(deg2rad(angle)), n = perp(d), a = Vec2{100, 100} - d * 70, b = Vec2{100, 100} + d * 70;
+        Scene s = skeleton_of(Drawing(200, 200).line(a, b, w).line(a + d * 2 + n * offset, b - d * 3 + n * offset, w).image());
+        const Graph& g = *s.graph;
+        REQUIRE(g.edges.size() == 1);
+        CHECK_FALSE(g.edges[0].closed);
+        CHECK(count_kind(g, "end", 1) == 2);
+        CHECK(max_distance_to_segment(g.edges[0].points, a + n * (offset / 2), b + n * (offset / 2)) < 0.5 * offset + 1);
+        CHECK(polyline_length(g.edges[0].points) > 130);
+      }
+    }
+  }
+}
+
+TEST_CASE("a small round loop is not taken for a stroke drawn twice", "[graph]") {
+  for (double w : {3.0, 5.0}) {
+    INFO("stroke width " << w);
+    Scene s = skeleton_of(Drawing(100, 100).circle({50, 50}, 1.2 * w, w).image());
+    REQUIRE(s.graph->edges.size() == 1);
+    CHECK(s.graph->edges[0].closed);
+  }
+}
+
 TEST_CASE("a dot stays a dot", "[graph]") {
   Scene s = skeleton_of(Drawing(120, 120).dot({30.3, 40.6}, 7).line({60, 20}, {60, 100}, 5).image());
   const Graph& g = *s.graph;
@@ -272,6 +415,9 @@ TEST_CASE("every threshold is recorded with its provenance", "[graph]") {
                           "graph.junction_merge_px", "graph.arm_window_px"})
     CHECK(s.config[key]["from"] == "stroke_width");
   CHECK(s.config["graph.crossing_max_turn_deg"]["from"] == "default");
+  for (const char* key : {"graph.gap_join_px", "graph.gap_join_offset_px", "graph.double_stroke_px"})
+    CHECK(s.config[key]["from"] == "stroke_width");
+  CHECK(s.config["graph.gap_join_max_turn_deg"]["from"] == "default");
   for (const auto& [key, entry] : s.config.items()) CHECK_FALSE(entry["doc"].get<std::string>().empty());
   CHECK(s.source->stroke_width_px == Approx(5).margin(0.3));
   CHECK(config_value(s, "graph.spur_protrusion_px", 0) == Approx(0.5 * s.source->stroke_width_px).epsilon(1e-3));
