@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "fit/beautify.hpp"
 #include "fit/chain.hpp"
+#include "fit/cycles.hpp"
 #include "fit/robot_merge.hpp"
 #include "fit/segment.hpp"
 #include "fit/through.hpp"
@@ -72,6 +73,13 @@ const ParamSpec kParams[] = {
      "extra description length of an arc over a line, in squared tolerances"},
     {"fit.circle_max_aspect", &FitParams::circle_max_aspect,
      "largest principal-axis ratio of a closed loop fitted as one circle"},
+    {"fit.circle_cycle_edges", &FitParams::circle_cycle_edges,
+     "most edges of a cycle through junctions (a circle cut where strokes meet or cross it) fitted as one "
+     "circle when all its points are within tolerance of it; 0: never"},
+    {"fit.circle_cycle_min_radius_px", &FitParams::circle_cycle_min_radius_px,
+     "smallest radius of such a circle: the stroke width (a smaller cycle rings a speck of paper in merged ink, "
+     "its hole under half a stroke wide)",
+     [](double sw, const FitParams&) { return sw; }},
     {"fit.dot_length_px", &FitParams::dot_length_px,
      "an edge shorter than this is a dot, drawn as a line this long"},
     {"fit.beautify", &FitParams::beautify,
@@ -218,30 +226,6 @@ std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
   return out;
 }
 
-// A closed loop whose points all lie within tolerance of one circle, going round it once.
-std::optional<fitting::Circle> loop_circle(Points loop, const FitParams& p) {
-  auto kasa = fitting::kasa_circle(loop);
-  if (!kasa) return std::nullopt;
-  fitting::Circle c = fitting::refine_circle(loop, *kasa);
-  double winding = 0;
-  for (size_t k = 0; k < loop.size(); ++k) {
-    Vec2 a = loop[k] - c.center, b = loop[(k + 1) % loop.size()] - c.center;
-    winding += std::atan2(cross(a, b), dot(a, b));
-    if (std::abs(dist(loop[k], c.center) - c.radius) > p.tolerance_px) return std::nullopt;
-  }
-  if (std::abs(std::abs(winding) - 2 * kPi) > 0.5 * kPi) return std::nullopt;
-  // Principal axes of the scatter: a round loop has equal ones.
-  fitting::LineFit axis = fitting::fit_line(loop);
-  double major = 0, minor = 0;
-  for (Vec2 q : loop) {
-    Vec2 d = q - axis.centroid;
-    major += dot(d, axis.dir) * dot(d, axis.dir);
-    minor += cross(axis.dir, d) * cross(axis.dir, d);
-  }
-  if (minor <= 0 || std::sqrt(major / minor) > p.circle_max_aspect) return std::nullopt;
-  return c;
-}
-
 // The loop's points rotated to start at `s`, with the start repeated at the end.
 Polyline rotated_loop(Points loop, int s) {
   Polyline w(loop.begin() + s, loop.end());
@@ -292,7 +276,7 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
   // With --fast a loop within the merge tolerance of a circle is that circle: one move.
   FitParams round = p;
   if (merging(p)) round.tolerance_px = p.merge_tolerance_px;
-  if (auto c = loop_circle(loop, round)) {
+  if (auto c = fitting::round_loop(loop, round)) {
     Shape circle = Shape::circle(c->center, c->radius);
     auto d = fitting::deviation(circle, loop);
     return {{circle, 0, last, d.rms, d.max}};
@@ -336,6 +320,22 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
   std::vector<FittedPiece> out;
   for (const Piece& pc : pieces) out.push_back(finish(pc, w, original(pc.i0), original(pc.i1)));
   return out;
+}
+
+// The circle of a graph cycle, its provenance every edge of the cycle in full, the first as edge/span.
+Primitive cycle_primitive(const fitting::CycleCircle& cy, const std::vector<Edge>& edges, std::string id) {
+  Primitive pr;
+  pr.id = std::move(id);
+  pr.shape = Shape::circle(cy.circle.center, cy.circle.radius);
+  pr.edge = edges[cy.edges.front()].id;
+  pr.span1 = static_cast<int>(edges[cy.edges.front()].points.size()) - 1;
+  for (size_t j = 1; j < cy.edges.size(); ++j) {
+    const Edge& more = edges[cy.edges[j]];
+    pr.more_sources.push_back({more.id, 0, static_cast<int>(more.points.size()) - 1});
+  }
+  pr.fit_rms_px = cy.rms_px;
+  pr.fit_max_px = cy.max_px;
+  return pr;
 }
 
 }  // namespace
@@ -412,14 +412,37 @@ void fit(Scene& scene, const FitOptions& opt) {
   if (!extent.empty()) p.robot_ppi = ppi_for_footprint(std::max({extent.width(), extent.height(), 1.0}));
   std::vector<Primitive> prims;
   std::vector<fitting::ChainRef> chains;
-  for (const Edge& e : scene.graph->edges) {
+  const std::vector<Edge>& edges = scene.graph->edges;
+  // Circles the graph cut at junctions, each emitted in place of its first edge; the strokes
+  // meeting one are pinned to their junction's projection onto it, so they end on it.
+  const std::vector<fitting::CycleCircle> cycles = fitting::cycle_circles(*scene.graph, p);
+  std::vector<int> cycle_of(edges.size(), -1);
+  std::map<std::string, const fitting::Circle*> circle_at;
+  for (size_t c = 0; c < cycles.size(); ++c) {
+    for (int k : cycles[c].edges) cycle_of[k] = static_cast<int>(c);
+    for (const std::string& v : cycles[c].vertices) circle_at.emplace(v, &cycles[c].circle);
+  }
+  auto pin = [&](const Vertex& v) {
+    auto it = circle_at.find(v.id);
+    if (it == circle_at.end() || dist(v.p, it->second->center) < 1e-9) return v.p;
+    return it->second->center + unit(v.p - it->second->center) * it->second->radius;
+  };
+  for (size_t k = 0; k < edges.size(); ++k) {
+    const Edge& e = edges[k];
+    if (cycle_of[k] >= 0) {
+      const fitting::CycleCircle& cy = cycles[cycle_of[k]];
+      if (cy.edges.front() != static_cast<int>(k)) continue;
+      prims.push_back(cycle_primitive(cy, edges, fmt::format("p_{:04d}", prims.size() + 1)));
+      chains.push_back({{static_cast<int>(prims.size()) - 1}, &cy.points, false, false, false, -1, -1, true});
+      continue;
+    }
     const Vertex* v0 = scene.graph->vertex(e.v0);
     const Vertex* v1 = scene.graph->vertex(e.v1);
     // Junctions pin the chain so strokes connect; a free end needs no pin (the end point,
     // projected onto the chain, is closer to the ink).
     ChainEnds ends;
-    if (v0 && v0->degree >= 2) ends.start = v0->p;
-    if (v1 && v1->degree >= 2) ends.end = v1->p;
+    if (v0 && v0->degree >= 2) ends.start = pin(*v0);
+    if (v1 && v1->degree >= 2) ends.end = pin(*v1);
     ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
     fitting::ChainRef chain{{},
                             &e.points,

@@ -3,7 +3,9 @@
 //
 // Method, per edge:
 //   1. a dot (an edge shorter than a pixel) becomes a short line the pen's width draws;
-//   2. a closed loop whose points all lie within tolerance of one circle becomes that circle;
+//   2. a closed loop whose points all lie within tolerance of one circle becomes that circle, and
+//      so does a cycle of edges through junctions (a circle a stroke ends on or crosses, which
+//      the graph cuts into several edges; fit/cycles.hpp); the strokes meeting it end on it;
 //   3. sharp corners split the edge (they stay sharp, never rounded by an arc);
 //   4. between corners, dynamic programming over breakpoints finds the fewest pieces, each a
 //      line (orthogonal regression) or an arc (Kasa, then Gauss-Newton on radial residuals)
@@ -57,6 +59,8 @@ struct FitParams {
   double min_arc_sweep_deg = 10;
   double arc_cost = 1;
   double circle_max_aspect = 1.3;
+  double circle_cycle_edges = 8;
+  double circle_cycle_min_radius_px = 4;
   double dot_length_px = 1;
   double beautify = 1;
   double relation_angle_deg = 3;
@@ -112,7 +116,8 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
                                       const ChainEnds& ends = {});
 
 // Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
-// then along each edge; a through stroke where its first part was), scene.relations with the
+// then along each edge; a through stroke where its first part was, a circle of a graph cycle
+// where its first edge was), scene.relations with the
 // relations beautify detected ("status": "enforced", or "dropped" with its "reason"; one
 // scene warning sums the dropped ones up), and records the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);

@@ -568,6 +568,12 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                    fmt::format("the loop's aspect {:.2f} is within {:.2f}, so it may be one circle", aspect, mx),
                    fmt::format("a limit below {:.2f} would have fitted it as arcs", aspect), aspect, round3(aspect)});
   }
+  if (sh.type == PrimType::circle && !p.more_sources.empty() && has("fit.circle_cycle_edges")) {
+    double n = static_cast<double>(p.more_sources.size() + 1), mx = val("fit.circle_cycle_edges");
+    out.push_back({"fit.circle_cycle_edges", "edges of the graph's cycle (through junctions) fitted as this circle",
+                   fmt::format("a cycle of {:.0f} edges, within the {:.0f} a circle may join, lies within tolerance of it", n, mx),
+                   fmt::format("a limit below {:.0f} would have left its edges as arcs", n), n, n - 1});
+  }
   if (has("fit.corner_angle_deg") && sh.type != PrimType::circle) {
     double defl = joint_deflection_deg(s, p), ca = val("fit.corner_angle_deg");
     if (defl > 0)

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <cstdint>
 #include <functional>
+#include <set>
 
 #include "core/error.hpp"
 #include "core/scene.hpp"
@@ -9,6 +10,11 @@
 #include "fit/beautify.hpp"
 #include "fit/fit.hpp"
 #include "fit/robot_merge.hpp"
+#include "graph/skeletonize.hpp"
+#include "robot/replay.hpp"
+#include "robot/simulate.hpp"
+#include "route/route.hpp"
+#include "skeleton_drawing.hpp"
 
 using namespace sv;
 
@@ -786,4 +792,139 @@ TEST_CASE("merging for the robot: a flat arc after a cusp becomes a line driven 
   REQUIRE(loose.size() == 2);
   CHECK(loose[0].shape.type == PrimType::arc);
   CHECK(loose[1].shape.type == PrimType::line);
+}
+
+namespace {
+
+// Skeleton and fit of a test drawing, as the pipeline runs them.
+Scene fitted_drawing(const cv::Mat& gray, const FitOptions& opt = {}) {
+  Scene s;
+  skeletonize(s, gray, {});
+  s.source->path = "t.png";
+  s.source->sha256 = std::string(64, '0');
+  fit(s, opt);
+  return s;
+}
+
+std::vector<const Primitive*> of_type(const Scene& s, PrimType t) {
+  std::vector<const Primitive*> out;
+  for (const Primitive& p : *s.primitives)
+    if (p.shape.type == t) out.push_back(&p);
+  return out;
+}
+
+// The end of a line nearer q.
+Vec2 near_end(const Shape& s, Vec2 q) { return dist(s.p0, q) < dist(s.p1, q) ? s.p0 : s.p1; }
+
+// Largest distance from the primitives to what the robot draws.
+double undrawn_px(const Scene& s) {
+  Replay r = replay(*s.commands, s.robot->start, 0.05);
+  double worst = 0;
+  for (const Primitive& p : *s.primitives)
+    for (Vec2 q : p.shape.sample(0.5)) {
+      double d = INFINITY;
+      for (const auto& st : r.strokes)
+        for (size_t i = 1; i < st.size(); ++i) d = std::min(d, point_segment_distance(q, st[i - 1], st[i]));
+      worst = std::max(worst, d);
+    }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("a circle a line ends on is one circle, and the line ends on it", "[fit][cycles]") {
+  const Vec2 c{120, 120};
+  Scene s = fitted_drawing(test::Drawing(240, 240).circle(c, 60, 4).line({120, 180}, {120, 230}, 4).image());
+  auto circles = of_type(s, PrimType::circle);
+  REQUIRE(circles.size() == 1);
+  REQUIRE(s.primitives->size() == 2);
+  const Shape& circle = circles[0]->shape;
+  CHECK(dist(circle.center, c) < 1.0);
+  CHECK(std::abs(circle.radius - 60) < 1.0);
+  CHECK(circles[0]->fit_max_px <= s.config["fit.tolerance_px"]["value"].get<double>() + 1e-9);
+  auto lines = of_type(s, PrimType::line);
+  REQUIRE(lines.size() == 1);
+  Vec2 foot = near_end(lines[0]->shape, {120, 180});
+  CHECK(dist(foot, {120, 180}) < 1.5);
+  CHECK(circle.distance_to(foot) < 0.05);
+  CHECK(s.config.contains("fit.circle_cycle_edges"));
+  CHECK(scene_schema().first_error(to_json(s)).empty());
+  // Routing draws both in one stroke: the line runs onto the circle.
+  route(s, {});
+  simulate(s, {});
+  CHECK(s.metrics["pen_up_moves"] == 0);
+  CHECK(undrawn_px(s) < 0.05);
+}
+
+TEST_CASE("a circle crossed by a line and met by two is one circle, and the lines end on it", "[fit][cycles]") {
+  const Vec2 c{130, 130};
+  // A line through it from outside to outside, off the centre, and two stems ending on it, which
+  // cut it into two edges between their junctions.
+  auto draw = [&] {
+    return test::Drawing(260, 260)
+        .circle(c, 70, 4)
+        .line({30, 110}, {230, 110}, 4)
+        .line({200, 250}, c + from_angle(deg2rad(60)) * 70, 4)
+        .line({20, 245}, c + from_angle(deg2rad(135)) * 70, 4)
+        .image();
+  };
+  Scene s = fitted_drawing(draw());
+  auto circles = of_type(s, PrimType::circle);
+  REQUIRE(circles.size() == 1);
+  const Primitive& circle = *circles[0];
+  CHECK(dist(circle.shape.center, c) < 1.0);
+  CHECK(std::abs(circle.shape.radius - 70) < 1.0);
+  // Its provenance lists every edge of the cycle once, in full.
+  REQUIRE(circle.more_sources.size() >= 1);
+  std::set<std::string> sources{circle.edge};
+  for (const SourceSpan& src : circle.more_sources) {
+    sources.insert(src.edge);
+    CHECK(src.span0 == 0);
+    CHECK(src.span1 + 1 == static_cast<int>(s.graph->edge(src.edge)->points.size()));
+  }
+  CHECK(sources.size() == circle.more_sources.size() + 1);
+  // The rest are three lines, none from the circle's edges; the stems end on the circle.
+  CHECK(of_type(s, PrimType::arc).empty());
+  auto lines = of_type(s, PrimType::line);
+  CHECK(lines.size() == 3);
+  int on_circle = 0;
+  for (const Primitive* l : lines) {
+    CHECK(!sources.count(l->edge));
+    double on = std::min(circle.shape.distance_to(l->shape.p0), circle.shape.distance_to(l->shape.p1));
+    if (on < 2) CHECK(on < 0.05);
+    on_circle += on < 0.05;
+  }
+  CHECK(on_circle == 2);
+  CHECK(scene_schema().first_error(to_json(s)).empty());
+  Scene back = scene_from_json(to_json(s));
+  CHECK(canonical_bytes(back) == canonical_bytes(s));
+  // Routing draws everything, with no more pen lifts than the arcs it replaces.
+  Scene arcs = fitted_drawing(draw(), {{{"fit.circle_cycle_edges", 0}}});
+  CHECK(of_type(arcs, PrimType::circle).empty());
+  route(s, {});
+  simulate(s, {});
+  route(arcs, {});
+  simulate(arcs, {});
+  CHECK(s.metrics["pen_up_moves"].get<int>() <= arcs.metrics["pen_up_moves"].get<int>());
+  CHECK(undrawn_px(s) < 0.05);
+}
+
+TEST_CASE("a loop through a junction that is no circle stays arcs and lines", "[fit][cycles]") {
+  // An ellipse, 60 by 48, with a line ending on it.
+  std::vector<Vec2> ellipse;
+  for (int k = 0; k < 180; ++k) ellipse.push_back({120 + 60 * std::cos(k * kPi / 90), 120 + 48 * std::sin(k * kPi / 90)});
+  Scene e = fitted_drawing(test::Drawing(240, 240).polyline(ellipse, true, 4).line({120, 168}, {120, 225}, 4).image());
+  CHECK(of_type(e, PrimType::circle).empty());
+  CHECK(!of_type(e, PrimType::arc).empty());
+  // A rounded square with a line ending on one side.
+  test::Drawing d(240, 240);
+  const double r = 25, a = 50, b = 190;
+  d.line({a + r, a}, {b - r, a}, 4).line({b, a + r}, {b, b - r}, 4).line({b - r, b}, {a + r, b}, 4)
+      .line({a, b - r}, {a, a + r}, 4);
+  d.arc({b - r, a + r}, r, -90, 0, 4).arc({b - r, b - r}, r, 0, 90, 4).arc({a + r, b - r}, r, 90, 180, 4)
+      .arc({a + r, a + r}, r, 180, 270, 4);
+  d.line({120, b}, {120, 230}, 4);
+  Scene rr = fitted_drawing(d.image());
+  CHECK(of_type(rr, PrimType::circle).empty());
+  CHECK(of_type(rr, PrimType::arc).size() >= 4);
 }
