@@ -259,7 +259,11 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   // Stage 1: the paper and the light falling on it, from the pixels that are surely paper,
   // divided out.
   Ink ink;
-  cv::Mat paper_mask = sure_paper(gray, opt);
+  // Pixels lighter than midway between Otsu's threshold and the paper class are paper too: on
+  // an evenly lit scan or rendering that is all of its paper, anti-aliased fringes included,
+  // so such images keep the paper level they always had; in a shadow or a dark corner no pixel
+  // is that light, and the local test alone decides.
+  cv::Mat paper_mask = sure_paper(gray, opt) | (gray > static_cast<int>((split.threshold + split.bright_mean) / 2));
   Histogram paper_hist{};
   for (int y = 0; y < gray.rows; y += kSample) {
     const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
