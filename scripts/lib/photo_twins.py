@@ -21,8 +21,8 @@ def main():
         if not case.startswith("photo_") or not os.path.exists(gt):
             continue
         twin = json.load(open(gt)).get("photo", {}).get("from_case")
-        if twin not in s:
-            continue
+        if twin not in s or "pen_up_moves" not in s[case] or "pen_up_moves" not in s[twin]:
+            continue  # a case or its twin was not run (SV_EVAL_ONLY) or failed
         rows.append((case, s[case], t[case], s[twin]))
     if not rows:
         return
