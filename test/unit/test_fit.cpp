@@ -856,6 +856,20 @@ TEST_CASE("a circle a line ends on is one circle, and the line ends on it", "[fi
   CHECK(undrawn_px(s) < 0.05);
 }
 
+TEST_CASE("a circle two lines cross is one circle, and the lines run straight through it", "[fit][cycles]") {
+  const Vec2 c{130, 130};
+  Scene s = fitted_drawing(
+      test::Drawing(260, 260).circle(c, 70, 4).line({20, 110}, {240, 110}, 4).line({150, 20}, {150, 240}, 4).image());
+  auto circles = of_type(s, PrimType::circle);
+  REQUIRE(circles.size() == 1);
+  CHECK(dist(circles[0]->shape.center, c) < 1.0);
+  CHECK(std::abs(circles[0]->shape.radius - 70) < 1.0);
+  auto lines = of_type(s, PrimType::line);
+  REQUIRE(lines.size() == 2);
+  for (const Primitive* l : lines) CHECK(l->shape.length() > 210);  // each crosses whole, not cut at the circle
+  CHECK(s.primitives->size() == 3);
+}
+
 TEST_CASE("a circle crossed by a line and met by two is one circle, and the lines end on it", "[fit][cycles]") {
   const Vec2 c{130, 130};
   // A line through it from outside to outside, off the centre, and two stems ending on it, which
