@@ -76,6 +76,11 @@ Ink find_ink(Config& cfg, const cv::Mat& gray) {
                            "weak ink is at least this many times the paper's noise darker than paper (grain stays paper)");
   io.peak_radius_ratio = cfg.set("skeleton.peak_radius_ratio", io.peak_radius_ratio, "default",
                                  "a stroke's own darkness is the darkest ink within this many stroke widths");
+  io.grain_holes = cfg.set("skeleton.grain_holes", io.grain_holes, "default",
+                           "ink whose regions leave more than this share of their inside out at half its darkness "
+                           "is grainy (pencil on paper) and is smoothed before it is read");
+  io.grain_sigma_ratio = cfg.set("skeleton.grain_sigma_ratio", io.grain_sigma_ratio, "default",
+                                 "grainy ink is smoothed with a Gaussian of this many stroke widths");
   io.threshold = cfg.user("skeleton.threshold");
   io.weak_threshold = cfg.user("skeleton.weak_threshold");
   Ink ink = separate_ink(gray, io);
@@ -88,6 +93,8 @@ Ink find_ink(Config& cfg, const cv::Mat& gray) {
           "strong ink where the paper-normalised gray is below this: midway between full ink and paper");
   cfg.set("skeleton.weak_threshold", ink.weak_threshold, "image",
           "weak ink where the paper-normalised gray is below this; it is ink only where connected to strong ink");
+  cfg.set("skeleton.ink_holes", ink.holes, "image", "share of the inside of the ink regions left out at half its darkness");
+  cfg.set("skeleton.grain_sigma_px", ink.grain_sigma_px, "image", "smoothing applied to grainy ink (0: none)");
   cfg.set("skeleton.peak_radius_px", ink.peak_radius_px, "image",
           "window radius in which a stroke's own darkness is found; edges sit at half of it");
   return ink;

@@ -248,13 +248,75 @@ double ridge_width(const cv::Mat& binary) {
   return 2 * *mid;
 }
 
+// Ink: the 8-connected regions darker than `weak` that reach `strong` somewhere (Canny's
+// hysteresis), as a 0/1 mask.
+cv::Mat hysteresis(const cv::Mat& dark, double weak, double strong) {
+  cv::Mat mask = dark > weak, labels;
+  const int n = cv::connectedComponents(mask, labels, 8, CV_32S);
+  std::vector<uchar> reaches(n, 0);
+  for (int y = 0; y < dark.rows; ++y) {
+    const uchar* d = dark.ptr<uchar>(y);
+    const int* l = labels.ptr<int>(y);
+    for (int x = 0; x < dark.cols; ++x)
+      if (d[x] >= strong) reaches[l[x]] = 1;
+  }
+  reaches[0] = 0;
+  for (int y = 0; y < dark.rows; ++y) {
+    uchar* m = mask.ptr<uchar>(y);
+    const int* l = labels.ptr<int>(y);
+    for (int x = 0; x < dark.cols; ++x) m[x] = reaches[l[x]];
+  }
+  return mask;
+}
+
+// Coverage and binary (see separate_ink, stage 4) of `dark` within the hysteresis regions.
+void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r, double full) {
+  cv::Mat peak;
+  cv::dilate(dark, peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
+  const int floor_dark = static_cast<int>(std::ceil(255.0 - ink.weak_threshold));
+  // The stroke's own darkness for every peak value; a pixel is ink where it is darker than
+  // half of it.
+  std::array<double, 256> own{};
+  for (int p = 0; p < 256; ++p) own[p] = std::clamp<double>(p, std::max(1, floor_dark), full);
+  ink.coverage.create(dark.size(), CV_8U);
+  ink.binary.create(dark.size(), CV_8U);
+  for (int y = 0; y < dark.rows; ++y) {
+    const uchar *d = dark.ptr<uchar>(y), *p = peak.ptr<uchar>(y), *k = regions.ptr<uchar>(y);
+    uchar *c = ink.coverage.ptr<uchar>(y), *b = ink.binary.ptr<uchar>(y);
+    for (int x = 0; x < dark.cols; ++x) {
+      // Off the hysteresis regions only the faint fringe of strokes is left: read against
+      // full ink, as a partial coverage below one half.
+      const double o = k[x] ? own[p[x]] : full;
+      c[x] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d[x] / o), k[x] ? 255 : 127);
+      b[x] = k[x] && 2.0 * d[x] > o;
+    }
+  }
+}
+
+// The share of the inside of the hysteresis regions (a pixel in from their edge) that is not
+// ink: about none for solid or anti-aliased ink, a lot where pencil grain leaves holes.
+double holes(const cv::Mat& regions, const cv::Mat& binary) {
+  cv::Mat inside;
+  cv::erode(regions, inside, cv::Mat());
+  double n = 0, open = 0;
+  for (int y = 0; y < inside.rows; ++y) {
+    const uchar *in = inside.ptr<uchar>(y), *b = binary.ptr<uchar>(y);
+    for (int x = 0; x < inside.cols; ++x) n += in[x], open += in[x] && !b[x];
+  }
+  return n > 0 ? open / n : 0;
+}
+
 }  // namespace
 
 Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   if (gray.empty() || gray.type() != CV_8UC1) throw Error(Code::internal, "separate_ink needs a CV_8UC1 image");
   Histogram h = sampled_histogram(gray);
   OtsuSplit split = otsu(h);
-  if (split.dark_count == 0 || split.bright_mean - split.dark_mean < kMinContrast) return uniform_ink(gray, h);
+  double lo, hi;
+  cv::minMaxLoc(gray, &lo, &hi);
+  // Uniform only when the whole image lies within a few gray levels: light falling off across
+  // a photo spans more than a thin drawing's ink does, so Otsu's classes may be paper and shadow.
+  if (split.dark_count == 0 || hi - lo < kMinContrast) return uniform_ink(gray, h);
 
   // Stage 1: the paper and the light falling on it, from the pixels that are surely paper,
   // divided out.
@@ -291,49 +353,26 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
 
   // Stage 3: hysteresis. Weak ink is ink where it is connected to strong ink, so a stroke
   // stays whole where the pencil was light, while isolated grain stays paper.
-  cv::Mat weak = dark > 255.0 - ink.weak_threshold, labels;
-  const int n = cv::connectedComponents(weak, labels, 8, CV_32S);
-  std::vector<uchar> strong(n, 0);
-  const double strong_dark = 255.0 - ink.threshold;
-  for (int y = 0; y < dark.rows; ++y) {
-    const uchar* d = dark.ptr<uchar>(y);
-    const int* l = labels.ptr<int>(y);
-    for (int x = 0; x < dark.cols; ++x)
-      if (d[x] >= strong_dark) strong[l[x]] = 1;
-  }
-  strong[0] = 0;
-  for (int y = 0; y < dark.rows; ++y) {
-    uchar* w = weak.ptr<uchar>(y);
-    const int* l = labels.ptr<int>(y);
-    for (int x = 0; x < dark.cols; ++x) w[x] = strong[l[x]];
-  }
-  labels.release();
+  const double strong_dark = 255.0 - ink.threshold, weak_dark = 255.0 - ink.weak_threshold;
+  cv::Mat regions = hysteresis(dark, weak_dark, strong_dark);
+  double width = ridge_width(regions);
 
   // Stage 4: coverage against the stroke's own darkness (the darkest ink within about a
   // stroke width), capped at full ink: a light pencil stroke is read at half its own
   // darkness, so its width reads right.
-  const int r = std::clamp(static_cast<int>(std::ceil(opt.peak_radius_ratio * ridge_width(weak))), 1, 64);
-  ink.peak_radius_px = r;
-  cv::Mat peak;
-  cv::dilate(dark, peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
-  const int floor_dark = static_cast<int>(std::ceil(255.0 - ink.weak_threshold));
-  // The stroke's own darkness for every peak value; a pixel is ink where it is darker than
-  // half of it.
-  std::array<double, 256> own{};
-  for (int p = 0; p < 256; ++p) own[p] = std::clamp<double>(p, std::max(1, floor_dark), full);
-  ink.coverage.create(gray.size(), CV_8U);
-  ink.binary.create(gray.size(), CV_8U);
-  for (int y = 0; y < gray.rows; ++y) {
-    const uchar *d = dark.ptr<uchar>(y), *p = peak.ptr<uchar>(y), *k = weak.ptr<uchar>(y);
-    uchar *c = ink.coverage.ptr<uchar>(y), *b = ink.binary.ptr<uchar>(y);
-    for (int x = 0; x < gray.cols; ++x) {
-      // Off the hysteresis regions only the faint fringe of strokes is left: read against
-      // full ink, as a partial coverage below one half.
-      const double o = k[x] ? own[p[x]] : full;
-      c[x] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d[x] / o), k[x] ? 255 : 127);
-      b[x] = k[x] && 2.0 * d[x] > o;
-    }
+  auto radius = [&] { return std::clamp(static_cast<int>(std::ceil(opt.peak_radius_ratio * width)), 1, 64); };
+  read_coverage(ink, dark, regions, radius(), full);
+  // Grainy pencil leaves holes and ragged edges at half its darkness: such ink is smoothed at
+  // a fraction of the stroke width and read again.
+  ink.holes = holes(regions, ink.binary);
+  if (ink.holes > opt.grain_holes) {
+    ink.grain_sigma_px = std::clamp(opt.grain_sigma_ratio * width, 0.7, 8.0);
+    cv::GaussianBlur(dark, dark, {}, ink.grain_sigma_px, ink.grain_sigma_px, cv::BORDER_REPLICATE);
+    regions = hysteresis(dark, weak_dark, strong_dark);
+    width = ridge_width(regions);
+    read_coverage(ink, dark, regions, radius(), full);
   }
+  ink.peak_radius_px = radius();
   return ink;
 }
 

@@ -23,6 +23,8 @@ struct InkOptions {
   double weak_ratio = 0.15;  // weak ink is at least this fraction of full ink's darkness...
   double noise_ratio = 5;    // ...and this many times the paper's noise
   double peak_radius_ratio = 0.75;  // a stroke's own darkness is the darkest ink within this times its width
+  double grain_holes = 0.05;        // ink with more holes than this (share of its inside) is grainy...
+  double grain_sigma_ratio = 0.2;   // ...and is smoothed with a Gaussian of this times the stroke width
 };
 
 struct Ink {
@@ -34,6 +36,8 @@ struct Ink {
   double weak_threshold = 128;  // paper-normalised gray below which a pixel connected to strong ink is ink
   double noise = 0;          // spread of the paper's normalised gray (one standard deviation)
   double peak_radius_px = 1;  // radius of the window in which a stroke's own darkness is found
+  double holes = 0;           // share of the inside of the ink regions left out of the binary
+  double grain_sigma_px = 0;  // smoothing applied to grainy ink (0: none)
   bool uniform = false;      // no paper/ink contrast: the image is all paper or all ink
 };
 
@@ -44,7 +48,8 @@ struct Ink {
 // ink is clear of the paper's noise. Stage 3, hysteresis (Canny's): weak ink is ink only
 // where it is 8-connected to strong ink. Stage 4, coverage: darkness over the stroke's own
 // darkness (the darkest ink nearby, capped at full ink), so a light pencil stretch keeps its
-// width. Levels come from every other pixel of every other row.
+// width; grainy ink (holes inside its regions) is smoothed at a fraction of the stroke width
+// and read again. Levels come from every other pixel of every other row.
 Ink separate_ink(const cv::Mat& gray, const InkOptions& opt = {});
 
 }  // namespace sv

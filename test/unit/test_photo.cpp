@@ -132,3 +132,22 @@ TEST_CASE("separate_ink divides out the light: strokes in and out of a shadow re
     for (int x = 0; x < ink.binary.cols; ++x) stray += ink.binary.at<uchar>(y, x) && std::abs(y - 60) > 5 && std::abs(y - 140) > 5;
   CHECK(stray == 0);
 }
+
+TEST_CASE("grainy pencil stays one stroke of its width", "[photo]") {
+  // Graphite leaves paper showing through a wide stroke: its darkness varies by half from
+  // pixel to pixel.
+  const Vec2 a{40, 100}, b{360, 220};
+  cv::Mat drawing = Drawing(400, 300).line(a, b, 10).image();
+  cv::Mat grain(drawing.size(), CV_32F);
+  cv::RNG rng(7);
+  rng.fill(grain, cv::RNG::NORMAL, 1, 0.5);
+  Scene s = skeleton_of(photograph(drawing, Light{}, 0.65, [&](int x, int y) { return std::clamp(grain.at<float>(y, x), 0.1f, 2.0f); }));
+  REQUIRE(s.graph->edges.size() == 1);
+  CHECK(free_ends(*s.graph) == 2);
+  CHECK(s.source->stroke_width_px == Approx(10).epsilon(0.25));
+  INFO("holes " << s.config["skeleton.ink_holes"]["value"]);
+  CHECK(s.config["skeleton.grain_sigma_px"]["value"].get<double>() > 0);
+  double worst = 0;
+  for (Vec2 p : s.graph->edges[0].points) worst = std::max(worst, point_segment_distance(p, a, b));
+  CHECK(worst < 2.0);
+}
