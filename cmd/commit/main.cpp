@@ -131,6 +131,8 @@ int main(int argc, char** argv) {
     std::string text = as_json ? result.dump() + "\n" : result.value("llm_text", "");
     if (!text.empty() && text.back() != '\n') text += '\n';
     std::fputs(text.c_str(), stdout);
+    for (const auto& w : result.value("warnings", json::array()))
+      std::fprintf(stderr, "sv-commit: warning: %s\n", w.get<std::string>().c_str());
     return 0;
   });
 }

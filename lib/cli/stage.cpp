@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/scene_check.hpp"
 #include "store/store.hpp"
 
 namespace sv {
@@ -194,6 +195,7 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
         std::string parent = read_stage_input(stage, path, in);
         json result;
         Scene out = transform(stage, in, parent, args, note, result);
+        require_writable_scene(out, to_json(out, false));  // what put_scene checks, for files too
         assign_revision_id(out);
         write_output(batch_output(dir, path), dump_scene(out));
         print_warnings(stage, path + ": ", out);
@@ -280,6 +282,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
       std::string why = stage.name + (note.empty() ? "" : ": " + note);
       store->advance_head(expected_head, id, why);
     } else {
+      require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
       assign_revision_id(out);
     }
 

@@ -86,7 +86,19 @@ bool Schema::check(const nlohmann::json& s, const nlohmann::json& v, const std::
       return fail(fmt::format("needs at least {} items", m->get<size_t>()));
     if (auto m = s.find("maxItems"); m != s.end() && v.size() > m->get<size_t>())
       return fail(fmt::format("allows at most {} items", m->get<size_t>()));
-    if (auto it = s.find("items"); it != s.end()) {
+    if (auto it = s.find("items"); it != s.end() && it->is_array()) {
+      // A tuple ([primitive_id, role]): one schema per position, then additionalItems.
+      const auto more = s.find("additionalItems");
+      for (size_t i = 0; i < v.size(); ++i) {
+        const std::string sub = fmt::format("{}/{}", path, i);
+        if (i < it->size()) {
+          if (!check((*it)[i], v[i], sub, err, depth + 1)) return false;
+        } else if (more != s.end()) {
+          if (more->is_boolean() && !more->get<bool>()) return fail(fmt::format("allows at most {} items", it->size()));
+          if (more->is_object() && !check(*more, v[i], sub, err, depth + 1)) return false;
+        }
+      }
+    } else if (it != s.end()) {
       for (size_t i = 0; i < v.size(); ++i)
         if (!check(*it, v[i], fmt::format("{}/{}", path, i), err, depth + 1)) return false;
     }

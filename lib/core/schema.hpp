@@ -1,6 +1,7 @@
 // A JSON Schema (draft-07 subset) validator: type, const, enum, properties, required,
-// additionalProperties, items, minItems, maxItems, minimum, maximum, pattern, $ref to local
-// definitions, oneOf/anyOf. Enough for the scene and the tool requests, with error paths.
+// additionalProperties, items (one schema, or one per position with additionalItems), minItems,
+// maxItems, minimum, maximum, pattern, $ref to local definitions, oneOf/anyOf. Enough for the
+// scene and the tool requests, with error paths.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

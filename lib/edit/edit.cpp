@@ -6,31 +6,15 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/scene_check.hpp"
 #include "robot/simulate.hpp"
 
 namespace sv {
 
 namespace {
 
-int id_number(const std::string& id) {
-  if (id.size() < 3 || id[1] != '_') return 0;
-  return std::atoi(id.c_str() + 2);
-}
-
-// The highest id number of `kind` ("primitive" or "region") the scene or its marks know.
-int high_mark(const Scene& s, const char* kind) {
-  int high = 0;
-  if (s.extra.contains("id_marks") && s.extra["id_marks"].contains(kind))
-    high = s.extra["id_marks"][kind].get<int>();
-  if (std::string(kind) == "primitive" && s.primitives)
-    for (const auto& p : *s.primitives) high = std::max(high, id_number(p.id));
-  if (std::string(kind) == "region")
-    for (const auto& r : s.regions) high = std::max(high, id_number(r.value("id", "")));
-  return high;
-}
-
 std::string fresh_id(Scene& s, const char* kind, char prefix) {
-  int next = high_mark(s, kind) + 1;
+  int next = id_high_mark(s, kind) + 1;
   s.extra["id_marks"][kind] = next;
   return fmt::format("{}_{:04d}", prefix, next);
 }
@@ -39,6 +23,13 @@ std::string fresh_id(Scene& s, const char* kind, char prefix) {
 
 std::string fresh_primitive_id(Scene& s) { return fresh_id(s, "primitive", 'p'); }
 std::string fresh_region_id(Scene& s) { return fresh_id(s, "region", 'r'); }
+
+void carry_id_marks(const Scene& before, Scene& after) {
+  for (const char* kind : {"primitive", "region"}) {
+    int mark = std::max(id_high_mark(before, kind), id_high_mark(after, kind));
+    if (mark > 0) after.extra["id_marks"][kind] = mark;
+  }
+}
 
 RouteOptions route_options_of(const Scene& s) {
   RouteOptions o;
@@ -88,10 +79,7 @@ void check_on_page(const Shape& s, const Scene& scene, const std::string& what) 
 
 void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
             std::vector<std::string>& warnings) {
-  for (const char* kind : {"primitive", "region"}) {
-    int mark = std::max(high_mark(before, kind), high_mark(after, kind));
-    if (mark > 0) after.extra["id_marks"][kind] = mark;
-  }
+  carry_id_marks(before, after);
   if (after.primitives)
     for (const auto& p : *after.primitives) {
       check_shape(p.shape, p.id);

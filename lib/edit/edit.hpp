@@ -18,6 +18,10 @@ namespace sv {
 // an earlier revision is never handed out again.
 std::string fresh_primitive_id(Scene& s);
 std::string fresh_region_id(Scene& s);
+// Raises `after`'s high-water marks to `before`'s. An edit calls it on its copy before it removes
+// anything, so that an id it takes out is not handed to a new primitive of the same edit (RerunStage
+// once gave a refitted line the id of an unchanged primitive it kept: two primitives, one id).
+void carry_id_marks(const Scene& before, Scene& after);
 
 // The route options that reproduce the scene's own routing: its robot scale, pen time and
 // start pose, and the user's route.* settings from its config.

@@ -19,6 +19,18 @@ std::string format_time_utc(long long t) {
   return buf;
 }
 
+std::string recorded_parent(const Store& store, const std::string& id) {
+  try {
+    const json doc = json::parse(store.read_object(id));
+    const json* parent = doc.contains("revision") && doc["revision"].is_object() && doc["revision"].contains("parent")
+                             ? &doc["revision"]["parent"]
+                             : nullptr;
+    if (parent && parent->is_string() && is_object_id(parent->get<std::string>())) return parent->get<std::string>();
+  } catch (const std::exception&) {  // not even JSON, or not what its name says: no parent to trust
+  }
+  return "";
+}
+
 std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit) {
   std::map<std::string, long long> first_seen;
   for (const auto& e : store.log())
@@ -26,8 +38,15 @@ std::vector<RevisionRecord> revision_chain(const Store& store, const std::string
   std::vector<RevisionRecord> out;
   std::string cur = id;
   while (!cur.empty() && out.size() < limit) {
-    Scene s = store.read_scene(cur);
-    RevisionRecord r{cur, s.revision.parent, s.revision.tool, s.revision.note, s.revision.args, 0};
+    Scene s;
+    std::string problem;
+    try {
+      s = store.read_scene(cur);
+    } catch (const Error& e) {
+      problem = fmt::format("{}: {}", code_name(e.code()), e.what());
+      s.revision.parent = recorded_parent(store, cur);
+    }
+    RevisionRecord r{cur, s.revision.parent, s.revision.tool, s.revision.note, s.revision.args, 0, problem};
     if (auto it = first_seen.find(cur); it != first_seen.end()) r.time = it->second;
     out.push_back(r);
     // A parent may live outside the store (a filter-mode input that was never recorded).
@@ -38,17 +57,21 @@ std::vector<RevisionRecord> revision_chain(const Store& store, const std::string
 
 json history_log(const Store& store, const std::string& rev, size_t limit) {
   std::string id = store.resolve(rev);
-  json revs = json::array();
+  json revs = json::array(), warnings = json::array();
   std::string text;
   for (const auto& r : revision_chain(store, id, limit)) {
     revs.push_back({{"revision_id", r.id}, {"parent_revision_id", r.parent.empty() ? json(nullptr) : json(r.parent)},
                     {"created_by_tool", r.tool}, {"args", r.args}, {"note", r.note},
                     {"timestamp", format_time_utc(r.time)}});
-    text += fmt::format("{} {} {}{}\n", r.id.substr(0, 12), format_time_utc(r.time), r.tool,
-                        r.note.empty() ? "" : "  " + r.note);
+    if (!r.problem.empty()) {
+      revs.back()["problem"] = r.problem;
+      warnings.push_back(fmt::format("revision {} cannot be read (sv-commit fsck): {}", r.id.substr(0, 12), r.problem));
+    }
+    text += fmt::format("{} {} {}{}\n", r.id.substr(0, 12), format_time_utc(r.time),
+                        r.problem.empty() ? r.tool : "UNREADABLE (" + r.problem + ")", r.note.empty() ? "" : "  " + r.note);
   }
   return {{"ok", true}, {"tool", "log"}, {"revisions", revs}, {"current_revision_id", store.head_id()},
-          {"llm_text", text}};
+          {"warnings", warnings}, {"llm_text", text}};
 }
 
 json history_status(const Store& store) {

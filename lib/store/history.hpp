@@ -9,9 +9,17 @@ struct RevisionRecord {
   std::string id, parent, tool, note;
   json args;
   long long time = 0;  // when a ref first moved to it (0 if never)
+  std::string problem;  // why the revision cannot be read ("" when it can)
 };
 
-// The chain from `id` back through parents, newest first, at most `limit` records.
+// The parent a revision's object names, read leniently (as plain JSON) for a revision whose
+// scene cannot be parsed, e.g. one that fails the scene schema; "" when the object does not
+// match its name or names none.
+std::string recorded_parent(const Store& store, const std::string& id);
+
+// The chain from `id` back through parents, newest first, at most `limit` records. A revision
+// that cannot be read is a record with `problem` set instead of failing the whole history; the
+// chain goes on through recorded_parent when its object still names one.
 std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit);
 
 // Tool results ({"ok", "tool", "llm_text", ...}) of the history commands.

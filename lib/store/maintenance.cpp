@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/scene_check.hpp"
 
 namespace sv {
 
@@ -88,6 +89,10 @@ FsckReport fsck(const Store& store) {
         try {
           Scene s = parse_scene(bytes);
           s.revision.id = id;
+          // Parsing checks the schema, not what ties the sections together: two primitives with
+          // one id once passed as clean.
+          if (std::string why = check_scene_invariants(s); !why.empty())
+            r.problems.push_back({"object", id, "scene invariant broken: " + why});
           scenes.emplace(id, std::move(s));
           ++r.scenes;
         } catch (const Error& e) {

@@ -1,8 +1,9 @@
 // Checking and collecting the store, as git's fsck and gc do for its object database.
 //
-// fsck: every object's content hashes to its name; every scene parses and validates; every ref,
-// the final mark and HEAD name an existing, valid revision; every revision the log names still
-// exists. Temporary files of interrupted writes are counted, never taken for objects.
+// fsck: every object's content hashes to its name; every scene parses, validates and holds
+// together (check_scene_invariants: unique ids, tour steps and relations naming existing
+// primitives, graph edges naming existing vertices); every ref, the final mark and HEAD name an
+// existing, valid revision; every revision the log names still exists. Temporary files of interrupted writes are counted, never taken for objects.
 //
 // gc: an object is reachable when a ref (refs/heads/*, refs/tags/final), HEAD or any entry of the
 // log names it, or it is the parent of a reachable revision or the source blob of one. The log

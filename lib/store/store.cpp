@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/scene_check.hpp"
 
 namespace sv {
 
@@ -26,6 +27,29 @@ constexpr const char* kHeadRefPrefix = "ref: ";
 constexpr const char* kTempPrefix = ".tmp-";
 constexpr const char* kBranchPrefix = "refs/heads/";
 constexpr const char* kFinalRef = "refs/tags/final";
+constexpr const char* kIdMarksFile = "id_marks";
+constexpr const char* kIdKinds[] = {"primitive", "region"};
+
+// The id marks a scene document carries: the highest number of each kind among its ids and its
+// own "id_marks". Read from the JSON, not the parsed scene, so a stored scene that no longer
+// parses still counts.
+json marks_of_doc(const json& doc) {
+  json out = json::object();
+  auto raise = [&](const char* kind, int n) {
+    if (n > out.value(kind, 0)) out[kind] = n;
+  };
+  auto ids_in = [&](const char* section, const char* kind) {
+    if (auto it = doc.find(section); it != doc.end() && it->is_array())
+      for (const auto& e : *it)
+        if (e.is_object() && e.contains("id") && e["id"].is_string()) raise(kind, id_number(e["id"]));
+  };
+  ids_in("primitives", "primitive");
+  ids_in("regions", "region");
+  if (auto m = doc.find("id_marks"); m != doc.end() && m->is_object())
+    for (const char* kind : kIdKinds)
+      if (auto k = m->find(kind); k != m->end() && k->is_number_integer()) raise(kind, k->get<int>());
+  return out;
+}
 
 bool is_hex_id(const std::string& s, size_t min_len, size_t max_len) {
   if (s.size() < min_len || s.size() > max_len) return false;
@@ -193,10 +217,56 @@ std::string Store::put_object(std::string_view bytes) {
 std::string Store::put_blob(std::string_view bytes) { return put_object(bytes); }
 
 std::string Store::put_scene(Scene& scene) {
-  assign_revision_id(scene);
-  std::string id = put_object(canonical_bytes(scene));
-  if (id != scene.revision.id) throw Error(Code::internal, "scene hash mismatch");
-  return id;
+  // The canonical serialization (canonical_bytes), checked before it can become an object.
+  const json doc = to_json(scene, false);
+  require_writable_scene(scene, doc);
+  // The marks first: a writer killed in between only leaves ids unused, never used unrecorded.
+  raise_id_marks(doc);
+  scene.revision.id = put_object(doc.dump());
+  return scene.revision.id;
+}
+
+json Store::read_id_marks() const {
+  if (fs::path p = root_ / kIdMarksFile; fs::is_regular_file(p)) {
+    try {
+      json j = json::parse(read_file(p));
+      if (j.is_object()) return j;
+    } catch (const std::exception&) {  // damaged: derived again below
+    }
+  }
+  // A store from before the file existed: every stored scene's marks (once; put_scene writes it).
+  json marks = json::object();
+  for (const auto& id : object_ids()) {
+    try {
+      std::string bytes = read_object(id);
+      if (bytes.empty() || bytes[0] != '{') continue;  // a blob
+      const json theirs = marks_of_doc(json::parse(bytes));
+      for (const auto& [kind, n] : theirs.items())
+        if (n.get<int>() > marks.value(kind, 0)) marks[kind] = n;
+    } catch (const std::exception&) {  // unreadable objects are fsck's business
+    }
+  }
+  return marks;
+}
+
+void Store::raise_id_marks(const json& doc) {
+  const json mine = marks_of_doc(doc);
+  if (mine.empty()) return;
+  StoreLock lock(root_);  // read, raise, write: concurrent writers never lower the marks
+  json marks = read_id_marks();
+  bool raised = !fs::is_regular_file(root_ / kIdMarksFile);
+  for (const auto& [kind, n] : mine.items())
+    if (n.get<int>() > marks.value(kind, 0)) {
+      marks[kind] = n;
+      raised = true;
+    }
+  if (raised) write_file_atomic(root_ / kIdMarksFile, marks.dump() + "\n");
+}
+
+int Store::id_mark(const std::string& kind) const {
+  const json marks = read_id_marks();
+  auto it = marks.find(kind);
+  return it != marks.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
 bool Store::has_object(const std::string& id) const {

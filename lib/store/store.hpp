@@ -39,7 +39,10 @@ class Store {
   const fs::path& root() const { return root_; }
 
   std::string put_blob(std::string_view bytes);
-  // Assigns scene.revision.id and stores the scene; returns the id.
+  // Assigns scene.revision.id and stores the scene; returns the id. A scene that fails the scene
+  // schema or its invariants (check_scene_invariants) is refused with invalid_scene and nothing
+  // is written: every stored revision can be read back. The store's id marks are raised to the
+  // scene's first.
   std::string put_scene(Scene& scene);
   bool has_object(const std::string& id) const;
   std::string read_object(const std::string& id) const;  // verified; corrupt_object if not
@@ -82,6 +85,12 @@ class Store {
   std::vector<std::pair<std::string, std::string>> refs() const;
   std::string head_text() const;  // HEAD's raw content ("ref: refs/heads/NAME" or an id)
 
+  // The highest id number of `kind` ("primitive" or "region") any scene ever stored here has
+  // used, on any branch (.svrev/id_marks, raised by put_scene under the lock; derived from the
+  // stored scenes when the file is missing). A scene's own marks go back with a revert; these do
+  // not, so an edit seeded with them never hands out an id the history has used.
+  int id_mark(const std::string& kind) const;
+
   // .svrev/cache/NAME: derived data keyed by content (e.g. metrics of a revision). Best effort.
   std::optional<std::string> read_cache(const std::string& name) const;
   void write_cache(const std::string& name, std::string_view bytes);
@@ -89,6 +98,8 @@ class Store {
  private:
   fs::path object_path(const std::string& id) const;
   std::string put_object(std::string_view bytes);
+  json read_id_marks() const;
+  void raise_id_marks(const json& doc);
   std::string read_ref(const std::string& ref) const;  // "" if absent
   void write_ref_locked(const std::string& ref, const std::string& value);
   void append_log_locked(const LogEntry& e);

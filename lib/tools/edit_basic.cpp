@@ -210,7 +210,8 @@ void add_edit_tools(std::vector<Tool>& out) {
                  S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit});
   out.push_back({"LabelSemanticRoles", "semantic", "sv-edit", "",
                  "Label primitives with semantic roles so later filters and edits can target them.",
-                 S::object({{"assignments", S::array(S::array({{"type", "string"}}, "[primitive_id, role]"), "")},
+                 S::object({{"assignments",
+                             S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"), "")},
                             {"rationale", S::nullable(S::string("for the audit trail"))}},
                            {"assignments"}),
                  S::object({{"updated_count", S::integer("")}}), label_semantic_roles, ToolKind::edit});

@@ -56,6 +56,7 @@ Scene editable(const Scene& s) {
   if (!s.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
   Scene out = s;
   out.warnings.clear();
+  carry_id_marks(s, out);  // ids the edit removes stay used
   return out;
 }
 

@@ -25,7 +25,7 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
   out.scene = ctx.scene;
   for (const auto& step : steps) {
     ToolContext c{out.scene, ctx.store, ctx.revision_id};
-    ToolResult r = step.tool->run(c, step.request);
+    ToolResult r = step.tool->run(c, normalize_request(*step.tool, step.request));  // as run_tool does
     if (r.scene) {
       settle(out.scene, *r.scene, r.touched, r.reroute, r.warnings);
       out.scene = std::move(*r.scene);

@@ -168,6 +168,9 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   const std::string stage = req["stage"];
   Scene out = ctx.scene;
   out.warnings.clear();
+  // The old primitives are taken out before the refit is adopted: without the marks pinned
+  // here, a fresh id counted from the survivors could be one adopt keeps for an unchanged shape.
+  carry_id_marks(ctx.scene, out);
   const Scope scope = req["region"].is_object() ? Scope{{resolve_region(ctx.scene, req["region"])}} : Scope{};
   const json& given = req["config_overrides"];
   ToolResult r;
@@ -337,10 +340,12 @@ void add_stage_edit_tools(std::vector<Tool>& out) {
   out.push_back({"ReorderTour", "mutation", "sv-edit", "",
                  "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
                  "re-optimized around them.",
-                 S::object({{"full_order", S::nullable(S::array(S::array({{"type", "string"}}, "[primitive_id, \"forward\"|\"reverse\"]"),
-                                                                "every primitive once, in drawing order"))},
+                 S::object({{"full_order",
+                             S::nullable(S::array(S::tuple({S::id("primitive id"), dir}, "[primitive_id, \"forward\"|\"reverse\"]"),
+                                                  "every primitive once, in drawing order"))},
                             {"pinned_positions",
-                             S::nullable(S::array(S::array(json::object(), "[index, primitive_id, \"forward\"|\"reverse\"]"),
+                             S::nullable(S::array(S::tuple({S::integer("0-based position"), S::id("primitive id"), dir},
+                                                           "[index, primitive_id, \"forward\"|\"reverse\"]"),
                                                   "0-based positions to hold"))},
                             {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)}}),
                  S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")}}), reorder_tour,

@@ -201,6 +201,10 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   if (ctx.store && !rid.empty() && ctx.store->has_object(rid)) {
     for (const auto& rec : revision_chain(*ctx.store, rid, 64)) {
       if (rec.id == rid) continue;
+      if (!rec.problem.empty()) {  // an unreadable ancestor ends the chain; the rest still counts
+        r.warnings.push_back(fmt::format("ancestor {} cannot be read (sv-commit fsck)", rec.id.substr(0, 12)));
+        continue;
+      }
       Scene anc = ctx.store->read_scene(rec.id);
       if (!anc.commands || anc.commands->empty()) continue;
       add(rec.tool + "@" + rec.id.substr(0, 8), "ancestor revision " + rec.id, anc);

@@ -72,6 +72,7 @@ struct Node {
   json metrics;
   std::vector<std::string> labels;  // branches, "final", "HEAD"
   std::vector<std::string> children;
+  std::string problem;  // why it cannot be read ("" when it can)
 };
 
 ToolResult list_revisions(const ToolContext& ctx, const json& req) {
@@ -104,11 +105,21 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
       r.warnings.push_back(fmt::format("a ref names {}, which is not in the store (sv-commit fsck)", short_id(id)));
       continue;
     }
-    Scene s = st.read_scene(id);
-    Node n{id, s.revision.parent, s.revision.tool, s.revision.note, "", 0, nullptr, labels[id], {}};
+    // One unreadable revision must not hide the rest of the history: it is listed with its
+    // problem, and the walk goes on through the parent its object still names, if any.
+    Scene s;
+    std::string problem;
+    try {
+      s = st.read_scene(id);
+    } catch (const Error& e) {
+      problem = fmt::format("{}: {}", code_name(e.code()), e.what());
+      s.revision.parent = recorded_parent(st, id);
+      r.warnings.push_back(fmt::format("revision {} cannot be read (sv-commit fsck): {}", short_id(id), problem));
+    }
+    Node n{id, s.revision.parent, s.revision.tool, s.revision.note, "", 0, nullptr, labels[id], {}, problem};
     if (auto it = first_seen.find(id); it != first_seen.end()) n.time = it->second;
     n.timestamp = format_time_utc(n.time);
-    if (with_metrics) n.metrics = revision_metrics(st, id, s);
+    if (with_metrics && problem.empty()) n.metrics = revision_metrics(st, id, s);
     if (st.has_object(n.parent)) todo.push_back(n.parent);
     nodes.emplace(id, std::move(n));
   }
@@ -147,13 +158,15 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
                 {"metrics", n.metrics},
                 {"labels", n.labels},
                 {"children", n.children}};
+    if (!n.problem.empty()) rec["problem"] = n.problem;
     records.push_back(rec);
     std::string from = !n.parent.empty() && n.parent != previous && nodes.count(n.parent)
                            ? fmt::format(" (from {})", n.parent.substr(0, 8))
                            : "";
     std::string label_text;
     for (const auto& l : n.labels) label_text += (label_text.empty() ? "" : ", ") + l;
-    const std::string row = fmt::format("{} {}{}{}{}{}", short_id(id), n.tool.empty() ? "?" : n.tool, from,
+    const std::string row = fmt::format("{} {}{}{}{}{}", short_id(id),
+                                        !n.problem.empty() ? "UNREADABLE" : n.tool.empty() ? "?" : n.tool, from,
                                         n.note.empty() ? "" : " \"" + n.note + "\"",
                                         with_metrics ? "  " + metrics_line(n.metrics) : "",
                                         label_text.empty() ? "" : "  [" + label_text + "]");
@@ -310,7 +323,10 @@ void add_history_tools(std::vector<Tool>& out) {
                                  {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
                                  {"metrics", kMetricsSchema},
                                  {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
-                                 {"children", S::array(S::string(""), "revisions made from it")}},
+                                 {"children", S::array(S::string(""), "revisions made from it")},
+                                 {"problem", S::string("present when the revision cannot be read (e.g. corrupt_object): "
+                                                       "why (sv-commit fsck); its parent is the one its object "
+                                                       "still names, if any")}},
                                 {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
   out.push_back({"ListRevisions", "history", "sv-commit", "",
                  "Every revision reachable from a branch, the final mark or HEAD, as a tree (parent links) with "

@@ -199,7 +199,9 @@ json normalize_request(const Tool& t, json request) {
 json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result) {
   if (t.kind == ToolKind::store && !ctx.store)
     throw Error(Code::not_found, fmt::format("{} works on a revision store and none is in use (sv-commit init)", t.name));
-  result = t.run(ctx, request);
+  // Validated here too, whoever the caller: a handler never sees a request outside its schema
+  // (normalizing again is a no-op for a request that was normalized already).
+  result = t.run(ctx, normalize_request(t, request));
   json env = {{"ok", true}, {"tool", t.name}, {"llm_text", result.llm_text},
               {"human_text", result.human_text.empty() ? result.llm_text : result.human_text},
               {"images", json::object()}, {"warnings", result.warnings}};

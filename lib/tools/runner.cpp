@@ -14,6 +14,7 @@
 #include "cli/stage.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/scene_check.hpp"
 #include "store/store.hpp"
 #include "core/schema.hpp"
 #include "tools/edit_session.hpp"
@@ -324,6 +325,12 @@ int run_edit(const Invocation& inv, std::optional<Store>& store, const json& lis
   }
   Scene scene;
   std::string rid = read_scene_input(inv, store, scene);
+  if (store) {
+    // An id is never reused within a history: the scene's own marks go back with a revert, the
+    // store's do not, so fresh ids start after the highest any revision has used.
+    for (const char* kind : {"primitive", "region"})
+      if (int mark = store->id_mark(kind); mark > id_high_mark(scene, kind)) scene.extra["id_marks"][kind] = mark;
+  }
   const bool store_mode = !inv.rev.empty();
   const std::string head_seen = store && !store_mode ? store->head_id() : rid;
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
@@ -366,6 +373,7 @@ int run_edit(const Invocation& inv, std::optional<Store>& store, const json& lis
       std::string id = store->put_scene(out);
       store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
     } else {
+      require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
       assign_revision_id(out);
     }
     env["revision_id"] = out.revision.id;

@@ -1,5 +1,7 @@
 #include "tools/schema_parts.hpp"
 
+#include "core/schema.hpp"
+
 namespace sv::schema {
 
 json number(const std::string& doc) { return {{"type", "number"}, {"description", doc}}; }
@@ -18,6 +20,11 @@ json enumeration(std::initializer_list<const char*> values, const std::string& d
 }
 json array(json items, const std::string& doc) {
   return {{"type", "array"}, {"items", std::move(items)}, {"description", doc}};
+}
+json tuple(std::vector<json> items, const std::string& doc) {
+  const size_t n = items.size();
+  return {{"type", "array"}, {"items", std::move(items)}, {"minItems", n}, {"maxItems", n},
+          {"additionalItems", false}, {"description", doc}};
 }
 json point(const std::string& doc) {
   return {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 2}, {"maxItems", 2}, {"description", doc}};
@@ -51,9 +58,10 @@ json nullable(json s) {
 
 json primitive_type() { return enumeration({"line", "arc", "circle"}, "primitive type"); }
 json semantic_role() {
-  return enumeration({"silhouette", "interior_feature", "connector", "texture", "decoration", "frame",
-                      "annotation", "unknown"},
-                     "what the primitive means in the drawing");
+  // The scene schema's own list: a role a request may name is one a revision may hold (a role
+  // outside it once became a revision no read could parse).
+  const json& roles = scene_schema().root()["definitions"]["primitive"]["properties"]["semantic_role"]["enum"];
+  return {{"type", "string"}, {"enum", roles}, {"description", "what the primitive means in the drawing"}};
 }
 json issue_kind() {
   return enumeration({"over_smoothed", "under_smoothed", "topology_gap", "topology_overlap", "missing_stroke",

@@ -3,6 +3,7 @@
 #pragma once
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "core/scene.hpp"
 
@@ -15,6 +16,8 @@ json boolean(const std::string& doc);
 json string(const std::string& doc);
 json enumeration(std::initializer_list<const char*> values, const std::string& doc);
 json array(json items, const std::string& doc);
+// A fixed-length array with one schema per position, e.g. [primitive_id, role].
+json tuple(std::vector<json> items, const std::string& doc);
 json point(const std::string& doc = "[x, y] in image pixels");
 json id(const std::string& doc);
 // An object with these properties; `required` lists the keys that must be present.

@@ -81,9 +81,10 @@ std::string man_table(const std::string& executable);
 // Error(invalid_selection) naming the field.
 json normalize_request(const Tool& t, json request);
 
-// Runs the tool and returns the envelope fields {ok, tool, llm_text, human_text, warnings,
-// ...typed}; images stay in `result.images` for the caller to write. Checks the typed fields
-// against the tool's own result schema (a mismatch is an internal error).
+// Validates the request (normalize_request), runs the tool and returns the envelope fields {ok,
+// tool, llm_text, human_text, warnings, ...typed}; images stay in `result.images` for the caller
+// to write. Checks the typed fields against the tool's own result schema (a mismatch is an
+// internal error).
 json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result);
 
 // The command-line shell shared by sv-diagnose and sv-simulate: argv[1] is a subcommand of

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <random>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "core/schema.hpp"
@@ -426,4 +427,136 @@ TEST_CASE("branch names cannot leave the store", "[history]") {
   // A name with a folder is fine, and is listed.
   REQUIRE(in_dir(dir, "sv-commit", "branch-revision --name ideas/first").status == 0);
   CHECK(envelope(in_dir(dir, "sv-commit", "--json status"))["branch"] == "ideas/first");
+}
+
+namespace {
+
+// Stores `doc` as it is (a blob is stored byte for byte): a revision that names its content
+// correctly but that sv would never write. Returns its id.
+std::string plant_revision(const fs::path& dir, const json& doc) {
+  return sv::Store(dir / ".svrev").put_blob(doc.dump());
+}
+
+json head_doc(const fs::path& dir) { return json::parse(in_dir(dir, "sv-commit", "show HEAD").out); }
+
+}  // namespace
+
+TEST_CASE("a role outside the scene schema is refused and nothing is written", "[history]") {
+  fs::path dir = fresh_store("history-role");
+  sv::Store st(dir / ".svrev");
+  const std::string head = head_of(dir);
+  const auto objects = st.object_ids();
+  Run bad = in_dir(dir, "sv-edit", R"(label-semantic-roles --rev HEAD --request '{"assignments":[["p_0013","expressive"]]}')");
+  CHECK(bad.status == 2);
+  CHECK(envelope(bad)["error"]["code"] == "invalid_selection");
+  CHECK(envelope(bad)["error"]["message"].get<std::string>().find("/assignments/0/1") != std::string::npos);
+  CHECK(head_of(dir) == head);
+  CHECK(st.object_ids() == objects);
+  Run good = in_dir(dir, "sv-edit", R"(label-semantic-roles --rev HEAD --request '{"assignments":[["p_0013","frame"]]}')");
+  CHECK(good.status == 0);
+  CHECK(in_dir(dir, "sv-commit", "list-revisions").status == 0);
+  CHECK(in_dir(dir, "sv-commit", "fsck").status == 0);
+}
+
+TEST_CASE("an unreadable revision is reported, and the rest of the history still lists", "[history]") {
+  fs::path dir = fresh_store("history-unreadable");
+  auto ids = pipeline_ids(dir);
+  const std::string head = head_of(dir);
+  // What the unknown role once made: main moved to a revision no read can parse.
+  json doc = head_doc(dir);
+  doc["primitives"][0]["semantic_role"] = "expressive";
+  doc["revision"] = {{"parent", head}, {"tool", "LabelSemanticRoles"}, {"args", json::array()}, {"note", ""}};
+  const std::string bad = plant_revision(dir, doc);
+  sv::Store(dir / ".svrev").advance_head(head, bad, "planted");
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    Run list = in_dir(dir, "sv-commit", "list-revisions");
+    REQUIRE(list.status == 0);
+    json env = envelope(list);
+    check_schema("list-revisions", env);
+    CHECK(env["revisions"].size() == 5);  // the four readable ones too
+    const json* rec = record_of(env["revisions"], bad);
+    REQUIRE(rec);
+    CHECK((*rec)["problem"].get<std::string>().find("corrupt_object") != std::string::npos);
+    CHECK((*rec)["labels"].size() >= 1);
+    for (const auto& id : ids) {
+      REQUIRE(record_of(env["revisions"], id));
+      CHECK(!record_of(env["revisions"], id)->contains("problem"));
+    }
+    CHECK(!env["warnings"].empty());
+    CHECK(list.err.find(bad.substr(0, 12)) != std::string::npos);
+    CHECK((*rec)["parent_revision_id"] == head);  // still named by its object: the tree stays whole
+    // The log from main reports it and goes on to its parent.
+    Run log = in_dir(dir, "sv-commit", "--json log main");
+    REQUIRE(log.status == 0);
+    CHECK(envelope(log)["revisions"][0]["problem"].is_string());
+    CHECK(envelope(log)["revisions"].size() == 5);
+    CHECK(envelope(log)["warnings"].size() == 1);
+    CHECK(log.err.find("warning") != std::string::npos);
+    REQUIRE(in_dir(dir, "sv-commit", "checkout " + ids[2]).status == 0);  // and again, detached
+  }
+  CHECK(in_dir(dir, "sv-commit", "checkout " + bad).status == 3);  // only a readable revision
+  CHECK(in_dir(dir, "sv-commit", "fsck").status == 3);
+}
+
+TEST_CASE("fsck checks every stored revision's invariants, not only its hash", "[history]") {
+  fs::path dir = fresh_store("history-invariants");
+  REQUIRE(in_dir(dir, "sv-commit", "fsck").status == 0);
+  json doc = head_doc(dir);
+  const std::string missing = "p_0999";
+  doc["tour"][0]["primitive"] = missing;
+  const std::string planted = plant_revision(dir, doc);
+  REQUIRE(in_dir(dir, "sv-commit", "branch planted " + planted).status == 0);
+  Run f = in_dir(dir, "sv-commit", "fsck");
+  CHECK(f.status == 3);
+  CHECK(f.out.find(planted) != std::string::npos);
+  CHECK(f.out.find("tour step 0 names primitive " + missing) != std::string::npos);
+  // Two primitives with one id (what RerunStage once wrote) are found too.
+  json twins = head_doc(dir);
+  twins["primitives"][1]["id"] = twins["primitives"][0]["id"];
+  const std::string dup = plant_revision(dir, twins);
+  REQUIRE(in_dir(dir, "sv-commit", "branch twins " + dup).status == 0);
+  f = in_dir(dir, "sv-commit", "fsck");
+  CHECK(f.status == 3);
+  CHECK(f.out.find(dup) != std::string::npos);
+}
+
+TEST_CASE("an id is never handed out twice in a history, not even after a revert that discards", "[history]") {
+  fs::path dir = fresh_store("history-ids");
+  const std::string sim = head_of(dir);
+  const std::string line = R"(add-primitive --rev HEAD --request '{"spec":{"type":"line","p0":[4,4],"p1":[40,4]}}')";
+  Run first = in_dir(dir, "sv-edit", line);
+  REQUIRE(first.status == 0);
+  const std::string a = envelope(first)["new_primitive_id"];
+  REQUIRE(in_dir(dir, "sv-commit", "revert --to-revision-id " + sim + " --no-keep-branch").status == 0);
+  REQUIRE(head_of(dir) == sim);
+  Run second = in_dir(dir, "sv-edit", line);
+  REQUIRE(second.status == 0);
+  const std::string b = envelope(second)["new_primitive_id"];
+  CHECK(b != a);
+  CHECK(std::stoi(b.substr(2)) > std::stoi(a.substr(2)));
+  // On another branch too: the store knows every id its history used.
+  REQUIRE(in_dir(dir, "sv-commit", "branch-revision --from-revision-id " + sim + " --name other").status == 0);
+  Run third = in_dir(dir, "sv-edit", line);
+  REQUIRE(third.status == 0);
+  CHECK(std::stoi(envelope(third)["new_primitive_id"].get<std::string>().substr(2)) > std::stoi(b.substr(2)));
+  CHECK(in_dir(dir, "sv-commit", "fsck").status == 0);
+}
+
+TEST_CASE("RerunStage in a region of a real drawing writes unique ids", "[history]") {
+  // The reported case: a refit of the dot and the stem of the i gave two primitives one id.
+  fs::path dir = scratch() / "history-rerun-ids";
+  fs::create_directories(dir);
+  REQUIRE(in_dir(dir, "sv-commit", "init").status == 0);
+  REQUIRE(run("cd " + dir.string() + " && " +
+              fmt::format("{} {} | {} | {} >/dev/null", bin("sv-skeleton"), data("hand_info-square_w4.png"), bin("sv-fit"),
+                          bin("sv-route")))
+              .status == 0);
+  Run r = in_dir(dir, "sv-edit",
+                 R"(rerun-stage --rev HEAD --stage vectorize --region 256,128,384,256 --config-overrides '{"fit.merge_width_ratio":0.42}')");
+  REQUIRE(r.status == 0);
+  json doc = head_doc(dir);
+  std::set<std::string> ids;
+  for (const auto& p : doc["primitives"]) CHECK(ids.insert(p["id"].get<std::string>()).second);
+  CHECK(in_dir(dir, "sv-commit", "fsck").status == 0);
 }

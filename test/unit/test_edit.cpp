@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/scene_check.hpp"
 #include "edit/edit.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
@@ -220,6 +221,25 @@ TEST_CASE("RerunStage re-routes, refits and keeps the ids of what did not change
   Scene no_source = s;
   no_source.source->path = "/nonexistent/drawing.png";
   CHECK(refusal(no_source, "RerunStage", {{"stage", "skeletonize"}}) == Code::no_result);
+}
+
+TEST_CASE("RerunStage in a region never gives two primitives one id", "[edit]") {
+  // The refit of the region's two edges keeps p_0002 (unchanged) and replaces p_0003 (its shape
+  // is off its ink). The replacement's id was once counted from the primitives left outside the
+  // region (p_0001), so it got p_0002 a second time; an edit by id then hit both.
+  SceneBuilder b(200, 120, 3);
+  b.add(Shape::line({10, 20}, {190, 20}));
+  b.add(Shape::line({20, 80}, {90, 80}));
+  b.add(Shape::line({110, 81.5}, {180, 81.5}), Shape::line({110, 80}, {180, 80}).sample(1.0));
+  Scene s = b.routed();
+  EditSession v = edit(s, "RerunStage", {{"stage", "vectorize"}, {"region", {{"kind", "rect"}, {"rect", {0, 50, 200, 110}}}}});
+  REQUIRE(v.scene.primitives->size() == 3);
+  CHECK(ids_of(v.scene).size() == 3);
+  CHECK(check_scene_invariants(v.scene) == "");
+  CHECK(v.removed == std::vector<std::string>{"p_0003"});
+  CHECK(v.added == std::vector<std::string>{"p_0004"});  // after every id the scene had, p_0003 included
+  CHECK(v.scene.primitive("p_0002")->shape.p0.x == Approx(20));
+  check_consistent(v.scene);
 }
 
 TEST_CASE("a batch is all or nothing; SimulateEdit changes nothing", "[edit]") {

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "core/error.hpp"
+#include "core/scene_check.hpp"
 #include "store/store.hpp"
 
 using namespace sv;
@@ -177,4 +178,77 @@ TEST_CASE("the final mark and temporary files", "[store]") {
   CHECK(st.object_ids() == std::vector<std::string>{ia});
   CHECK(st.branches().empty());
   CHECK(is_temp_file_name(".tmp-main-123456"));
+}
+
+namespace {
+
+// Two lines, toured, with a relation: a scene every check accepts.
+Scene two_lines() {
+  Scene s;
+  s.graph = Graph{{{"v_0001", {0, 0}, 1, "end"}, {"v_0002", {10, 0}, 1, "end"}}, {}};
+  s.graph->edges.push_back({"e_0001", "v_0001", "v_0002", {{0, 0}, {10, 0}}, false, 3, false});
+  s.primitives = std::vector<Primitive>(2);
+  (*s.primitives)[0].id = "p_0001";
+  (*s.primitives)[0].shape = Shape::line({0, 0}, {5, 0});
+  (*s.primitives)[1].id = "p_0002";
+  (*s.primitives)[1].shape = Shape::line({5, 0}, {10, 0});
+  s.tour = std::vector<TourStep>{{"p_0001"}, {"p_0002"}};
+  s.relations = json::array({{{"kind", "collinear"}, {"primitives", {"p_0001", "p_0002"}}}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the store refuses a scene that breaks the schema or its invariants, and writes nothing", "[store]") {
+  Store st = Store::init(fresh_dir("refuse"));
+  CHECK(check_scene_invariants(two_lines()) == "");
+  Scene ok = two_lines();
+  const std::string good = st.put_scene(ok);
+  const auto before = st.object_ids();
+
+  // Each defect, and the line naming it.
+  std::vector<std::pair<std::function<void(Scene&)>, std::string>> defects = {
+      {[](Scene& s) { (*s.primitives)[1].semantic_role = "expressive"; }, "semantic_role"},
+      {[](Scene& s) { (*s.primitives)[1].id = "p_0001"; }, "two primitives have the id p_0001"},
+      {[](Scene& s) { s.tour->push_back({"p_0009"}); }, "tour step 2 names primitive p_0009"},
+      {[](Scene& s) { s.relations[0]["primitives"][1] = "p_0009"; }, "names primitive p_0009"},
+      {[](Scene& s) { s.graph->edges[0].v1 = "v_0009"; }, "names vertex v_0009"},
+      {[](Scene& s) { s.graph->vertices[1].id = "v_0001"; }, "two graph vertices have the id v_0001"},
+  };
+  for (auto& [spoil, why] : defects) {
+    CAPTURE(why);
+    Scene bad = two_lines();
+    spoil(bad);
+    try {
+      st.put_scene(bad);
+      FAIL("stored a scene that no read could use");
+    } catch (const Error& e) {
+      CHECK(e.code() == Code::invalid_scene);
+      CHECK(std::string(e.what()).find(why) != std::string::npos);
+      CHECK(std::string(e.what()).find("nothing was written") != std::string::npos);
+    }
+    CHECK(st.object_ids() == before);
+  }
+  CHECK(st.read_scene(good).primitives->size() == 2);
+}
+
+TEST_CASE("the store's id marks never go back", "[store]") {
+  Store st = Store::init(fresh_dir("marks"));
+  CHECK(st.id_mark("primitive") == 0);
+  Scene a = two_lines();
+  (*a.primitives)[1].id = "p_0007";
+  a.tour->back().primitive = "p_0007";
+  a.relations = json::array();
+  st.put_scene(a);
+  CHECK(st.id_mark("primitive") == 7);
+  // An earlier revision (a revert) has lower ids and marks; the store keeps the highest.
+  Scene b = two_lines();
+  b.extra["id_marks"] = {{"primitive", 5}, {"region", 3}};
+  st.put_scene(b);
+  CHECK(st.id_mark("primitive") == 7);
+  CHECK(st.id_mark("region") == 3);
+  // A store without the file (made before it existed) derives the marks from its scenes.
+  fs::remove(st.root() / "id_marks");
+  CHECK(st.id_mark("primitive") == 7);
+  CHECK(st.id_mark("region") == 3);
 }

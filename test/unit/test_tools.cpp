@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
+#include "tools/edit_session.hpp"
 #include "tools/region.hpp"
 #include "tools/view.hpp"
 #include "tools_fixture.hpp"
@@ -156,6 +157,36 @@ TEST_CASE("requests: unknown fields and bad values are refused naming the field"
   CHECK(region_from_shorthand("p_0001,p_0002")["primitive_ids"].size() == 2);
   CHECK(region_from_shorthand("v_0003:12")["radius_px"] == 12);
   CHECK(region_from_shorthand("left_eye")["kind"] == "named");
+}
+
+TEST_CASE("requests: tuple fields are checked position by position, roles against the scene schema", "[tools]") {
+  // A role outside the scene schema once passed the request check and became a revision that
+  // no read could parse (list-revisions failed from then on).
+  const Tool& label = *find_tool("LabelSemanticRoles");
+  const json roles = scene_schema().root()["definitions"]["primitive"]["properties"]["semantic_role"]["enum"];
+  CHECK(request_schema(label)["properties"]["assignments"]["items"]["items"][1]["enum"] == roles);
+  try {
+    normalize_request(label, {{"assignments", json::array({json::array({"p_0013", "expressive"})})}});
+    FAIL("accepted an unknown role");
+  } catch (const Error& e) {
+    CHECK(e.code() == Code::invalid_selection);
+    CHECK(std::string(e.what()).find("/assignments/0/1") != std::string::npos);
+  }
+  CHECK(code_of([&] { normalize_request(label, {{"assignments", json::array({json::array({"p_0013", "frame", "extra"})})}}); }) == Code::invalid_selection);
+  CHECK(code_of([&] { normalize_request(label, {{"assignments", json::array({json::array({"frame", "p_0013"})})}}); }) == Code::invalid_selection);
+  CHECK(normalize_request(label, {{"assignments", json::array({json::array({"p_0013", "frame"})})}})["assignments"][0][1] == "frame");
+  const Tool& reorder = *find_tool("ReorderTour");
+  CHECK(code_of([&] { normalize_request(reorder, {{"full_order", json::array({json::array({"p_0001", "backwards"})})}}); }) == Code::invalid_selection);
+  CHECK(code_of([&] { normalize_request(reorder, {{"pinned_positions", json::array({json::array({-1, "p_0001", "forward"})})}}); }) ==
+        Code::invalid_selection);
+  // In-process callers get the same check: run_tool and apply_edits validate too.
+  Scene s = dev_drawing().routed();
+  ToolResult r;
+  ToolContext ctx{s, nullptr, "0"};
+  CHECK(code_of([&] { run_tool(*find_tool("ListPrimitives"), ctx, {{"limit", -1}}, r); }) == Code::invalid_selection);
+  const std::vector<EditStep> steps = {
+      EditStep{&label, json{{"assignments", json::array({json::array({"p_0001", "expressive"})})}}}};
+  CHECK(code_of([&] { apply_edits(ctx, steps); }) == Code::invalid_selection);
 }
 
 TEST_CASE("regions scope every finding; named regions come from the scene", "[tools]") {

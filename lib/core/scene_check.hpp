@@ -1,0 +1,27 @@
+// What must hold for a scene to become a revision, beyond the schema: ids are unique and every
+// reference names something that is there. The store checks this before it writes an object and
+// fsck checks it for every stored revision, so a scene a tool got wrong is refused, never
+// recorded where later reads would fail on it.
+#pragma once
+#include <string>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+// The first violation, as one line naming the ids involved, or "" when the scene holds together:
+// primitive, vertex, edge and region ids are each unique; tour steps and relations name existing
+// primitives; graph edges name existing vertices.
+std::string check_scene_invariants(const Scene& s);
+
+// Throws Error(invalid_scene) unless `doc` (the scene's serialization, to_json(s)) passes the
+// scene schema and `s` its invariants; the message says that nothing was written.
+void require_writable_scene(const Scene& s, const json& doc);
+
+// The number of an id ("p_0042" -> 42; 0 when it is not of that form).
+int id_number(const std::string& id);
+// The highest id number of `kind` ("primitive" or "region") the scene has used: its own ids and
+// its high-water mark "id_marks" (which remembers deleted ones).
+int id_high_mark(const Scene& s, const std::string& kind);
+
+}  // namespace sv
