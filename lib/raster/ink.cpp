@@ -269,6 +269,14 @@ cv::Mat hysteresis(const cv::Mat& dark, double weak, double strong) {
   return mask;
 }
 
+// A Gaussian of the given sigma, nearly: three box filters, whose cost does not grow with the
+// width (a 12-megapixel photo is smoothed at 8 px in the time of 1 px).
+void smooth(cv::Mat& img, double sigma) {
+  // Three boxes of odd width a have variance 3 (a^2 - 1) / 12.
+  const int a = std::max(3, 2 * static_cast<int>(std::lround((std::sqrt(4 * sigma * sigma + 1) - 1) / 2)) + 1);
+  for (int i = 0; i < 3; ++i) cv::blur(img, img, {a, a}, {-1, -1}, cv::BORDER_REPLICATE);
+}
+
 // Coverage and binary (see separate_ink, stage 4) of `dark` within the hysteresis regions.
 void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r, double full) {
   cv::Mat peak;
@@ -367,7 +375,7 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   ink.holes = holes(regions, ink.binary);
   if (ink.holes > opt.grain_holes) {
     ink.grain_sigma_px = std::clamp(opt.grain_sigma_ratio * width, 0.7, 8.0);
-    cv::GaussianBlur(dark, dark, {}, ink.grain_sigma_px, ink.grain_sigma_px, cv::BORDER_REPLICATE);
+    smooth(dark, ink.grain_sigma_px);
     regions = hysteresis(dark, weak_dark, strong_dark);
     width = ridge_width(regions);
     read_coverage(ink, dark, regions, radius(), full);
