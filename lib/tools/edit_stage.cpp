@@ -168,7 +168,10 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   const std::string stage = req["stage"];
   Scene out = ctx.scene;
   out.warnings.clear();
-  const Scope scope = req["region"].is_object() ? Scope{{resolve_region(ctx.scene, req["region"])}} : Scope{};
+  // find, not operator[]: "region" is optional and has no default, and operator[] on a const
+  // object for a missing key is undefined behaviour (it read freed memory).
+  const auto region = req.find("region");
+  const Scope scope = region != req.end() && region->is_object() ? Scope{{resolve_region(ctx.scene, *region)}} : Scope{};
   const json& given = req["config_overrides"];
   ToolResult r;
   std::string summary;
