@@ -100,7 +100,7 @@ std::string read_input(const std::string& path, size_t limit) {
   return data;
 }
 
-int guarded(const std::string& prog, bool envelope_on_stdout, const std::function<int()>& body) {
+int guarded(const std::string& prog, const bool& envelope_on_stdout, const std::function<int()>& body) {
   auto fail = [&](const Error& e) {
     std::string msg = e.what();
     for (char& c : msg)
@@ -154,7 +154,7 @@ Scene transform(const Stage& stage, StageInput& in, const std::string& parent, c
 // Reads a file (or stdin) as the stage's input; returns the parent revision id of a scene.
 std::string read_stage_input(const Stage& stage, const std::string& path, StageInput& in) {
   in.path = path;
-  in.bytes = read_input(path, kMaxInputBytes);
+  in.bytes = read_input(path, stage.reads_image ? kMaxInputBytes : kMaxSceneBytes);
   if (stage.reads_image) return "";
   in.scene = parse_scene(in.bytes);
   return sha256_hex(canonical_bytes(in.scene));

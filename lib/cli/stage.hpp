@@ -55,7 +55,9 @@ std::string read_input(const std::string& path, size_t limit);
 
 // Runs `body` under the error contract: sv::Error -> its exit status, std::bad_alloc and other
 // exceptions -> internal (6); prints "PROG: CODE: message" on stderr, and the JSON envelope on
-// stdout when `envelope_on_stdout` is set.
-int guarded(const std::string& prog, bool envelope_on_stdout, const std::function<int()>& body);
+// stdout when `envelope_on_stdout` is set. The flag is read when the failure happens, so `body`
+// may set it once it knows the mode (store mode prints the envelope; in filter mode stdout is
+// the next stage's input and stays empty).
+int guarded(const std::string& prog, const bool& envelope_on_stdout, const std::function<int()>& body);
 
 }  // namespace sv

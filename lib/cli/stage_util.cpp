@@ -17,8 +17,13 @@ std::map<std::string, int> count_by_type(const Scene& s) {
 }
 
 void add_settings_option(CLI::App& app, std::vector<std::string>& settings, const char* stage) {
+  // One value per occurrence (--set A=1 --set B=2): a vector option would otherwise go on taking
+  // words, so `--set KEY=VALUE FILE` swallowed FILE and read standard input.
   app.add_option("--set", settings,
-                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config)", stage));
+                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config); "
+                             "repeat for several",
+                             stage))
+      ->allow_extra_args(false);
 }
 
 void drop_downstream_of_fit(Scene& s) {

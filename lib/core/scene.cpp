@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -29,13 +30,17 @@ json pt(Vec2 p) { return json::array({round_to(p.x, kPx), round_to(p.y, kPx)}); 
 Vec2 pt_from(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>()}; }
 
 // Free-form sections (config, relations, regions, simulation, metrics) hold computed
-// numbers too; rounding them the same way keeps the serialization canonical and compact.
-json rounded_json(const json& j) {
-  if (j.is_number_float()) return round_to(j.get<double>(), 1e-6);
-  if (j.is_array() || j.is_object()) {
-    json out = j;
-    for (auto& v : out) v = rounded_json(v);
-    return out;
+// numbers too; rounding them the same way keeps the serialization canonical and compact. In
+// place and with an explicit stack: copying each subtree per level was quadratic in the nesting,
+// and recursion would let the input choose the stack depth.
+json rounded_json(json j) {
+  std::vector<json*> todo{&j};
+  while (!todo.empty()) {
+    json* v = todo.back();
+    todo.pop_back();
+    if (v->is_number_float()) *v = round_to(v->get<double>(), 1e-6);
+    else if (v->is_structured())
+      for (auto& child : *v) todo.push_back(&child);
   }
   return j;
 }
@@ -61,25 +66,6 @@ void require_finite(double v, const std::string& where) {
 }
 
 }  // namespace
-
-const Edge* Graph::edge(const std::string& id) const {
-  for (const auto& e : edges)
-    if (e.id == id) return &e;
-  return nullptr;
-}
-
-const Vertex* Graph::vertex(const std::string& id) const {
-  for (const auto& v : vertices)
-    if (v.id == id) return &v;
-  return nullptr;
-}
-
-const Primitive* Scene::primitive(const std::string& id) const {
-  if (!primitives) return nullptr;
-  for (const auto& p : *primitives)
-    if (p.id == id) return &p;
-  return nullptr;
-}
 
 void set_config(Scene& s, const std::string& key, double value, const std::string& from,
                 const std::string& doc) {
@@ -216,6 +202,34 @@ json to_json(const Scene& s, bool with_revision_id) {
 }
 
 Scene scene_from_valid_json(const json& j);
+
+namespace {
+
+// Ids name things across sections; a name that is not unique or names nothing would be drawn
+// twice or dropped without a word by the tools, so the reader refuses it.
+void check_references(const Scene& s) {
+  std::unordered_set<std::string> prims;
+  if (s.primitives)
+    for (const auto& p : *s.primitives)
+      if (!prims.insert(p.id).second)
+        throw Error(Code::invalid_scene, fmt::format("primitive id {} is used more than once", p.id), {{"id", p.id}});
+  if (s.tour)
+    for (size_t i = 0; i < s.tour->size(); ++i)
+      if (const std::string& id = (*s.tour)[i].primitive; !prims.count(id))
+        throw Error(Code::invalid_scene, fmt::format("tour/{} names primitive {}, which the scene does not have", i, id),
+                    {{"id", id}});
+  if (s.graph) {
+    std::unordered_set<std::string> vertices;
+    for (const auto& v : s.graph->vertices) vertices.insert(v.id);
+    for (const auto& e : s.graph->edges)
+      for (const std::string* v : {&e.v0, &e.v1})
+        if (!vertices.count(*v))
+          throw Error(Code::invalid_scene, fmt::format("edge {} names vertex {}, which the graph does not have", e.id, *v),
+                      {{"id", *v}});
+  }
+}
+
+}  // namespace
 
 Scene scene_from_json(const json& j) {
   if (!j.is_object()) throw Error(Code::invalid_scene, "scene: expected a JSON object");
@@ -369,21 +383,39 @@ Scene scene_from_valid_json(const json& j) {
   if (s.graph)
     for (const auto& e : s.graph->edges)
       for (Vec2 q : e.points) require_finite(q.x + q.y, "edge " + e.id);
+  check_references(s);
   return s;
+}
+
+json parse_json_limited(const std::string& text, Code code, const std::string& what) {
+  if (text.size() > kMaxSceneBytes)
+    throw Error(code, fmt::format("{}: larger than {} bytes", what, kMaxSceneBytes));
+  // The parser reports every container as it opens (with its depth) and closes, and every key
+  // and value: deep nesting is refused before it is built (nlohmann's copy and dump recurse).
+  auto limits = [&](int depth, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxJsonDepth)
+      throw Error(code, fmt::format("{}: nested deeper than {} levels", what, kMaxJsonDepth));
+    if ((event == E::key || event == E::value) && parsed.is_string() &&
+        parsed.get_ref<const std::string&>().size() > kMaxJsonStringBytes)
+      throw Error(code, fmt::format("{}: a string longer than {} bytes", what, kMaxJsonStringBytes));
+    if ((event == E::object_end || event == E::array_end) && parsed.size() > kMaxJsonArrayItems)
+      throw Error(code, fmt::format("{}: an array or object of more than {} items", what, kMaxJsonArrayItems));
+    return true;
+  };
+  try {
+    return json::parse(text, limits);
+  } catch (const json::parse_error& e) {
+    throw Error(code, fmt::format("{}: malformed JSON at byte {}", what, e.byte), {{"byte", e.byte}});
+  } catch (const json::exception& e) {  // e.g. a number too large for a double
+    throw Error(code, fmt::format("{}: malformed JSON: {}", what, e.what()));
+  }
 }
 
 Scene parse_scene(const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw Error(Code::invalid_scene, "empty input: expected a scene document");
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(Code::invalid_scene, fmt::format("malformed JSON at byte {}", e.byte), {{"byte", e.byte}});
-  } catch (const json::exception& e) {  // e.g. a number too large for a double
-    throw Error(Code::invalid_scene, fmt::format("malformed JSON: {}", e.what()));
-  }
-  return scene_from_json(j);
+  return scene_from_json(parse_json_limited(text, Code::invalid_scene, "scene"));
 }
 
 std::string canonical_bytes(const Scene& s) { return to_json(s, false).dump(); }

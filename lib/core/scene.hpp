@@ -4,8 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/geometry.hpp"
 
 namespace sv {
@@ -20,6 +22,47 @@ struct Source {
   std::string sha256;  // of the image file's bytes; also the blob's name in the store
   int width = 0, height = 0;
   double stroke_width_px = 0;
+};
+
+// Finds elements of a vector by their `id` in constant time without having to be told of
+// changes: the scene's vectors are public and changed in place by many stages and tools, so the
+// index is a cache that checks every answer. A hit is verified against the element it points at;
+// a miss scans the vector (as a plain search would) and, when that finds the id, rebuilds the
+// index, so an index made stale by any insertion, removal or reordering repairs itself. Copies
+// start empty (their vector is another one). Not thread-safe: const lookups write the cache.
+template <class T>
+class IdIndex {
+ public:
+  IdIndex() = default;
+  IdIndex(const IdIndex&) {}
+  IdIndex(IdIndex&&) noexcept {}
+  IdIndex& operator=(const IdIndex&) {
+    pos_.clear();
+    return *this;
+  }
+  IdIndex& operator=(IdIndex&&) noexcept {
+    pos_.clear();
+    return *this;
+  }
+
+  const T* find(const std::vector<T>& v, const std::string& id) const {
+    if (auto it = pos_.find(id); it != pos_.end() && it->second < v.size() && v[it->second].id == id)
+      return &v[it->second];
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i].id == id) {
+        rebuild(v);
+        return &v[i];
+      }
+    return nullptr;
+  }
+
+ private:
+  void rebuild(const std::vector<T>& v) const {
+    pos_.clear();
+    pos_.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i) pos_.try_emplace(v[i].id, i);  // the first of equal ids wins
+  }
+  mutable std::unordered_map<std::string, size_t> pos_;
 };
 
 struct Vertex {
@@ -41,8 +84,11 @@ struct Edge {
 struct Graph {
   std::vector<Vertex> vertices;
   std::vector<Edge> edges;
-  const Edge* edge(const std::string& id) const;
-  const Vertex* vertex(const std::string& id) const;
+  const Edge* edge(const std::string& id) const { return edge_index_.find(edges, id); }
+  const Vertex* vertex(const std::string& id) const { return vertex_index_.find(vertices, id); }
+
+  IdIndex<Edge> edge_index_{};  // {}: aggregate initialisation (Graph{vertices, edges}) may leave them out
+  IdIndex<Vertex> vertex_index_{};
 };
 
 // A run of one edge's points a primitive was fitted to (inclusive; may wrap on a closed edge).
@@ -122,7 +168,11 @@ struct Scene {
   RevisionInfo revision;
   json extra = json::object();  // unknown top-level keys, kept as they were
 
-  const Primitive* primitive(const std::string& id) const;
+  const Primitive* primitive(const std::string& id) const {
+    return primitives ? primitive_index_.find(*primitives, id) : nullptr;
+  }
+
+  IdIndex<Primitive> primitive_index_{};
 };
 
 // Records a configuration value with its provenance ("default", "stroke_width", "image", "fit": derived
@@ -136,7 +186,22 @@ double config_value(const Scene& s, const std::string& key, double fallback);
 json to_json(const Scene& s, bool with_revision_id = true);
 Scene scene_from_json(const json& j);
 
-// Parses text (refuses malformed or truncated JSON with invalid_scene).
+// Limits on every JSON text sv reads (scenes, tool requests), checked while parsing so that
+// nothing deep or huge is built before it is refused; each is far above what a real drawing
+// needs (a 100,000-primitive scene is about 60 MB and 6 levels deep). Documented in the man pages
+// (LIMITS).
+constexpr size_t kMaxSceneBytes = size_t(256) << 20;    // a scene document
+constexpr size_t kMaxRequestBytes = size_t(64) << 20;   // a tool request (--request, --request-file)
+constexpr int kMaxJsonDepth = 64;                       // nested arrays and objects
+constexpr size_t kMaxJsonStringBytes = size_t(1) << 20; // one string or key
+constexpr size_t kMaxJsonArrayItems = 10'000'000;       // one array (or object's keys)
+constexpr size_t kMaxIdChars = 64;                      // an id (p_0001): checked by the schema
+
+// Parses JSON text under the limits above; malformed text or a limit exceeded is an Error with
+// `code`, its message starting with `what`.
+json parse_json_limited(const std::string& text, Code code, const std::string& what);
+
+// Parses text (refuses malformed or truncated JSON, or JSON beyond the limits, with invalid_scene).
 Scene parse_scene(const std::string& text);
 // Canonical bytes: sorted keys, fixed number formatting, revision.id left out.
 std::string canonical_bytes(const Scene& s);

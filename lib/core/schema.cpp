@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
+
+#include "core/scene.hpp"
 
 namespace sv {
 
@@ -25,6 +28,20 @@ bool has_type(const nlohmann::json& v, const std::string& t) {
   if (t == "number") return v.is_number() && std::isfinite(v.get<double>());
   return false;
 }
+
+// The patterns the schemas use, matched by hand: std::regex matches by recursion, one level per
+// character, so a long enough string (a 40,000-character id) overflows the stack.
+bool is_id(const std::string& v) {  // ^[a-z]_[0-9]{4,}$
+  if (v.size() < 6 || v[0] < 'a' || v[0] > 'z' || v[1] != '_') return false;
+  return std::all_of(v.begin() + 2, v.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_sha256(const std::string& v) {  // ^[0-9a-f]{64}$
+  return v.size() == 64 && std::all_of(v.begin(), v.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// Any other pattern goes to std::regex, on strings short enough for its recursion.
+constexpr size_t kMaxRegexSubject = 256;
 
 }  // namespace
 
@@ -73,12 +90,22 @@ bool Schema::check(const nlohmann::json& s, const nlohmann::json& v, const std::
   }
   if (v.is_string()) {
     if (auto p = s.find("pattern"); p != s.end()) {
-      // Compiled patterns are cached: a scene validates thousands of ids.
-      static thread_local std::map<std::string, std::regex> cache;
-      auto [re, fresh] = cache.try_emplace(p->get<std::string>());
-      if (fresh) re->second = std::regex(p->get<std::string>());
-      if (!std::regex_search(v.get<std::string>(), re->second))
-        return fail("does not match " + p->get<std::string>());
+      const std::string& pattern = p->get_ref<const std::string&>();
+      const std::string& text = v.get_ref<const std::string&>();
+      if (pattern == "^[a-z]_[0-9]{4,}$") {
+        if (text.size() > kMaxIdChars) return fail(fmt::format("an id of more than {} characters", kMaxIdChars));
+        if (!is_id(text)) return fail("does not match " + pattern);
+      } else if (pattern == "^[0-9a-f]{64}$") {
+        if (!is_sha256(text)) return fail("does not match " + pattern);
+      } else {
+        if (text.size() > kMaxRegexSubject)
+          return fail(fmt::format("longer than {} characters (pattern {})", kMaxRegexSubject, pattern));
+        // Compiled patterns are cached: a scene validates thousands of strings.
+        static thread_local std::map<std::string, std::regex> cache;
+        auto [re, fresh] = cache.try_emplace(pattern);
+        if (fresh) re->second = std::regex(pattern);
+        if (!std::regex_search(text, re->second)) return fail("does not match " + pattern);
+      }
     }
   }
   if (v.is_array()) {

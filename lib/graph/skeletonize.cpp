@@ -228,9 +228,14 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   scene.source->width = gray.cols;
   scene.source->height = gray.rows;
   scene.source->stroke_width_px = w;
-  if (all_dark)
+  // One warning, never two that contradict each other: a dark image too small to trace (1x1)
+  // is not "traced as one filled shape".
+  if (all_dark && scene.graph->edges.empty())
+    scene.warnings.push_back("the image is uniformly dark and too small to trace: the drawing is empty");
+  else if (all_dark)
     scene.warnings.push_back("the image is uniformly dark: traced as one filled shape");
-  if (scene.graph->edges.empty()) scene.warnings.push_back("no ink found: the drawing is empty");
+  else if (scene.graph->edges.empty())
+    scene.warnings.push_back("no ink found: the drawing is empty");
 }
 
 }  // namespace sv

@@ -2,10 +2,58 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
+#include "robot/motion.hpp"
+
 namespace sv {
+
+namespace {
+
+// A uniform grid of cells over a set of boxes or points, for the nearest-first searches below:
+// with a cell of about the typical spacing, both searches visit a few cells per query instead of
+// every trail, and each stops once no unvisited cell can hold a better answer, so the results
+// are exactly those of the exhaustive scans they replace (same costs, same tie-breaking).
+struct Grid {
+  double x0 = 0, y0 = 0, cell = 1;
+  int w = 1, h = 1;
+  Grid(const BBox& all, size_t items) {
+    x0 = all.x0;
+    y0 = all.y0;
+    const double sx = std::max(all.x1 - all.x0, 0.0), sy = std::max(all.y1 - all.y0, 0.0);
+    cell = std::sqrt(std::max(sx * sy, 1.0) / std::max<size_t>(items, 1));
+    cell = std::max({cell, std::max(sx, sy) / 4096, 1e-6});  // at most 4096 cells a side
+    w = std::max(1, static_cast<int>(sx / cell) + 1);
+    h = std::max(1, static_cast<int>(sy / cell) + 1);
+  }
+  // Cell coordinates, clamped: a point outside the grid goes to the nearest cell.
+  int cx(double x) const { return static_cast<int>(std::clamp(std::floor((x - x0) / cell), 0.0, w - 1.0)); }
+  int cy(double y) const { return static_cast<int>(std::clamp(std::floor((y - y0) / cell), 0.0, h - 1.0)); }
+  // Calls f(cell index) for the cells of Chebyshev ring r around the cell range [ax0..ax1] x
+  // [ay0..ay1]; returns false when the ring lies wholly outside the grid. Every point first met
+  // in ring r is at least (r - 1) * cell from any point in the range (the searches allow one more
+  // ring for rounding at the cell borders).
+  template <class F>
+  bool ring(int ax0, int ay0, int ax1, int ay1, int r, F&& f) const {
+    if (r > 0 && ax0 - (r - 1) <= 0 && ay0 - (r - 1) <= 0 && ax1 + (r - 1) >= w - 1 && ay1 + (r - 1) >= h - 1)
+      return false;
+    const int x_lo = ax0 - r, x_hi = ax1 + r, y_lo = ay0 - r, y_hi = ay1 + r;
+    for (int y = std::max(y_lo, 0); y <= std::min(y_hi, h - 1); ++y) {
+      const bool edge_row = y == y_lo || y == y_hi;
+      if (edge_row || r == 0) {
+        for (int x = std::max(x_lo, 0); x <= std::min(x_hi, w - 1); ++x) f(y * w + x);
+      } else {
+        if (x_lo >= 0) f(y * w + x_lo);
+        if (x_hi < w) f(y * w + x_hi);
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace
 
 TourPlanner::TourPlanner(const TrailSet& trails, const std::vector<Shape>& shapes, const CostModel& cost,
                          const OrderParams& params, std::optional<Pose> start)
@@ -27,13 +75,57 @@ TourPlanner::TourPlanner(const TrailSet& trails, const std::vector<Shape>& shape
     return std::hypot(dx, dy);
   };
   near_.resize(n);
+  if (n < 2) return;
+  // The k smallest (gap, index) pairs per trail, as a partial sort over all others would give,
+  // from the cells around each box outwards. Each trail is listed in every cell its box covers;
+  // a box covering many cells is kept aside and compared with every query instead.
+  BBox all;
+  for (size_t t = 0; t < n; ++t) {
+    all.add({box[t].x0, box[t].y0});
+    all.add({box[t].x1, box[t].y1});
+  }
+  const Grid grid(all, n);
+  std::vector<std::vector<int>> cells(static_cast<size_t>(grid.w) * grid.h);
+  std::vector<int> wide;
+  for (size_t t = 0; t < n; ++t) {
+    const int x0 = grid.cx(box[t].x0), x1 = grid.cx(box[t].x1), y0 = grid.cy(box[t].y0), y1 = grid.cy(box[t].y1);
+    if (static_cast<long>(x1 - x0 + 1) * (y1 - y0 + 1) > 64) {
+      wide.push_back(static_cast<int>(t));
+      continue;
+    }
+    for (int y = y0; y <= y1; ++y)
+      for (int x = x0; x <= x1; ++x) cells[static_cast<size_t>(y) * grid.w + x].push_back(static_cast<int>(t));
+  }
+  std::vector<size_t> seen(n, SIZE_MAX);
   for (size_t a = 0; a < n; ++a) {
-    std::vector<std::pair<double, int>> by;
-    for (size_t b = 0; b < n; ++b)
-      if (b != a) by.emplace_back(gap(a, b), static_cast<int>(b));
-    size_t k = std::min(kNear, by.size());
-    std::partial_sort(by.begin(), by.begin() + k, by.end());
-    for (size_t i = 0; i < k; ++i) near_[a].push_back(by[i].second);
+    const size_t k = std::min(kNear, n - 1);
+    std::vector<std::pair<double, int>> by;  // a max-heap of the k best so far
+    auto offer = [&](int b) {
+      if (static_cast<size_t>(b) == a || seen[b] == a) return;
+      seen[b] = a;
+      std::pair<double, int> c{gap(a, b), b};
+      if (by.size() < k) {
+        by.push_back(c);
+        std::push_heap(by.begin(), by.end());
+      } else if (c < by.front()) {
+        std::pop_heap(by.begin(), by.end());
+        by.back() = c;
+        std::push_heap(by.begin(), by.end());
+      }
+    };
+    for (int b : wide) offer(b);
+    const int ax0 = grid.cx(box[a].x0), ax1 = grid.cx(box[a].x1), ay0 = grid.cy(box[a].y0), ay1 = grid.cy(box[a].y1);
+    for (int r = 0;; ++r) {
+      // Stop once the ring cannot hold a pair smaller than the k-th (equal gaps may still win
+      // on the index, hence the strict comparison).
+      if (r > 1 && by.size() == k && (r - 2) * grid.cell > by.front().first) break;
+      if (!grid.ring(ax0, ay0, ax1, ay1, r, [&](int c) {
+            for (int b : cells[c]) offer(b);
+          }))
+        break;
+    }
+    std::sort(by.begin(), by.end());
+    for (const auto& [g, b] : by) near_[a].push_back(b);
   }
 }
 
@@ -184,18 +276,60 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
     used[first] = true;
     cur = &list[k];
   }
+  // The entry points of every orientation in a grid: the next trail is searched from the cells
+  // nearest the current exit outwards, and the search stops once a cell's distance alone (the
+  // pen-up travel it would cost; turns and the trail's own time only add) exceeds the best found.
+  // Ties go to the lowest (trail, orientation), as in a scan of all of them.
+  BBox all;
+  for (const auto& list : orients_)
+    for (const Orientation& o : list) all.add(o.in_pt);
+  const Grid grid(all, n);
+  std::vector<std::vector<Placement>> cells(static_cast<size_t>(grid.w) * grid.h);
+  for (size_t u = 0; u < n; ++u)
+    for (size_t k = 0; k < orients_[u].size(); ++k) {
+      const Vec2 q = orients_[u][k].in_pt;
+      cells[static_cast<size_t>(grid.cy(q.y)) * grid.w + grid.cx(q.x)].push_back({static_cast<int>(u), static_cast<int>(k)});
+    }
+  // No trip of length d costs less than this (a trip within join_px may cost nothing).
+  auto least_cost = [&](double d) {
+    d = d * (1 - 1e-12) - 1e-9;
+    return d > cost_.join_px ? line_time_s(d, cost_.ppi) + 2 * cost_.pen_time_s : 0.0;
+  };
   while (tour.size() < n) {
     double best = INFINITY;
     Placement pick;
-    for (size_t u = 0; u < n; ++u) {
-      if (used[u]) continue;
-      for (size_t k = 0; k < orients_[u].size(); ++k) {
-        const Orientation& o = orients_[u][k];
-        double c = (cur ? trans(*cur, o) : from_start(o)) + o.internal_s;
-        if (c < best) {
-          best = c;
-          pick = {static_cast<int>(u), static_cast<int>(k)};
-        }
+    bool picked = false;
+    auto consider = [&](int u, int k, double c) {
+      if (c < best || (c == best && picked && std::tie(u, k) < std::tie(pick.trail, pick.orient))) {
+        best = c;
+        pick = {u, k};
+        picked = true;
+      }
+    };
+    if (!cur) {
+      for (size_t u = 0; u < n; ++u) {
+        if (used[u]) continue;
+        for (size_t k = 0; k < orients_[u].size(); ++k) consider(static_cast<int>(u), static_cast<int>(k), from_start(orients_[u][k]) + orients_[u][k].internal_s);
+      }
+    } else {
+      const int px = grid.cx(cur->out_pt.x), py = grid.cy(cur->out_pt.y);
+      for (int r = 0;; ++r) {
+        if (r > 1 && least_cost((r - 2) * grid.cell) > best) break;
+        if (!grid.ring(px, py, px, py, r, [&](int c) {
+              auto& list = cells[c];
+              for (size_t i = 0; i < list.size();) {
+                const Placement pl = list[i];
+                if (used[pl.trail]) {  // drawn already: drop it from the cell
+                  list[i] = list.back();
+                  list.pop_back();
+                  continue;
+                }
+                const Orientation& o = orients_[pl.trail][pl.orient];
+                consider(pl.trail, pl.orient, trans(*cur, o) + o.internal_s);
+                ++i;
+              }
+            }))
+          break;
       }
     }
     tour.push_back(pick);
@@ -248,20 +382,76 @@ Tour TourPlanner::circuit_order() const {
     }
     return std::make_pair(best, pick);
   };
+  // Every allowed entry (circuit, position, orientation) in a grid, searched nearest-first as in
+  // nearest_neighbour_from: the same pick as scanning them all (the least cost, ties to the
+  // lowest circuit and position), without comparing every circuit with every other.
+  struct Entry {
+    int c, j, k;
+  };
+  BBox all;
+  for (const auto& circ : circuits)
+    for (int trail : circ)
+      for (const Orientation& o : orients_[trail]) all.add(o.in_pt);
+  const Grid grid(all, trails_.trails.size());
+  std::vector<std::vector<Entry>> cells(static_cast<size_t>(grid.w) * grid.h);
+  for (size_t c = 0; c < circuits.size(); ++c)
+    for (size_t j = 0; j < circuits[c].size(); ++j) {
+      const int trail = circuits[c][j];
+      const bool open = trails_.trails[trail].kind == Trail::Kind::open;
+      for (size_t k = 0; k < orients_[trail].size(); ++k) {
+        const Orientation& o = orients_[trail][k];
+        if (open && o.reverse) continue;
+        cells[static_cast<size_t>(grid.cy(o.in_pt.y)) * grid.w + grid.cx(o.in_pt.x)].push_back(
+            {static_cast<int>(c), static_cast<int>(j), static_cast<int>(k)});
+      }
+    }
+  auto least_cost = [&](double d) {
+    d = d * (1 - 1e-12) - 1e-9;
+    return d > cost_.join_px ? line_time_s(d, cost_.ppi) + 2 * cost_.pen_time_s : 0.0;
+  };
   for (size_t done = 0; done < circuits.size(); ++done) {
     double best = INFINITY;
     size_t pick_c = 0, pick_j = 0;
-    for (size_t c = 0; c < circuits.size(); ++c) {
-      if (used[c]) continue;
-      for (size_t j = 0; j < circuits[c].size(); ++j) {
-        double v = entry(circuits[c][j]).first;
-        if (v < best) {
-          best = v;
-          pick_c = c;
-          pick_j = j;
+    if (!cur) {
+      for (size_t c = 0; c < circuits.size(); ++c) {
+        if (used[c]) continue;
+        for (size_t j = 0; j < circuits[c].size(); ++j) {
+          double v = entry(circuits[c][j]).first;
+          if (v < best) {
+            best = v;
+            pick_c = c;
+            pick_j = j;
+          }
         }
+        if (!start_) break;  // nothing to be near to: the first circuit as it is
       }
-      if (!cur && !start_) break;  // nothing to be near to: the first circuit as it is
+    } else {
+      bool picked = false;
+      const int px = grid.cx(cur->out_pt.x), py = grid.cy(cur->out_pt.y);
+      for (int r = 0;; ++r) {
+        if (r > 1 && least_cost((r - 2) * grid.cell) > best) break;
+        if (!grid.ring(px, py, px, py, r, [&](int cell) {
+              auto& list = cells[cell];
+              for (size_t i = 0; i < list.size();) {
+                const Entry e = list[i];
+                if (used[e.c]) {  // its circuit is drawn already: drop it from the cell
+                  list[i] = list.back();
+                  list.pop_back();
+                  continue;
+                }
+                const Orientation& o = orients_[circuits[e.c][e.j]][e.k];
+                const double v = trans(*cur, o) + o.internal_s;
+                if (v < best || (v == best && picked && std::make_pair(size_t(e.c), size_t(e.j)) < std::make_pair(pick_c, pick_j))) {
+                  best = v;
+                  pick_c = e.c;
+                  pick_j = e.j;
+                  picked = true;
+                }
+                ++i;
+              }
+            }))
+          break;
+      }
     }
     used[pick_c] = true;
     const auto& circ = circuits[pick_c];

@@ -76,6 +76,11 @@ json history_log(const Store& store, const std::string& rev, size_t limit) {
 
 json history_status(const Store& store) {
   std::string head = store.head_id(), branch = store.head_branch();
+  // A HEAD naming a branch outside refs/heads/ (ref: refs/heads/../../x) is damage, as fsck says;
+  // status must not print it as the current branch.
+  if (store.head_text().rfind("ref: ", 0) == 0 && !is_valid_branch_name(branch))
+    throw Error(Code::corrupt_object, fmt::format("HEAD names an invalid branch '{}' (sv-commit fsck)",
+                                                  store.head_text().substr(0, 80)));
   std::string text = fmt::format("HEAD {} {}", branch.empty() ? "detached at" : "on branch " + branch,
                                  head.empty() ? "(no revisions yet)" : head.substr(0, 12));
   return {{"ok", true}, {"tool", "status"}, {"branch", branch.empty() ? json(nullptr) : json(branch)},

@@ -171,7 +171,10 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   // The old primitives are taken out before the refit is adopted: without the marks pinned
   // here, a fresh id counted from the survivors could be one adopt keeps for an unchanged shape.
   carry_id_marks(ctx.scene, out);
-  const Scope scope = req["region"].is_object() ? Scope{{resolve_region(ctx.scene, req["region"])}} : Scope{};
+  // find, not operator[]: "region" is optional and has no default, and operator[] on a const
+  // object for a missing key is undefined behaviour (it read freed memory).
+  const auto region = req.find("region");
+  const Scope scope = region != req.end() && region->is_object() ? Scope{{resolve_region(ctx.scene, *region)}} : Scope{};
   const json& given = req["config_overrides"];
   ToolResult r;
   std::string summary;

@@ -26,8 +26,6 @@ namespace sv {
 
 namespace {
 
-constexpr size_t kMaxInputBytes = size_t(1) << 30;
-
 struct Invocation {
   const Tool* tool = nullptr;
   std::string input = "-", rev, png, request_text, request_file, output, result_file;
@@ -58,12 +56,9 @@ bool is_region_schema(const json& s) {
   return s.contains("properties") && s["properties"].contains("vertex_id") && s["properties"].contains("primitive_ids");
 }
 
+// Under the same limits as scenes (depth, string and array sizes), checked while parsing.
 json parse_json_value(const std::string& text, const std::string& field) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    usage(fmt::format("--{}: not valid JSON ({})", field, e.what()));
-  }
+  return parse_json_limited(text, Code::invalid_selection, "--" + field);
 }
 
 // Converts an option's text to the JSON its schema asks for.
@@ -75,6 +70,8 @@ json value_from_text(const json& s, const std::string& text, const std::string& 
     if (text.empty() || *end != '\0' || !std::isfinite(v)) usage(fmt::format("--{}: '{}' is not a number", field, text));
     if (type == "integer") {
       if (v != std::floor(v)) usage(fmt::format("--{}: '{}' is not an integer", field, text));
+      // Beyond 2^53 a double no longer holds every integer (and the conversion below overflows).
+      if (std::abs(v) > 9007199254740992.0) usage(fmt::format("--{}: '{}' is out of range", field, text));
       return static_cast<long long>(v);
     }
     return v;
@@ -103,12 +100,9 @@ json value_from_text(const json& s, const std::string& text, const std::string& 
     if (is_region_schema(s)) return region_from_shorthand(text);
     usage(fmt::format("--{}: expects a JSON object", field));
   }
-  // Untyped (any JSON value): JSON when it parses, else the text itself.
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error&) {
-    return text;
-  }
+  // Untyped (any JSON value): JSON when it parses (accept builds nothing), else the text itself.
+  if (!json::accept(text)) return text;
+  return parse_json_value(text, field);
 }
 
 std::string fields_of(const json& schema) {
@@ -297,7 +291,7 @@ std::string read_scene_input(const Invocation& inv, std::optional<Store>& store,
     scene = store->read_scene(rid);
     return rid;
   }
-  scene = parse_scene(read_input(inv.input, kMaxInputBytes));
+  scene = parse_scene(read_input(inv.input, kMaxSceneBytes));
   return sha256_hex(canonical_bytes(scene));
 }
 
@@ -405,7 +399,7 @@ int run_invocation(const Invocation& inv) {
 
   json request = json::object();
   if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
-  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxInputBytes), "request-file");
+  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxRequestBytes), "request-file");
   if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, store, request);
   if (!request.is_object()) usage("the request must be a JSON object");
   merge_into(request, inv.fields);
@@ -444,7 +438,10 @@ bool is_tool_subcommand(const std::string& word, const std::string& executable) 
 }
 
 int run_tool_subcommand(int argc, char** argv, const std::string& executable) {
-  return guarded(executable, true, [&]() -> int {
+  // The error envelope goes to stdout in store mode (--rev, and the store tools) only: in filter
+  // mode stdout is the scene stream the next stage reads.
+  bool envelope_on_stdout = false;
+  return guarded(executable, envelope_on_stdout, [&]() -> int {
     std::string first = argc > 1 ? argv[1] : "";
     if (first.empty() || first == "--help" || first == "-h") {
       std::fputs(usage_text(executable).c_str(), first.empty() ? stderr : stdout);
@@ -471,7 +468,13 @@ int run_tool_subcommand(int argc, char** argv, const std::string& executable) {
     if (!tool) usage(fmt::format("unknown subcommand '{}' (`{} tools` lists them)", first, executable));
     if (tool->executable != executable)
       usage(fmt::format("{} is a subcommand of {}, not {}", tool->name, tool->executable, executable));
+    envelope_on_stdout = tool->kind == ToolKind::store ||
+                         std::any_of(argv + 2, argv + argc, [](const char* a) {
+                           const std::string s = a;
+                           return s == "--rev" || s.rfind("--rev=", 0) == 0;
+                         });
     Invocation inv = parse_invocation(*tool, argc, argv);
+    envelope_on_stdout = tool->kind == ToolKind::store || !inv.rev.empty();
     if (inv.help) {
       std::fputs(help_text(*tool).c_str(), stdout);
       return 0;

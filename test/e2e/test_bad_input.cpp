@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include <opencv2/imgcodecs.hpp>
 
 #include "process.hpp"
@@ -127,4 +130,168 @@ TEST_CASE("readers refuse malformed, future and non-finite scenes", "[e2e][bad-i
   Run usage = run(bin("sv-fit") + " --no-such-option");
   CHECK(usage.status == 2);
   CHECK(count_lines(usage.err) == 1);
+}
+
+// Hostile scenes and requests: each is refused with the contract's error, quickly and in little
+// memory, before the work it would otherwise cost (deep recursion, quadratic copies, regex
+// recursion on a long id).
+namespace {
+
+// A valid fitted scene of n separate lines p_0001…, with `extra` spliced in as further
+// top-level members (",\"key\":value…").
+std::string grid_scene(int n, const std::string& extra = "") {
+  std::string out = R"({"format":"sv.scene","version":1,"primitives":[)";
+  for (int i = 0; i < n; ++i) {
+    int x = 20 * (i % 100) + 5, y = 20 * (i / 100) + 5;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, R"(%s{"id":"p_%04d","type":"line","p0":[%d,%d],"p1":[%d,%d]})", i ? "," : "", i + 1,
+                  x, y, x + 10, y);
+    out += buf;
+  }
+  return out + "]" + extra + "}";
+}
+
+std::string nested(const std::string& open, const std::string& leaf, const std::string& close, int depth) {
+  std::string out;
+  out.reserve(depth * (open.size() + close.size()) + leaf.size());
+  for (int i = 0; i < depth; ++i) out += open;
+  out += leaf;
+  for (int i = 0; i < depth; ++i) out += close;
+  return out;
+}
+
+// Runs `cmd` (through sh) and checks the refusal: status, one line on stderr naming the code,
+// nothing on stdout, within a few seconds (a loaded machine; the defects took from 5 s to
+// minutes) and, where GNU time is at hand, under 100 MB.
+void refused_quickly(const std::string& cmd, int status, const std::string& code, const std::string& says = "") {
+  INFO(cmd.substr(0, 200));
+  const bool timed = std::filesystem::exists("/usr/bin/time");
+  auto mem = scratch() / "peak_kb";
+  std::filesystem::remove(mem);
+  auto t0 = std::chrono::steady_clock::now();
+  std::string quoted;
+  for (char c : cmd) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  Run r = run(timed ? "/usr/bin/time -f %M -o " + mem.string() + " sh -c '" + quoted + "'" : cmd);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.err.substr(0, 300));
+  refused(r, status, code);
+  if (!says.empty()) CHECK(r.err.find(says) != std::string::npos);
+  CHECK(seconds < 5);
+  if (timed) {  // GNU time writes "Command exited with non-zero status N" first, then %M
+    std::string t = slurp(mem);
+    while (!t.empty() && t.back() == '\n') t.pop_back();
+    CHECK(std::stol(t.substr(t.find_last_of('\n') + 1)) < 100 * 1024);
+  }
+}
+
+std::string scene_file(const std::string& name, const std::string& text) {
+  auto p = scratch() / name;
+  spit(p, text);
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("deep nesting is refused while parsing, before anything is built", "[e2e][bad-input][hostile]") {
+  // Nested objects in metrics cost quadratic copies; nested arrays under an unknown key
+  // overflowed the stack when written back.
+  std::string metrics = scene_file("deep-metrics.json", grid_scene(1, ",\"metrics\":" + nested("{\"a\":", "1", "}", 50000)));
+  refused_quickly(bin("sv-route") + " --no-store " + metrics, 3, "invalid_scene", "nested deeper than 64 levels");
+  std::string arrays = scene_file("deep-arrays.json", grid_scene(1, ",\"zzz\":" + nested("[", "", "]", 100000)));
+  refused_quickly(bin("sv-route") + " --no-store " + arrays, 3, "invalid_scene", "nested deeper than 64 levels");
+  refused_quickly(bin("sv-diagnose") + " list-primitives --no-store " + arrays, 3, "invalid_scene");
+  // A request nested as deeply: refused as a bad request.
+  std::string ok = scene_file("one.json", grid_scene(1));
+  spit(scratch() / "deep-request.json", "{\"primitive_ids\":" + nested("[", "", "]", 100000) + "}");
+  refused_quickly(bin("sv-edit") + " delete-primitive --no-store --request-file " + (scratch() / "deep-request.json").string() +
+                      " " + ok,
+                  2, "invalid_selection", "nested deeper than 64 levels");
+  // Sixty levels are fine: an unknown key is kept as it was.
+  Run fine = run(bin("sv-route") + " --no-store " + scene_file("sixty.json", grid_scene(1, ",\"zzz\":" + nested("[", "", "]", 60))));
+  CHECK(fine.status == 0);
+  CHECK(fine.out.find(nested("[", "", "]", 60)) != std::string::npos);
+}
+
+TEST_CASE("a long id is refused by its length, in scenes and in requests", "[e2e][bad-input][hostile]") {
+  const std::string long_id = "p_" + std::string(40000, '1');
+  std::string scene = grid_scene(1);
+  std::string bad = scene;
+  bad.replace(bad.find("p_0001"), 6, long_id);
+  refused_quickly(bin("sv-route") + " --no-store " + scene_file("long-id.json", bad), 3, "invalid_scene",
+                  "an id of more than 64 characters");
+  std::string ok = scene_file("one.json", scene);
+  refused_quickly(bin("sv-edit") + " delete-primitive --no-store --request '{\"primitive_ids\":[\"" + long_id + "\"]}' " + ok, 2,
+                  "invalid_selection", "an id of more than 64 characters");
+}
+
+TEST_CASE("ids must be unique and name what the scene has", "[e2e][bad-input][hostile]") {
+  std::string dup = grid_scene(2);
+  dup.replace(dup.find("p_0002"), 6, "p_0001");
+  refused_quickly(bin("sv-route") + " --no-store " + scene_file("dup.json", dup), 3, "invalid_scene",
+                  "primitive id p_0001 is used more than once");
+  refused_quickly(bin("sv-simulate") + " --no-store " +
+                      scene_file("tour.json", grid_scene(1, R"(,"tour":[{"primitive":"p_0009","direction":"forward"}])")),
+                  3, "invalid_scene", "names primitive p_0009");
+  std::string graph =
+      R"({"format":"sv.scene","version":1,"graph":{"vertices":[{"id":"v_0001","x":1,"y":1,"degree":1,"kind":"end"}],)"
+      R"("edges":[{"id":"e_0001","v0":"v_0001","v1":"v_0007","points":[[1,1],[5,1]],"closed":false}]}})";
+  refused_quickly(bin("sv-fit") + " --no-store " + scene_file("graph.json", graph), 3, "invalid_scene", "names vertex v_0007");
+}
+
+TEST_CASE("sv-route: each --set takes one value", "[e2e][bad-input]") {
+  std::string scene = scene_file("grid3.json", grid_scene(3));
+  // The file after --set KEY=VALUE is the input, not a second setting (stdin is empty here).
+  Run r = run(bin("sv-route") + " --no-store --set route.deviation_px=0 " + scene + " < /dev/null");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"commands\"") != std::string::npos);
+  Run two = run(bin("sv-route") + " --no-store --set route.deviation_px=0 --set route.deviation_px=0.5 " + scene + " < /dev/null");
+  CHECK(two.status == 0);
+}
+
+TEST_CASE("filter-mode tools leave stdout empty on failure", "[e2e][bad-input]") {
+  std::string bad = scene_file("dup2.json", [] {
+    std::string s = grid_scene(2);
+    return s.replace(s.find("p_0002"), 6, "p_0001");
+  }());
+  refused(run(bin("sv-diagnose") + " list-primitives --no-store < " + bad), 3, "invalid_scene");
+  refused(run(bin("sv-edit") + " delete-primitive --no-store --primitive-ids p_0001 < " + bad), 3, "invalid_scene");
+  std::string ok = scene_file("grid2.json", grid_scene(2));
+  refused(run(bin("sv-diagnose") + " get-primitive --no-store --id p_0404 " + ok), 4, "not_found");
+  // An integer beyond what a double holds exactly is out of range, not negative.
+  Run big = run(bin("sv-diagnose") + " list-primitives --no-store --limit 99999999999999999999 " + ok);
+  refused(big, 2, "invalid_selection");
+  CHECK(big.err.find("out of range") != std::string::npos);
+}
+
+TEST_CASE("rerun-stage without a region runs on the whole drawing", "[e2e][bad-input]") {
+  // The missing "region" was read from a const request with operator[] (undefined behaviour).
+  auto routed = scratch() / "rerun-routed.json";
+  REQUIRE(run(bin("sv-skeleton") + " --no-store " + data("feather_umbrella_w8.png") + " | " + bin("sv-fit") + " --no-store | " +
+              bin("sv-route") + " --no-store > " + routed.string())
+              .status == 0);
+  Run r = run(bin("sv-edit") + " rerun-stage --stage route_optimize --no-store " + routed.string());
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"format\":\"sv.scene\"") != std::string::npos);
+  // Without a store or a readable source there is nothing to re-trace: refused, in one line.
+  std::string scene = scene_file("grid4.json", grid_scene(4));
+  Run sk = run(bin("sv-edit") + " rerun-stage --stage skeletonize --no-store " + scene);
+  refused(sk, 1, "no_result");
+}
+
+TEST_CASE("sv-commit status refuses a HEAD pointing outside refs/heads", "[e2e][bad-input]") {
+  auto dir = scratch() / "tampered-head";
+  std::filesystem::create_directories(dir);
+  REQUIRE(run("cd " + dir.string() + " && " + bin("sv-commit") + " init").status == 0);
+  spit(dir / ".svrev" / "HEAD", "ref: refs/heads/../../../../etc/passwd\n");
+  Run r = run("cd " + dir.string() + " && " + bin("sv-commit") + " status");
+  refused(r, 3, "corrupt_object");
+}
+
+TEST_CASE("a 1x1 dark image gives one warning", "[e2e][bad-input]") {
+  auto p = scratch() / "dot1.png";
+  spit(p, gray_png(1, 1, 0));
+  Run r = run(bin("sv-skeleton") + " --no-store " + p.string());
+  CHECK(r.status == 0);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(r.err.find("uniformly dark and too small to trace") != std::string::npos);
 }

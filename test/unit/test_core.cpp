@@ -1,4 +1,8 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
 
 #include "core/error.hpp"
 #include "core/geometry.hpp"
@@ -86,4 +90,91 @@ TEST_CASE("same_shape compares type and geometry within the tolerances given", "
   CHECK_FALSE(same_shape(a, Shape::arc({0, 0}, {10, 0}, 0.31), 1e-3, 1e-6));
   CHECK_FALSE(same_shape(a, Shape::line({0, 0}, {10, 0}), 1));
   CHECK(same_shape(Shape::circle({5, 5}, 3), Shape::circle({5, 5.0001}, 3), 1e-3));
+}
+
+namespace {
+
+Scene lines_scene(int n) {
+  Scene s;
+  s.primitives = std::vector<Primitive>{};
+  for (int i = 0; i < n; ++i) {
+    Primitive p;
+    p.id = fmt::format("p_{:04d}", i + 1);
+    p.shape = Shape::line({double(i), 0}, {double(i), 10});
+    s.primitives->push_back(p);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Scene::primitive finds ids in constant time and follows every change", "[core][index]") {
+  Scene s = lines_scene(100000);
+  // Every id once: a linear search made this 5e9 comparisons.
+  auto t0 = std::chrono::steady_clock::now();
+  for (const auto& p : *s.primitives) REQUIRE(s.primitive(p.id) == &p);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 2);
+  CHECK(s.primitive("p_999999") == nullptr);
+  // Changes made directly on the vector: appended, erased, replaced in place, reordered, copied.
+  Primitive added;
+  added.id = "p_200000";
+  s.primitives->push_back(added);
+  REQUIRE(s.primitive("p_200000") != nullptr);
+  CHECK(s.primitive("p_200000")->id == "p_200000");
+  s.primitives->erase(s.primitives->begin());
+  CHECK(s.primitive("p_0001") == nullptr);
+  CHECK(s.primitive("p_0002") == &s.primitives->front());
+  (*s.primitives)[5].id = "p_300000";
+  CHECK(s.primitive("p_300000") == &(*s.primitives)[5]);
+  std::reverse(s.primitives->begin(), s.primitives->end());
+  CHECK(s.primitive("p_0002") == &s.primitives->back());
+  Scene copy = s;
+  CHECK(copy.primitive("p_0002") == &copy.primitives->back());
+  s.primitives.reset();
+  CHECK(s.primitive("p_0002") == nullptr);
+}
+
+TEST_CASE("parsing refuses deep, long and duplicate input before building it", "[core][limits]") {
+  auto refused = [](const std::string& text, const std::string& says) {
+    INFO(text.substr(0, 120));
+    try {
+      parse_scene(text);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == Code::invalid_scene);
+      CHECK(std::string(e.what()).find(says) != std::string::npos);
+    }
+  };
+  auto deep = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  const std::string head = R"({"format":"sv.scene","version":1,)";
+  // 63 levels under the top-level object are the most allowed (64 in all).
+  CHECK_NOTHROW(parse_scene(head + R"("zzz":)" + deep(63) + "}"));
+  refused(head + R"("zzz":)" + deep(64) + "}", "nested deeper than 64 levels");
+  refused(head + R"("zzz":)" + deep(1000000) + "}", "nested deeper than 64 levels");
+  refused(head + R"("zzz":")" + std::string(kMaxJsonStringBytes + 1, 'x') + "\"}", "a string longer than");
+  refused(head + R"("primitives":[{"id":"p_)" + std::string(40000, '1') + R"(","type":"line","p0":[0,0],"p1":[1,1]}]})",
+          "an id of more than 64 characters");
+  refused(head + R"("primitives":[{"id":"p_0001","type":"line","p0":[0,0],"p1":[1,1]},)"
+                 R"({"id":"p_0001","type":"line","p0":[0,0],"p1":[2,1]}]})",
+          "primitive id p_0001 is used more than once");
+  refused(head + R"("primitives":[{"id":"p_0001","type":"line","p0":[0,0],"p1":[1,1]}],)"
+                 R"("tour":[{"primitive":"p_0002","direction":"forward"}]})",
+          "tour/0 names primitive p_0002");
+  refused(head + R"("graph":{"vertices":[],"edges":[{"id":"e_0001","v0":"v_0001","v1":"v_0001","points":[[0,0],[1,1]],"closed":false}]}})",
+          "edge e_0001 names vertex v_0001");
+}
+
+TEST_CASE("serialising deeply nested metrics is linear", "[core][limits]") {
+  // Built in code, not parsed: the writer must not copy each level's subtree (quadratic) or
+  // recurse per level itself.
+  json deep = 0.123456789;
+  for (int i = 0; i < 10000; ++i) deep = json{{"a", std::move(deep)}};
+  Scene s;
+  s.metrics = std::move(deep);
+  auto t0 = std::chrono::steady_clock::now();
+  json j = to_json(s);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1);
+  const json* v = &j["metrics"];
+  while (v->is_object()) v = &(*v)["a"];
+  CHECK(v->get<double>() == 0.123457);
 }
