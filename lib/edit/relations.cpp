@@ -96,7 +96,10 @@ SceneChains scene_chains(const Scene& s) {
     sc.chains.push_back(ch);
   };
   for (int i : alone) standalone(i);
-  for (auto& [edge_id, idx] : by_edge) {
+  for (auto& entry : by_edge) {
+    // Not a structured binding: clang 14 (scripts/sanitize) cannot capture one in a lambda.
+    const auto& edge_id = entry.first;
+    auto& idx = entry.second;
     const Edge& e = *s.graph->edge(edge_id);
     std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return sc.prims[a].span0 < sc.prims[b].span0; });
     std::vector<int> run;

@@ -479,7 +479,8 @@ class Model {
       int angle = f.fixed ? -1 : add({f.angle});
       const double given = f.angle;
       const bool angular = f.angular;
-      for (auto [i, quarter] : f.lines) {
+      for (const auto& line : f.lines) {
+        const int i = line.first, quarter = line.second;  // named, not bound: clang 14 captures no binding
         auto vars = vars_of(i);
         if (angle >= 0) vars.push_back(angle);
         double scale = kRelationWeight * prims_[i].shape.length();
@@ -594,7 +595,8 @@ class Model {
     }
     const int axis = m.axis ? -1 : add({angle0, offset0});
     mirror_axes_.push_back(axis);
-    for (auto [a, b] : m.pairs) {
+    for (const auto& pair : m.pairs) {
+      const int a = pair.first, b = pair.second;  // named, not bound: clang 14 captures no binding
       const Shape &sa = prims_[a].shape, &sb = prims_[b].shape;
       std::vector<std::pair<int, int>> match;  // (feature of a, feature of b)
       if (sa.type == PrimType::circle) {

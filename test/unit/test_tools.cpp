@@ -96,7 +96,9 @@ TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", 
   one.add(Shape::line({10, 40}, {90, 40}));
   const std::vector<std::pair<std::string, Scene>> scenes = {
       {"empty", Scene{}}, {"one", one.routed()}, {"full", dev_drawing().routed()}};
-  for (const auto& [label, s] : scenes) {
+  for (const auto& entry : scenes) {
+    const auto& label = entry.first;  // named, not bound: clang 14 captures no binding
+    const auto& s = entry.second;
     const std::string path = scene_file(s, label + ".json");
     for (const Tool* tp : scene_tools()) {
       const Tool& t = *tp;
