@@ -11,10 +11,10 @@
 #include "fit/fit.hpp"
 #include "fit/robot_merge.hpp"
 #include "graph/skeletonize.hpp"
-#include "robot/replay.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "skeleton_drawing.hpp"
+#include "undrawn.hpp"
 
 using namespace sv;
 
@@ -816,19 +816,6 @@ std::vector<const Primitive*> of_type(const Scene& s, PrimType t) {
 // The end of a line nearer q.
 Vec2 near_end(const Shape& s, Vec2 q) { return dist(s.p0, q) < dist(s.p1, q) ? s.p0 : s.p1; }
 
-// Largest distance from the primitives to what the robot draws.
-double undrawn_px(const Scene& s) {
-  Replay r = replay(*s.commands, s.robot->start, 0.05);
-  double worst = 0;
-  for (const Primitive& p : *s.primitives)
-    for (Vec2 q : p.shape.sample(0.5)) {
-      double d = INFINITY;
-      for (const auto& st : r.strokes)
-        for (size_t i = 1; i < st.size(); ++i) d = std::min(d, point_segment_distance(q, st[i - 1], st[i]));
-      worst = std::max(worst, d);
-    }
-  return worst;
-}
 
 }  // namespace
 

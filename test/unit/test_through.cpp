@@ -5,11 +5,11 @@
 #include "core/schema.hpp"
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
-#include "robot/replay.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "shape_scene.hpp"
 #include "skeleton_drawing.hpp"
+#include "undrawn.hpp"
 
 using namespace sv;
 using test::Drawing;
@@ -33,19 +33,6 @@ int pen_ups_of(Scene& s) {
   return s.metrics["pen_up_moves"].get<int>();
 }
 
-// Largest distance from the primitives to what the robot draws.
-double uncovered(const Scene& s) {
-  Replay r = replay(*s.commands, s.robot->start, 0.05);
-  double worst = 0;
-  for (const Primitive& p : *s.primitives)
-    for (Vec2 q : p.shape.sample(0.25)) {
-      double d = INFINITY;
-      for (const auto& st : r.strokes)
-        for (size_t i = 1; i < st.size(); ++i) d = std::min(d, point_segment_distance(q, st[i - 1], st[i]));
-      worst = std::max(worst, d);
-    }
-  return worst;
-}
 
 const Primitive* longest(const Scene& s) {
   const Primitive* best = nullptr;
@@ -100,7 +87,7 @@ TEST_CASE("a T with a merged bar is routed with no more pen lifts than before", 
   int before = pen_ups_of(split), after = pen_ups_of(merged);
   CHECK(before == 1);
   CHECK(after == before);
-  CHECK(uncovered(merged) < 0.05);
+  CHECK(undrawn_px(merged) < 0.05);
   // The bar is drawn in two parts that meet where the stem does.
   int parts = 0;
   for (const TourStep& t : *merged.tour) parts += !t.whole();
@@ -121,7 +108,7 @@ TEST_CASE("a stem ending on a line's interior joins it without a pen lift", "[ro
   CHECK(s.metrics["pen_up_moves"] == 1);
   CHECK(s.tour->size() == 3);
   for (const Command& c : *s.commands) CHECK(c.primitive.find("p_0001,p_0001") == std::string::npos);
-  CHECK(uncovered(s) < 0.05);
+  CHECK(undrawn_px(s) < 0.05);
   // A plus: the bar split at a stem on each side, both stems drawn on: one lift.
   Scene plus = scene_of_shapes({Shape::line({0, 50}, {100, 50}), Shape::line({50, 50}, {50, 100}),
                                 Shape::line({50, 50}, {50, 0})},
