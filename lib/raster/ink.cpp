@@ -142,9 +142,9 @@ cv::Mat paper_cells(const cv::Mat& gray, const cv::Mat& paper, int cell, double 
 }
 
 // The upper envelope of the gray: a morphological closing (which removes every dark
-// structure narrower than 2r + 1 px and keeps smooth light and shadow) at 1/f of the
-// resolution, brought back to full size.
-cv::Mat light_envelope(const cv::Mat& gray, const cv::Mat& coarse, int f, int r) {
+// structure narrower than 2r + 1 coarse pixels and keeps smooth light and shadow) of the
+// coarse image, brought back to the size of `gray`.
+cv::Mat light_envelope(const cv::Mat& gray, const cv::Mat& coarse, int r) {
   cv::Mat closed, full;
   cv::morphologyEx(coarse, closed, cv::MORPH_CLOSE, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
   cv::resize(closed, full, gray.size(), 0, 0, cv::INTER_LINEAR);
@@ -165,8 +165,8 @@ cv::Mat sure_paper(const cv::Mat& gray, const InkOptions& opt) {
   if (f > 1) cv::resize(smooth, coarse, {(gray.cols + f - 1) / f, (gray.rows + f - 1) / f}, 0, 0, cv::INTER_AREA);
   else coarse = smooth;
   auto radius = [&](double fraction) { return std::max(2, static_cast<int>(std::lround(fraction * side / f))); };
-  cv::Mat near = light_envelope(gray, coarse, f, radius(opt.stroke_scale)),
-          far = light_envelope(gray, coarse, f, radius(opt.page_scale));
+  cv::Mat near = light_envelope(gray, coarse, radius(opt.stroke_scale)),
+          far = light_envelope(gray, coarse, radius(opt.page_scale));
   cv::Mat paper(gray.size(), CV_8U);
   const int small = static_cast<int>(std::lround(255 * opt.paper_contrast)), large = static_cast<int>(std::lround(255 * opt.page_contrast));
   for (int y = 0; y < gray.rows; ++y) {
