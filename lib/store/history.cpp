@@ -19,6 +19,8 @@ std::string format_time_utc(long long t) {
   return buf;
 }
 
+namespace {
+
 std::string recorded_parent(const Store& store, const std::string& id) {
   try {
     const json doc = json::parse(store.read_object(id));
@@ -31,6 +33,20 @@ std::string recorded_parent(const Store& store, const std::string& id) {
   return "";
 }
 
+}  // namespace
+
+Scene read_scene_leniently(const Store& store, const std::string& id, std::string& problem) {
+  problem.clear();
+  try {
+    return store.read_scene(id);
+  } catch (const Error& e) {
+    problem = fmt::format("{}: {}", code_name(e.code()), e.what());
+    Scene s;
+    s.revision.parent = recorded_parent(store, id);
+    return s;
+  }
+}
+
 std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit) {
   std::map<std::string, long long> first_seen;
   for (const auto& e : store.log())
@@ -38,14 +54,8 @@ std::vector<RevisionRecord> revision_chain(const Store& store, const std::string
   std::vector<RevisionRecord> out;
   std::string cur = id;
   while (!cur.empty() && out.size() < limit) {
-    Scene s;
     std::string problem;
-    try {
-      s = store.read_scene(cur);
-    } catch (const Error& e) {
-      problem = fmt::format("{}: {}", code_name(e.code()), e.what());
-      s.revision.parent = recorded_parent(store, cur);
-    }
+    const Scene s = read_scene_leniently(store, cur, problem);
     RevisionRecord r{cur, s.revision.parent, s.revision.tool, s.revision.note, s.revision.args, 0, problem};
     if (auto it = first_seen.find(cur); it != first_seen.end()) r.time = it->second;
     out.push_back(r);

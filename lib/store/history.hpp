@@ -12,14 +12,14 @@ struct RevisionRecord {
   std::string problem;  // why the revision cannot be read ("" when it can)
 };
 
-// The parent a revision's object names, read leniently (as plain JSON) for a revision whose
-// scene cannot be parsed, e.g. one that fails the scene schema; "" when the object does not
-// match its name or names none.
-std::string recorded_parent(const Store& store, const std::string& id);
+// A revision's scene, or, when it cannot be read (e.g. it fails the scene schema), an empty
+// scene whose revision.parent is the parent its object still names (read as plain JSON; "" when
+// the object does not match its name or names none), with the reason in `problem`.
+Scene read_scene_leniently(const Store& store, const std::string& id, std::string& problem);
 
 // The chain from `id` back through parents, newest first, at most `limit` records. A revision
 // that cannot be read is a record with `problem` set instead of failing the whole history; the
-// chain goes on through recorded_parent when its object still names one.
+// chain goes on through the parent its object still names, if any.
 std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit);
 
 // Tool results ({"ok", "tool", "llm_text", ...}) of the history commands.

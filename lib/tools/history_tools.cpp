@@ -107,15 +107,10 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
     }
     // One unreadable revision must not hide the rest of the history: it is listed with its
     // problem, and the walk goes on through the parent its object still names, if any.
-    Scene s;
     std::string problem;
-    try {
-      s = st.read_scene(id);
-    } catch (const Error& e) {
-      problem = fmt::format("{}: {}", code_name(e.code()), e.what());
-      s.revision.parent = recorded_parent(st, id);
+    const Scene s = read_scene_leniently(st, id, problem);
+    if (!problem.empty())
       r.warnings.push_back(fmt::format("revision {} cannot be read (sv-commit fsck): {}", short_id(id), problem));
-    }
     Node n{id, s.revision.parent, s.revision.tool, s.revision.note, "", 0, nullptr, labels[id], {}, problem};
     if (auto it = first_seen.find(id); it != first_seen.end()) n.time = it->second;
     n.timestamp = format_time_utc(n.time);
