@@ -53,6 +53,25 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
   return out;
 }
 
+namespace {
+
+// The catalog's edit kinds (OptimizationCandidate.edit_kind) that are not a tool's own name in
+// snake case: the tool that carries each out, and what it adds to the payload.
+struct EditKind {
+  const char* kind;
+  const char* tool;
+  const char* target_kind;  // MergePrimitives' target_kind, or nullptr
+};
+const EditKind kEditKinds[] = {
+    {"reverse_primitive_direction", "ReverseDirection", nullptr},
+    {"replace_with_line", "MergePrimitives", "line"},
+    {"replace_with_arc", "MergePrimitives", "arc"},
+    {"replace_with_circle", "MergePrimitives", "circle"},
+    {"merge_arc_chain_to_circle", "MergePrimitives", "circle"},
+};
+
+}  // namespace
+
 std::vector<EditStep> parse_batch(const json& list) {
   if (!list.is_array() || list.empty())
     throw Error(Code::invalid_selection, "a batch is a non-empty list of edits");
@@ -65,6 +84,11 @@ std::vector<EditStep> parse_batch(const json& list) {
     if (e.contains("kind") && e.contains("payload")) {  // the catalog's EditSpec
       name = e["kind"].is_string() ? e["kind"].get<std::string>() : "";
       request = e["payload"];
+      for (const auto& k : kEditKinds)
+        if (name == k.kind) {
+          name = k.tool;
+          if (k.target_kind && request.is_object()) request["target_kind"] = k.target_kind;
+        }
     } else if (e.contains("tool") && e["tool"].is_string()) {
       name = e["tool"];
       request.erase("tool");

@@ -204,6 +204,11 @@ ToolResult checkout(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+// The log's reason for a step, with the request's note (--note) when it has one.
+std::string with_note(const std::string& why, const json& req) {
+  return req.contains("note") && req["note"].is_string() ? why + " — " + req["note"].get<std::string>() : why;
+}
+
 // ---------------------------------------------------------------- Revert
 
 ToolResult revert(const ToolContext& ctx, const json& req) {
@@ -226,7 +231,7 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
     scene.revision.args.push_back("Revert " + json{{"to_revision_id", target}, {"keep_branch", true}}.dump());
     scene.revision.note = "revert to " + short_id(target);
     std::string id = st.put_scene(scene);
-    st.advance_head(head, id, "Revert: content of " + short_id(target));
+    st.advance_head(head, id, with_note("Revert: content of " + short_id(target), req));
     r.fields = {{"revision_id", id}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
                 {"backup_branch", nullptr}};
     r.llm_text = fmt::format("new revision {} (parent {}) has the content of {}", short_id(id),
@@ -241,7 +246,7 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
       if (rec.id == head) ancestor = true;
     if (!ancestor) backup = "reverted/" + short_id(head);
   }
-  std::string kept = st.reset_head(head, target, backup, "Revert (discard): back to " + short_id(target));
+  std::string kept = st.reset_head(head, target, backup, with_note("Revert (discard): back to " + short_id(target), req));
   r.fields = {{"revision_id", target}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
               {"backup_branch", kept.empty() ? json(nullptr) : json(kept)}};
   std::string where = st.head_branch().empty() ? "HEAD (detached)" : "branch " + st.head_branch();
@@ -286,7 +291,7 @@ ToolResult commit(const ToolContext& ctx, const json& req) {
                 {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
   json m = revision_metrics(st, id, s);
   std::string rationale = req["rationale"].is_string() ? req["rationale"].get<std::string>() : "";
-  st.mark_final(id, "Commit" + (rationale.empty() ? std::string() : ": " + rationale));
+  st.mark_final(id, with_note("Commit" + (rationale.empty() ? std::string() : ": " + rationale), req));
   ToolResult r;
   double time_ms = m.contains("draw_time_s") ? m["draw_time_s"].get<double>() * 1000.0 : 0.0;
   r.fields = {{"revision_id", id}, {"commands_count", commands_of(s)}, {"estimated_time_ms", time_ms}, {"final_metrics", m}};
@@ -300,8 +305,12 @@ ToolResult done(const ToolContext& ctx, const json& req) {
   const std::string id = st.resolve(req["final_revision_id"].get<std::string>());
   Scene s = st.read_scene(id);
   ToolResult r;
-  if (commands_of(s) == 0) r.warnings.push_back(fmt::format("revision {} has no robot commands", short_id(id)));
-  st.mark_final(id, "Done: " + req["summary"].get<std::string>());
+  // The harness reads the answer's command stream: a revision without one is no answer.
+  if (commands_of(s) == 0)
+    throw Error(Code::no_result,
+                fmt::format("revision {} has no robot commands to hand in (run sv-route on it first)", short_id(id)),
+                {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
+  st.mark_final(id, with_note("Done: " + req["summary"].get<std::string>(), req));
   r.fields = {{"accepted", true}, {"revision_id", id}, {"final_revision_id", id}, {"commands_count", commands_of(s)}};
   r.llm_text = fmt::format("done: {} is final ({} commands)", short_id(id), commands_of(s));
   return r;
