@@ -103,6 +103,7 @@ TEST_CASE("without its source image, fidelity is measured against the stroke gra
   SceneBuilder b = dev_drawing();
   Scene s = b.routed();
   s.source->path = "/nonexistent/drawing.png";
+  s.source->sha256 = std::string(64, 'b');  // an image this process never measured
   for (const char* tool : {"EvaluateRevision", "AnalyzeCoverage"}) {
     json env = run(tool, s);
     INFO(tool);
