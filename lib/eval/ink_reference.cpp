@@ -3,8 +3,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 
-#include "core/error.hpp"
 #include "core/hash.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/image.hpp"
