@@ -6,14 +6,13 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
-#include "eval/coverage.hpp"
 #include "tools/common.hpp"
 
 namespace sv {
 
-json edit_metrics(const Scene& s) {
+json edit_metrics(const Scene& s, const std::vector<Polyline>& reference) {
   if (!s.primitives) return json::object();
-  Scores sc = score(s, default_tolerance(stroke_width_of(s)), Scope{});
+  Scores sc = score(s, reference, default_tolerance(stroke_width_of(s)), Scope{});
   json m = metrics_json(sc, {"primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"});
   if (sc.timed) m["draw_time_s"] = round3(sc.draw_time_s);
   return m;
@@ -48,8 +47,10 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
   }
   for (const auto& [id, p] : old_ids)
     if (!new_ids.count(id)) out.removed.push_back(id);
-  out.before = edit_metrics(ctx.scene);
-  out.after = edit_metrics(out.scene);
+  // Edits keep the source, so both sides are measured against its ink.
+  const FidelityReference ref = fidelity_reference(ctx, ctx.scene, out.warnings);
+  out.before = edit_metrics(ctx.scene, ref.paths);
+  out.after = edit_metrics(out.scene, ref.paths);
   return out;
 }
 
