@@ -96,9 +96,14 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
     labels[head].push_back(head_branch.empty() ? "HEAD (detached)" : "HEAD");
     todo.push_back(head);
   }
+  // Every revision the log names is listed, not only those a ref still reaches: re-running the
+  // pipeline into a store starts a new chain, and the earlier one (and its edits) stays in view.
   std::map<std::string, long long> first_seen;
-  for (const auto& e : st.log())
+  for (const auto& e : st.log()) {
     if (!e.new_id.empty()) first_seen.emplace(e.new_id, e.time);
+    for (const std::string* id : {&e.old_id, &e.new_id})
+      if (!id->empty() && st.has_object(*id)) todo.push_back(*id);
+  }
 
   std::map<std::string, Node> nodes;
   while (!todo.empty()) {
@@ -337,7 +342,7 @@ void add_history_tools(std::vector<Tool>& out) {
                                                        "still names, if any")}},
                                 {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
   out.push_back({"ListRevisions", "history", "sv-commit", "",
-                 "Every revision reachable from a branch, the final mark or HEAD, as a tree (parent links) with "
+                 "Every revision a branch, the final mark, HEAD or the log names, as trees (parent links) with "
                  "per-revision metrics and the branches naming it, and as a picture of that tree.",
                  S::object({{"include_metrics", S::with_default(S::boolean("measure each revision (cached by id)"), true)}}),
                  S::object({{"revisions", S::array(record, "depth-first from the oldest root, oldest child first")},
