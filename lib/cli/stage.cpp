@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <new>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "core/scene_check.hpp"
 #include "store/store.hpp"
@@ -24,19 +24,24 @@ constexpr size_t kMaxInputBytes = size_t(1) << 30;  // 1 GiB: far above any real
 
 // Options that say where things go, not what is computed: left out of revision.args, with the
 // input paths, so the same work gives the same revision id wherever it runs and whether one
-// drawing or a batch is processed.
-bool is_location_option(const std::string& a) {
-  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" ||
-         a == "--png" || a == "--svg" || a == "-v" || a == "--verbose";
+// drawing or a batch is processed. Sets `takes_value` for one that is.
+bool is_location_option(const Stage& stage, const std::string& a, bool& takes_value) {
+  if (auto it = stage.location_options.find(a); it != stage.location_options.end()) {
+    takes_value = it->second;
+    return true;
+  }
+  takes_value = a != "--no-store" && a != "-v" && a != "--verbose";
+  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" || a == "-v" ||
+         a == "--verbose";
 }
 
-json recorded_args(int argc, char** argv, const std::vector<std::string>& inputs) {
+json recorded_args(const Stage& stage, int argc, char** argv, const std::vector<std::string>& inputs) {
   json args = json::array();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     std::string flag = a.substr(0, a.find('='));
-    if (is_location_option(flag)) {
-      bool takes_value = flag != "--no-store" && flag != "-v" && flag != "--verbose";
+    bool takes_value = false;
+    if (is_location_option(stage, flag, takes_value)) {
       if (takes_value && a.find('=') == std::string::npos) ++i;
       continue;
     }
@@ -46,7 +51,6 @@ json recorded_args(int argc, char** argv, const std::vector<std::string>& inputs
   return args;
 }
 
-
 }  // namespace
 
 void write_output(const std::string& path, const std::string& text) {
@@ -55,14 +59,7 @@ void write_output(const std::string& path, const std::string& text) {
     if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
     return;
   }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(Code::io_error, "cannot write " + path);
-    out << text;
-    if (!out.flush()) throw Error(Code::io_error, "cannot write " + path);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path);
+  write_file_atomic(path, text);
 }
 
 std::map<std::string, double> parse_settings(const std::vector<std::string>& settings) {
@@ -234,15 +231,25 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
   app.add_option("--rev", rev, "store mode: read this revision (HEAD, a branch, an id or a unique prefix), "
                                "record the result and print the tool envelope");
   app.add_option("--note", note, "a note kept with the revision");
+  bool print_params = false;
+  app.add_flag("--params", print_params, "print the stage's parameters (key, type, default or derivation, limits, "
+                                         "unit, doc) as JSON and exit");
   if (stage.add_options) stage.add_options(app);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  if (print_params) {
+    const ParamTable none{stage.name, {}};
+    return guarded(stage.name, false, [&] {
+      write_output("-", (stage.params ? *stage.params : none).to_json().dump(2) + "\n");
+      return 0;
+    });
+  }
   const bool store_mode = !rev.empty();
   if (!output_dir.empty()) {
     return guarded(stage.name, false, [&]() -> int {
       if (store_mode || !output.empty())
         throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
       if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
-      return run_batch(stage, inputs, output_dir, recorded_args(argc, argv, inputs), note);
+      return run_batch(stage, inputs, output_dir, recorded_args(stage, argc, argv, inputs), note);
     });
   }
   return guarded(stage.name, store_mode, [&]() -> int {
@@ -273,7 +280,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage) {
     }
 
     json result;
-    Scene out = transform(stage, in, parent, recorded_args(argc, argv, inputs), note, result);
+    Scene out = transform(stage, in, parent, recorded_args(stage, argc, argv, inputs), note, result);
 
     if (store) {
       if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);

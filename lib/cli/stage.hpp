@@ -2,8 +2,8 @@
 // one-line description, its options, its handler — and run_stage_main gives it the rest:
 // filter mode (scene on stdin, scene on stdout, revision recorded when a store is present),
 // store mode (--rev REV: scene from the store, result envelope on stdout), common options,
-// batch mode for stages that offer it, --help, and the error contract (one line on stderr, exit
-// status from the code).
+// batch mode for stages that offer it, --help, --params (its parameter table as JSON), and the
+// error contract (one line on stderr, exit status from the code).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/params.hpp"
 #include "core/scene.hpp"
 
 namespace sv {
@@ -29,6 +30,11 @@ struct Stage {
   // Offers batch mode (--output-dir DIR, any number of inputs): one process for many drawings,
   // each written to DIR/NAME.json, nothing recorded in a store.
   bool batch = false;
+  // Its parameters (--set keys and recorded settings), printed by --params; none when null.
+  const ParamTable* params = nullptr;
+  // Its options that say where side outputs go and how they are written, not what is computed
+  // (flag -> takes a value): left out of revision.args like --output.
+  std::map<std::string, bool> location_options;
   // Declares the stage's own options on the app (values captured by the closures).
   std::function<void(CLI::App&)> add_options;
   // Produces the new scene from the input; returns the tool result's typed fields, including
@@ -47,7 +53,7 @@ int run_stage_main(int argc, char** argv, const Stage& stage);
 // (0, or 2 with one line on stderr), otherwise nullopt.
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
-// Writes text to stdout ("" or "-") or to a file, atomically (temporary file, rename).
+// Writes text to stdout ("" or "-") or to a file, atomically (write_file_atomic).
 void write_output(const std::string& path, const std::string& text);
 
 // Reads all of stdin or a file (refusing more than `limit` bytes) into memory.

@@ -5,7 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/stages.hpp"
 #include "core/error.hpp"
+#include "fit/params.hpp"
+#include "graph/skeletonize.hpp"
+#include "route/route.hpp"
 
 namespace sv {
 
@@ -16,12 +20,18 @@ std::map<std::string, int> count_by_type(const Scene& s) {
   return n;
 }
 
+const ParamSpec* find_stage_param(const std::string& key) {
+  for (const ParamTable* t : {&skeleton_param_table(), &fit_param_table(), &route_param_table()})
+    if (const ParamSpec* p = t->find(key)) return p;
+  return nullptr;
+}
+
 void add_settings_option(CLI::App& app, std::vector<std::string>& settings, const char* stage) {
   // One value per occurrence (--set A=1 --set B=2): a vector option would otherwise go on taking
   // words, so `--set KEY=VALUE FILE` swallowed FILE and read standard input.
   app.add_option("--set", settings,
-                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config); "
-                             "repeat for several",
+                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config; --params "
+                             "lists them with their limits); repeat for several",
                              stage))
       ->allow_extra_args(false);
 }
@@ -37,14 +47,6 @@ void drop_downstream_of_fit(Scene& s) {
 void drop_downstream_of_route(Scene& s) {
   s.simulation = nullptr;
   s.metrics = nullptr;
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw Error(Code::io_error, "cannot write " + path);
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) throw Error(Code::io_error, "cannot write " + path);
 }
 
 std::optional<Pose> parse_pose(const std::string& text) {

@@ -38,10 +38,10 @@ RouteOptions route_options_of(const Scene& s) {
     o.start = s.robot->start;
     o.pen_time_s = s.robot->pen_time_s;
   }
-  for (const RouteOptionDoc& d : route_option_docs()) {
-    const std::string key = std::string("route.") + d.key;
-    if (s.config.contains(key) && s.config[key].value("from", "") == "user" && s.config[key]["value"].is_number())
-      o.overrides[key] = s.config[key]["value"].get<double>();
+  for (const ParamSpec& d : route_param_table().params) {
+    auto it = s.config.find(d.key);
+    if (d.set_by == "--set" && it != s.config.end() && it->value("from", "") == "user" && (*it)["value"].is_number())
+      o.overrides[d.key] = (*it)["value"].get<double>();
   }
   return o;
 }

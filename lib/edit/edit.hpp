@@ -33,9 +33,6 @@ RouteOptions route_options_of(const Scene& s);
 // warnings.
 std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>& touched);
 
-// The fit thresholds the scene was fitted with (its config "fit.*"; defaults where absent).
-FitParams fit_params_of(const Scene& s);
-
 // Enforces relation records ({"kind", "primitives": [ids], "axis"?}, kinds as EnforceRelation's
 // plus the fit stage's "coincident") together, through the beautify solver (fitting::enforce):
 // chains are the primitives of one graph edge in span order (a primitive without provenance is

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
+#include "cli/stages.hpp"
 #include "core/error.hpp"
 #include "tools/common.hpp"
 #include "tools/schema_parts.hpp"
@@ -471,8 +472,10 @@ ToolResult get_config(const ToolContext& ctx, const json& req) {
       for (const auto& k : req["keys"]) wanted = wanted || it.key().rfind(k.get<std::string>(), 0) == 0;
     if (!wanted) continue;
     const json& e = it.value();
+    // The declaration's doc and unit; the scene's own doc for a key no stage declares (any more).
+    const ParamSpec* spec = find_stage_param(it.key());
     entries.push_back({{"key", it.key()}, {"value", e.value("value", json())}, {"from", e.value("from", "default")},
-                       {"doc", e.value("doc", "")}});
+                       {"doc", spec ? spec->doc : e.value("doc", "")}, {"unit", spec ? spec->unit : ""}});
     text += fmt::format("{}={} ({})\n", it.key(), e.value("value", json()).dump(), e.value("from", "default"));
   }
   if (s.config.empty()) r.warnings.push_back("the scene records no configuration yet");
@@ -494,8 +497,10 @@ struct Explanation {
 
 json explanation_json(const Scene& s, const Explanation& e) {
   const json& c = s.config.at(e.key);
+  const ParamSpec* spec = find_stage_param(e.key);
   return {{"key", e.key}, {"value", c.value("value", json())}, {"from", c.value("from", "default")},
-          {"doc", c.value("doc", "")}, {"measured", round3(e.measured)}, {"measured_what", e.measured_what},
+          {"doc", spec ? spec->doc : c.value("doc", "")}, {"unit", spec ? spec->unit : ""},
+          {"measured", round3(e.measured)}, {"measured_what", e.measured_what},
           {"outcome", e.outcome}, {"would_change_at", e.would_change_at}, {"counterfactual", e.counterfactual}};
 }
 
@@ -638,8 +643,10 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
           }
     for (auto it = s.config.begin(); it != s.config.end(); ++it)
       if (!graph_here && std::any_of(stages.begin(), stages.end(), [&](const std::string& st) { return it.key().rfind(st, 0) == 0; })) {
+        const ParamSpec* spec = find_stage_param(it.key());
         list.push_back({{"key", it.key()}, {"value", it.value().value("value", json())},
-                        {"from", it.value().value("from", "default")}, {"doc", it.value().value("doc", "")},
+                        {"from", it.value().value("from", "default")},
+                        {"doc", spec ? spec->doc : it.value().value("doc", "")}, {"unit", spec ? spec->unit : ""},
                         {"measured", round3(missed)}, {"measured_what", "missed centreline length in the region, px"},
                         {"outcome", "a threshold of the stage that produced no edge here"},
                         {"would_change_at", nullptr}, {"counterfactual", "rerun the stage with this key overridden (RerunStage)"}});
@@ -780,7 +787,8 @@ void add_inspection_tools(std::vector<Tool>& out) {
                  "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
                  S::object({{"keys", S::array(S::string("key or prefix, e.g. fit."), "only these keys")}}),
                  S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                            {"doc", S::string("")}}, {"key", "value", "from"}), "")},
+                                                            {"doc", S::string("")}, {"unit", S::string("")}},
+                                                           {"key", "value", "from"}), "")},
                             {"stroke_width_px", S::number("", 0)}},
                            {"entries"}),
                  get_config});
@@ -789,7 +797,8 @@ void add_inspection_tools(std::vector<Tool>& out) {
                  "quantity, and the value at which the outcome would have changed.",
                  S::object({{"primitive_id", S::nullable(S::id("the primitive to explain"))}, {"region", region}}),
                  S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                                        {"doc", S::string("")}, {"measured", S::number("")},
+                                                                        {"doc", S::string("")}, {"unit", S::string("")},
+                                                                        {"measured", S::number("")},
                                                                         {"measured_what", S::string("")}, {"outcome", S::string("")},
                                                                         {"would_change_at", S::nullable(S::number(""))},
                                                                         {"counterfactual", S::string("")},
