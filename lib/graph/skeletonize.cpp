@@ -70,50 +70,140 @@ const std::vector<SkeletonParam>& skeleton_params() {
     const graph::CentreOptions cen;
     const graph::GapOptions gap;
     return std::vector<SkeletonParam>{
-      constant("skeleton.background_cell_px", in.background_cell_px, "px", "cell size (px) of the local paper-level map that evens out tinted, blotchy paper and uneven light"),
-      constant("skeleton.light_stroke_scale", in.stroke_scale, "", "the light is estimated around dark structures narrower than this fraction of the image's shorter side (strokes), through them", 1),
-      constant("skeleton.light_page_scale", in.page_scale, "", "second, page-scale light estimate (fraction of the shorter side) that passes over wide ink areas", 1),
-      constant("skeleton.paper_contrast", in.paper_contrast, "", "surely paper: at most this much darker (fraction) than the light at stroke scale", 1),
-      constant("skeleton.page_contrast", in.page_contrast, "", "surely paper: at most this much darker (fraction) than the light at page scale (deeper than any shadow)", 1),
-      constant("skeleton.weak_ratio", in.weak_ratio, "", "weak ink is at least this fraction of full ink's darkness (pencil pressure fading)", 1),
-      constant("skeleton.noise_ratio", in.noise_ratio, "", "weak ink is at least this many times the paper's noise darker than paper (grain stays paper)"),
-      constant("skeleton.peak_radius_ratio", in.peak_radius_ratio, "stroke widths", "a stroke's own darkness is the darkest ink within this many stroke widths"),
-      constant("skeleton.grain_holes", in.grain_holes, "", "ink whose regions leave more than this share of their inside out at half its darkness is grainy (pencil on paper) and is smoothed before it is read", 1),
-      constant("skeleton.grain_sigma_ratio", in.grain_sigma_ratio, "stroke widths", "grainy ink is smoothed with a Gaussian of this many stroke widths"),
-      measured("skeleton.paper_level", "median gray of the paper", "gray level", "median gray (0-255) of the paper", false),
-      measured("skeleton.paper_noise", "one standard deviation of the paper's normalised gray, from its darker half", "gray level", "spread (one standard deviation, from the darker half) of the paper's normalised gray: sensor noise and paper grain", false),
-      measured("skeleton.ink_level", "a low percentile of the ink class's normalised gray", "gray level", "gray of full ink on paper-normalised gray (paper = 255): a low percentile of the ink class", false),
-      measured("skeleton.threshold", "(255 + skeleton.ink_level) / 2", "gray level", "strong ink where the paper-normalised gray is below this: midway between full ink and paper", true, 255),
-      measured("skeleton.weak_threshold", "max(255 - max(weak_ratio * (255 - ink_level), noise_ratio * paper_noise), threshold)", "gray level", "weak ink where the paper-normalised gray is below this; it is ink only where connected to strong ink", true, 255),
-      measured("skeleton.ink_holes", "measured on the ink regions", "", "share of the inside of the ink regions left out at half its darkness", false),
-      measured("skeleton.grain_sigma_px", "clamp(grain_sigma_ratio * the ink ridge width, 0.7, 8) when ink_holes > grain_holes, else 0", "px", "smoothing applied to grainy ink (0: none)", false),
-      measured("skeleton.peak_radius_px", "peak_radius_ratio * the ink ridge width", "px", "window radius in which a stroke's own darkness is found; edges sit at half of it", false),
-      from_width("graph.junction_merge_px", "sw", [](double w) { return 1.0 * w; }, "px", "junction clusters joined by a shorter skeleton path are one junction"),
-      from_width("graph.crossing_merge_px", "6.0 * sw", [](double w) { return 6.0 * w; }, "px", "two 3-way junctions joined by a shorter path are tested as one crossing"),
-      from_width("graph.arm_clean_run_px", "max(2.0, 0.5 * sw)", [](double w) { return std::max(2.0, 0.5 * w); }, "px", "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) for this long; nearer the junction its ink is shared"),
-      from_width("graph.arm_window_px", "max(4.0, sw)", [](double w) { return std::max(4.0, 1.0 * w); }, "px", "length of arm over which its direction is measured, from where its own stroke begins"),
-      constant("graph.crossing_max_turn_deg", 40, "deg", "a stroke through a crossing, or into a cusp, bends at most this much between arms", 180),
-      from_width("graph.crossing_max_offset_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px", "every arm's line passes at most this far from the crossing point"),
-      from_width("graph.filled_min_diameter_px", "3.0 * sw", [](double w) { return 3.0 * w; }, "px", "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an arrowhead), drawn as one stroke; the widest disc of a stroke's crossing or blot is under 2 w"),
-      from_width("graph.filled_core_radius_px", "sw", [](double w) { return 1.0 * w; }, "px", "a filled mark is the union of its ink discs of at least this radius: strokes running into it, whose discs are about w/2, are not part of it"),
-      from_width("graph.filled_outline_diameter_px", "6.0 * sw", [](double w) { return 6.0 * w; }, "px", "filled marks at least this wide are drawn as their outline inset by w/2, narrower ones as their main medial path (a dot when round)"),
-      from_width("graph.filled_remnant_px", "2.0 * sw", [](double w) { return 2.0 * w; }, "px", "a branch left outside a filled mark, ending free or back at the mark within this length, is part of the mark's tangle"),
-      from_width("graph.gap_join_px", "1.5 * sw + 2", [](double w) { return 1.5 * w + 2; }, "px", "two free ends (cap centres) at most this far apart are one broken stroke when their directions agree: a paper gap of up to half a width plus 2 px; letters 1.5 widths apart stand farther"),
-      constant("graph.gap_t_join_px", 0, "px", "a free end at most this far from the centreline of the stroke it points at stopped short of a T and is joined to it (w + 2 joins paper gaps of 2 px). Off: a T join saves no pen lift (the end becomes an odd junction), draws over paper and made every measured drawing slower; brush script ends near other strokes by design"),
-      constant("graph.gap_join_max_turn_deg", gap.max_turn_deg, "deg", "ends rejoined straight across a gap continue each other's direction within this", 180),
-      from_width("graph.gap_join_offset_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px", "... and each lies at most this far to the side of the other's line"),
-      constant("graph.gap_corner_max_turn_deg", gap.max_corner_deg, "deg", "ends whose lines meet inside the gap are a corner drawn in two strokes when they turn by at most this", 180),
-      constant("graph.gap_t_min_angle_deg", gap.min_t_angle_deg, "deg", "an end is joined to the stroke it points at only when it meets it this steeply", 90),
-      measured("skeleton.stroke_width_px", "median ink width across the skeleton (the default when nothing can be measured)", "px", "median ink width across the skeleton, edge to edge at 50% coverage", true, kInf, kDefaultStrokeWidth),
-      from_width("skeleton.min_speck_area_px", "0.3 * sw^2", [](double w) { return 0.3 * w * w; }, "px^2", "ink components of fewer pixels are noise (a round dot has 0.79 w^2)"),
-      from_width("skeleton.max_hole_area_px", "0.2 * sw^2", [](double w) { return 0.2 * w * w; }, "px^2", "enclosed paper regions of at most this many pixels are pinholes, filled before thinning"),
-      from_width("skeleton.max_sliver_width_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px", "enclosed paper no wider than this and at least a stroke width long is the gap between two passes of one stroke, filled before thinning"),
-      constant("graph.refine_max_shift_ratio", cen.max_shift_ratio, "", "sub-pixel centring moves a skeleton point at most this fraction of its cross-section's width (at least 1 px)"),
-      constant("graph.clean_width_ratio", cen.clean_ratio, "", "a cross-section wider than this times its neighbours' median runs into other ink (a junction, a corner's other leg) and is not used for centring or directions"),
-      from_width("graph.spur_protrusion_px", "0.5 * sw", [](double w) { return 0.5 * w; }, "px", "a branch from a junction to a free end is a thinning spur when its tip reaches less than this beyond the junction's ink disc and beyond the edge of another arm it lies in"),
-      from_width("graph.dot_length_px", "0.5 * sw", [](double w) { return 0.5 * w; }, "px", "isolated strokes shorter than this are dots"),
-      from_width("graph.double_stroke_px", "1.5 * sw", [](double w) { return 1.5 * w; }, "px", "two parallel edges whose points stay this close (centre to centre) along most of their length are two passes of one stroke, their inks at most half a width apart"),
-      constant("graph.point_spacing_px", 1.0, "px", "largest distance between consecutive edge points", kInf, 0.01),
+        constant("skeleton.background_cell_px", in.background_cell_px, "px",
+                 "cell size (px) of the local paper-level map that evens out tinted, blotchy paper and uneven light"),
+        constant("skeleton.light_stroke_scale", in.stroke_scale, "",
+                 "the light is estimated around dark structures narrower than this fraction of the image's shorter "
+                 "side (strokes), through them",
+                 1),
+        constant("skeleton.light_page_scale", in.page_scale, "",
+                 "second, page-scale light estimate (fraction of the shorter side) that passes over wide ink areas", 1),
+        constant("skeleton.paper_contrast", in.paper_contrast, "",
+                 "surely paper: at most this much darker (fraction) than the light at stroke scale", 1),
+        constant(
+            "skeleton.page_contrast", in.page_contrast, "",
+            "surely paper: at most this much darker (fraction) than the light at page scale (deeper than any shadow)",
+            1),
+        constant("skeleton.weak_ratio", in.weak_ratio, "",
+                 "weak ink is at least this fraction of full ink's darkness (pencil pressure fading)", 1),
+        constant("skeleton.noise_ratio", in.noise_ratio, "",
+                 "weak ink is at least this many times the paper's noise darker than paper (grain stays paper)"),
+        constant("skeleton.peak_radius_ratio", in.peak_radius_ratio, "stroke widths",
+                 "a stroke's own darkness is the darkest ink within this many stroke widths"),
+        constant("skeleton.grain_holes", in.grain_holes, "",
+                 "ink whose regions leave more than this share of their inside out at half its darkness is grainy "
+                 "(pencil on paper) and is smoothed before it is read",
+                 1),
+        constant("skeleton.grain_sigma_ratio", in.grain_sigma_ratio, "stroke widths",
+                 "grainy ink is smoothed with a Gaussian of this many stroke widths"),
+        measured("skeleton.paper_level", "median gray of the paper", "gray level", "median gray (0-255) of the paper",
+                 false),
+        measured("skeleton.paper_noise", "one standard deviation of the paper's normalised gray, from its darker half",
+                 "gray level",
+                 "spread (one standard deviation, from the darker half) of the paper's normalised gray: sensor noise "
+                 "and paper grain",
+                 false),
+        measured("skeleton.ink_level", "a low percentile of the ink class's normalised gray", "gray level",
+                 "gray of full ink on paper-normalised gray (paper = 255): a low percentile of the ink class", false),
+        measured("skeleton.threshold", "(255 + skeleton.ink_level) / 2", "gray level",
+                 "strong ink where the paper-normalised gray is below this: midway between full ink and paper", true,
+                 255),
+        measured("skeleton.weak_threshold",
+                 "max(255 - max(weak_ratio * (255 - ink_level), noise_ratio * paper_noise), threshold)", "gray level",
+                 "weak ink where the paper-normalised gray is below this; it is ink only where connected to strong ink",
+                 true, 255),
+        measured("skeleton.ink_holes", "measured on the ink regions", "",
+                 "share of the inside of the ink regions left out at half its darkness", false),
+        measured("skeleton.grain_sigma_px",
+                 "clamp(grain_sigma_ratio * the ink ridge width, 0.7, 8) when ink_holes > grain_holes, else 0", "px",
+                 "smoothing applied to grainy ink (0: none)", false),
+        measured("skeleton.peak_radius_px", "peak_radius_ratio * the ink ridge width", "px",
+                 "window radius in which a stroke's own darkness is found; edges sit at half of it", false),
+        from_width(
+            "graph.junction_merge_px", "sw", [](double w) { return 1.0 * w; }, "px",
+            "junction clusters joined by a shorter skeleton path are one junction"),
+        from_width(
+            "graph.crossing_merge_px", "6.0 * sw", [](double w) { return 6.0 * w; }, "px",
+            "two 3-way junctions joined by a shorter path are tested as one crossing"),
+        from_width(
+            "graph.arm_clean_run_px", "max(2.0, 0.5 * sw)", [](double w) { return std::max(2.0, 0.5 * w); }, "px",
+            "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) for this long; "
+            "nearer the junction its ink is shared"),
+        from_width(
+            "graph.arm_window_px", "max(4.0, sw)", [](double w) { return std::max(4.0, 1.0 * w); }, "px",
+            "length of arm over which its direction is measured, from where its own stroke begins"),
+        constant("graph.crossing_max_turn_deg", 40, "deg",
+                 "a stroke through a crossing, or into a cusp, bends at most this much between arms", 180),
+        from_width(
+            "graph.crossing_max_offset_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
+            "every arm's line passes at most this far from the crossing point"),
+        from_width(
+            "graph.filled_min_diameter_px", "3.0 * sw", [](double w) { return 3.0 * w; }, "px",
+            "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an arrowhead), "
+            "drawn as one stroke; the widest disc of a stroke's crossing or blot is under 2 w"),
+        from_width(
+            "graph.filled_core_radius_px", "sw", [](double w) { return 1.0 * w; }, "px",
+            "a filled mark is the union of its ink discs of at least this radius: strokes running into it, whose discs "
+            "are about w/2, are not part of it"),
+        from_width(
+            "graph.filled_outline_diameter_px", "6.0 * sw", [](double w) { return 6.0 * w; }, "px",
+            "filled marks at least this wide are drawn as their outline inset by w/2, narrower ones as their main "
+            "medial path (a dot when round)"),
+        from_width(
+            "graph.filled_remnant_px", "2.0 * sw", [](double w) { return 2.0 * w; }, "px",
+            "a branch left outside a filled mark, ending free or back at the mark within this length, is part of the "
+            "mark's tangle"),
+        from_width(
+            "graph.gap_join_px", "1.5 * sw + 2", [](double w) { return 1.5 * w + 2; }, "px",
+            "two free ends (cap centres) at most this far apart are one broken stroke when their directions agree: a "
+            "paper gap of up to half a width plus 2 px; letters 1.5 widths apart stand farther"),
+        constant("graph.gap_t_join_px", 0, "px",
+                 "a free end at most this far from the centreline of the stroke it points at stopped short of a T and "
+                 "is joined to it (w + 2 joins paper gaps of 2 px). Off: a T join saves no pen lift (the end becomes "
+                 "an odd junction), draws over paper and made every measured drawing slower; brush script ends near "
+                 "other strokes by design"),
+        constant("graph.gap_join_max_turn_deg", gap.max_turn_deg, "deg",
+                 "ends rejoined straight across a gap continue each other's direction within this", 180),
+        from_width(
+            "graph.gap_join_offset_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
+            "... and each lies at most this far to the side of the other's line"),
+        constant(
+            "graph.gap_corner_max_turn_deg", gap.max_corner_deg, "deg",
+            "ends whose lines meet inside the gap are a corner drawn in two strokes when they turn by at most this",
+            180),
+        constant("graph.gap_t_min_angle_deg", gap.min_t_angle_deg, "deg",
+                 "an end is joined to the stroke it points at only when it meets it this steeply", 90),
+        measured("skeleton.stroke_width_px",
+                 "median ink width across the skeleton (the default when nothing can be measured)", "px",
+                 "median ink width across the skeleton, edge to edge at 50% coverage", true, kInf, kDefaultStrokeWidth),
+        from_width(
+            "skeleton.min_speck_area_px", "0.3 * sw^2", [](double w) { return 0.3 * w * w; }, "px^2",
+            "ink components of fewer pixels are noise (a round dot has 0.79 w^2)"),
+        from_width(
+            "skeleton.max_hole_area_px", "0.2 * sw^2", [](double w) { return 0.2 * w * w; }, "px^2",
+            "enclosed paper regions of at most this many pixels are pinholes, filled before thinning"),
+        from_width(
+            "skeleton.max_sliver_width_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
+            "enclosed paper no wider than this and at least a stroke width long is the gap between two passes of one "
+            "stroke, filled before thinning"),
+        constant("graph.refine_max_shift_ratio", cen.max_shift_ratio, "",
+                 "sub-pixel centring moves a skeleton point at most this fraction of its cross-section's width (at "
+                 "least 1 px)"),
+        constant("graph.clean_width_ratio", cen.clean_ratio, "",
+                 "a cross-section wider than this times its neighbours' median runs into other ink (a junction, a "
+                 "corner's other leg) and is not used for centring or directions"),
+        from_width(
+            "graph.spur_protrusion_px", "0.5 * sw", [](double w) { return 0.5 * w; }, "px",
+            "a branch from a junction to a free end is a thinning spur when its tip reaches less than this beyond the "
+            "junction's ink disc and beyond the edge of another arm it lies in"),
+        from_width(
+            "graph.dot_length_px", "0.5 * sw", [](double w) { return 0.5 * w; }, "px",
+            "isolated strokes shorter than this are dots"),
+        from_width(
+            "graph.double_stroke_px", "1.5 * sw", [](double w) { return 1.5 * w; }, "px",
+            "two parallel edges whose points stay this close (centre to centre) along most of their length are two "
+            "passes of one stroke, their inks at most half a width apart"),
+        constant("graph.point_spacing_px", 1.0, "px", "largest distance between consecutive edge points", kInf, 0.01),
     };
   }();
   return table;
