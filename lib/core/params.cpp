@@ -35,9 +35,12 @@ std::string limits_text(const ParamSpec& p) {
   return fmt::format("[{:g}, {}]{}", p.min, hi, p.unit.empty() ? "" : " " + p.unit);
 }
 
-template <class J = json>
-J limit_json(double v) {
-  return std::isfinite(v) ? J(v) : J(nullptr);
+// A limit or default as JSON: null when unbounded (or absent), a whole number for the integer
+// and flag types.
+nlohmann::ordered_json number_json(std::optional<double> v, ParamType t) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  if (t != ParamType::number) return static_cast<long long>(*v);
+  return *v;
 }
 
 }  // namespace
@@ -46,20 +49,20 @@ void ParamTable::check(const std::map<std::string, double>& settings) const {
   for (const auto& [key, value] : settings) {
     const ParamSpec* p = find(key);
     if (!p)
-      throw Error(Code::invalid_selection, fmt::format("{}: unknown parameter '{}' (see {} --params)", stage, key, stage),
+      throw Error(Code::invalid_selection, fmt::format("unknown parameter '{}' (see {} --params)", key, stage),
                   {{"key", key}});
     if (p->set_by != "--set")
       throw Error(Code::invalid_selection,
-                  p->set_by.empty() ? fmt::format("{}: '{}' is derived ({}), not set", stage, key, p->derivation)
-                                    : fmt::format("{}: '{}' is set with {}, not --set", stage, key, p->set_by),
+                  p->set_by.empty() ? fmt::format("'{}' is derived ({}), not set", key, p->derivation)
+                                    : fmt::format("'{}' is set with {} {}, not --set", key, stage, p->set_by),
                   {{"key", key}});
-    bool whole = p->type == ParamType::number || std::floor(value) == value;
+    const bool whole = p->type == ParamType::number || std::floor(value) == value;
     if (!std::isfinite(value) || value < p->min || value > p->max || !whole)
       throw Error(Code::invalid_selection,
-                  fmt::format("{}: {} = {:g} is outside its limits {}{}", stage, key, value, limits_text(*p),
-                              whole ? "" : " (a whole number)"),
+                  fmt::format("{} = {:g} {} {}", key, value,
+                              whole ? "is outside its limits" : "must be a whole number within", limits_text(*p)),
                   {{"key", key}, {"value", std::isfinite(value) ? json(value) : json(nullptr)},
-                   {"min", limit_json(p->min)}, {"max", limit_json(p->max)}});
+                   {"min", number_json(p->min, p->type)}, {"max", number_json(p->max, p->type)}});
   }
 }
 
@@ -73,10 +76,10 @@ nlohmann::ordered_json ParamTable::to_json() const {
   for (const ParamSpec& p : params)
     list.push_back(ojson{{"key", p.key},
                     {"type", param_type_name(p.type)},
-                    {"default", p.value ? ojson(*p.value) : ojson(nullptr)},
+                    {"default", number_json(p.value, p.type)},
                     {"derivation", p.derivation.empty() ? ojson(nullptr) : ojson(p.derivation)},
-                    {"min", limit_json<ojson>(p.min)},
-                    {"max", limit_json<ojson>(p.max)},
+                    {"min", number_json(p.min, p.type)},
+                    {"max", number_json(p.max, p.type)},
                     {"unit", p.unit},
                     {"doc", p.doc},
                     {"set_by", p.set_by}});

@@ -29,58 +29,62 @@ ParamSpec tuning(const char* key, double value, double min, ParamType type, cons
   return s;
 }
 
+// A value derived by `rule` (recorded with provenance `from`); without a default it always is.
+ParamSpec derived(ParamSpec s, const char* from, const char* rule, bool has_default) {
+  s.from = from;
+  s.derivation = rule;
+  if (!has_default) s.value.reset();
+  return s;
+}
+
+// Set by another option of sv-route (or by none: ""), not by --set.
+ParamSpec set_by(ParamSpec s, const char* option) {
+  s.set_by = option;
+  return s;
+}
+
 }  // namespace
 
 const ParamTable& route_param_table() {
-  static const ParamTable table = [] {
-    using T = ParamType;
-    ParamTable t{"sv-route",
-                 {tuning("route.snap_px", 0.75, 1e-6, T::number, "px",
-                         "primitive ends closer than this are one vertex of the endpoint graph"),
-                  tuning("route.min_spin_deg", 0.01, 0, T::number, "deg",
-                         "turns below this are skipped when they move the next move's end by at most drift_px"),
-                  tuning("route.drift_px", 0.005, 0, T::number, "px",
-                         "largest displacement a skipped turn or a flattened arc may cause"),
-                  tuning("route.deviation_px", 0.25, 0, T::number, "px",
-                         "largest distance the drawn path may leave the primitives' path when consecutive pieces are "
-                         "redrawn as one line or arc (0: every primitive is its own command); by default the fit's "
-                         "own bound, fit.merge_tolerance_px, when the scene records it"),
-                  tuning("route.merge_window", 24, 1, T::integer, "primitives",
-                         "primitives one redrawn command may replace"),
-                  tuning("route.reverse_drive", 1, 0, T::flag, "",
-                         "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"),
-                  tuning("route.circle_entries", 24, 1, T::integer, "angles",
-                         "entry angles tried per free circle while ordering (then refined continuously)"),
-                  tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"),
-                  tuning("route.max_passes", 50, 0, T::integer, "passes",
-                         "improvement passes (2-opt, or-opt, re-orientation) over the tour"),
-                  tuning("route.exact_matching_max", 18, 0, T::integer, "vertices",
-                         "odd vertices per component paired exactly; more are paired greedily"),
-                  tuning("route.ppi", 0, 0, T::number, "ppi",
-                         "pixels per inch the times are computed at: the longest side of the primitives measures "
-                         "route.footprint_mm on paper"),
-                  tuning("route.footprint_mm", kDefaultFootprintMm, 0, T::number, "mm",
-                         "length of the drawing's longest side on paper (0 when the ppi was given)"),
-                  tuning("route.pen_time_s", kDefaultPenTimeS, 0, T::number, "s", "time of one pen lift or drop"),
-                  tuning("route.join_px", 0, 0, T::number, "px",
-                         "2 x route.snap_px: gaps up to this are drawn across without lifting the pen")}};
-    ParamSpec& deviation = t.params[3];
-    deviation.from = "fit";
-    deviation.derivation = "fit.merge_tolerance_px";  // an earlier stage's key: its value, when recorded
-    ParamSpec& ppi = t.params[10];
-    ppi.value.reset();
-    ppi.from = "image";
-    ppi.derivation = "the longest side of the primitives, at route.footprint_mm on paper";
-    ppi.set_by = "--ppi";
-    t.params[11].set_by = "--footprint-mm";
-    t.params[12].set_by = "--pen-time";
-    ParamSpec& join = t.params[13];
-    join.value.reset();
-    join.from = "default";
-    join.derivation = "2 * route.snap_px";
-    join.set_by = "";
-    return t;
-  }();
+  using T = ParamType;
+  static const ParamTable table{
+      "sv-route",
+      {tuning("route.snap_px", 0.75, 1e-6, T::number, "px",
+              "primitive ends closer than this are one vertex of the endpoint graph"),
+       tuning("route.min_spin_deg", 0.01, 0, T::number, "deg",
+              "turns below this are skipped when they move the next move's end by at most drift_px"),
+       tuning("route.drift_px", 0.005, 0, T::number, "px",
+              "largest displacement a skipped turn or a flattened arc may cause"),
+       // The derivation is an earlier stage's key: its value, when the scene records it.
+       derived(tuning("route.deviation_px", 0.25, 0, T::number, "px",
+                      "largest distance the drawn path may leave the primitives' path when consecutive pieces are "
+                      "redrawn as one line or arc (0: every primitive is its own command); by default the fit's "
+                      "own bound, fit.merge_tolerance_px, when the scene records it"),
+               "fit", "fit.merge_tolerance_px", true),
+       tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"),
+       tuning("route.reverse_drive", 1, 0, T::flag, "",
+              "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"),
+       tuning("route.circle_entries", 24, 1, T::integer, "angles",
+              "entry angles tried per free circle while ordering (then refined continuously)"),
+       tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"),
+       tuning("route.max_passes", 50, 0, T::integer, "passes",
+              "improvement passes (2-opt, or-opt, re-orientation) over the tour"),
+       tuning("route.exact_matching_max", 18, 0, T::integer, "vertices",
+              "odd vertices per component paired exactly; more are paired greedily"),
+       set_by(derived(tuning("route.ppi", 0, 0, T::number, "ppi",
+                             "pixels per inch the times are computed at: the longest side of the primitives "
+                             "measures route.footprint_mm on paper"),
+                      "image", "the longest side of the primitives, at route.footprint_mm on paper", false),
+              "--ppi"),
+       set_by(tuning("route.footprint_mm", kDefaultFootprintMm, 0, T::number, "mm",
+                     "length of the drawing's longest side on paper (0 when the ppi was given)"),
+              "--footprint-mm"),
+       set_by(tuning("route.pen_time_s", kDefaultPenTimeS, 0, T::number, "s", "time of one pen lift or drop"),
+              "--pen-time"),
+       set_by(derived(tuning("route.join_px", 0, 0, T::number, "px",
+                             "2 x route.snap_px: gaps up to this are drawn across without lifting the pen"),
+                      "default", "2 * route.snap_px", false),
+              "")}};
   return table;
 }
 
