@@ -459,6 +459,13 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
 
 // ---------------------------------------------------------------- GetConfig
 
+// A setting's doc and unit from the stage's parameter table; the scene's own doc for a key no
+// stage declares (any more).
+json declared_doc(const std::string& key, const json& recorded) {
+  const ParamSpec* spec = find_stage_param(key);
+  return {{"doc", spec ? spec->doc : recorded.value("doc", "")}, {"unit", spec ? spec->unit : ""}};
+}
+
 ToolResult get_config(const ToolContext& ctx, const json& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
@@ -472,10 +479,9 @@ ToolResult get_config(const ToolContext& ctx, const json& req) {
       for (const auto& k : req["keys"]) wanted = wanted || it.key().rfind(k.get<std::string>(), 0) == 0;
     if (!wanted) continue;
     const json& e = it.value();
-    // The declaration's doc and unit; the scene's own doc for a key no stage declares (any more).
-    const ParamSpec* spec = find_stage_param(it.key());
-    entries.push_back({{"key", it.key()}, {"value", e.value("value", json())}, {"from", e.value("from", "default")},
-                       {"doc", spec ? spec->doc : e.value("doc", "")}, {"unit", spec ? spec->unit : ""}});
+    json entry = {{"key", it.key()}, {"value", e.value("value", json())}, {"from", e.value("from", "default")}};
+    entry.update(declared_doc(it.key(), e));
+    entries.push_back(entry);
     text += fmt::format("{}={} ({})\n", it.key(), e.value("value", json()).dump(), e.value("from", "default"));
   }
   if (s.config.empty()) r.warnings.push_back("the scene records no configuration yet");
@@ -497,11 +503,11 @@ struct Explanation {
 
 json explanation_json(const Scene& s, const Explanation& e) {
   const json& c = s.config.at(e.key);
-  const ParamSpec* spec = find_stage_param(e.key);
-  return {{"key", e.key}, {"value", c.value("value", json())}, {"from", c.value("from", "default")},
-          {"doc", spec ? spec->doc : c.value("doc", "")}, {"unit", spec ? spec->unit : ""},
-          {"measured", round3(e.measured)}, {"measured_what", e.measured_what},
-          {"outcome", e.outcome}, {"would_change_at", e.would_change_at}, {"counterfactual", e.counterfactual}};
+  json j = {{"key", e.key}, {"value", c.value("value", json())}, {"from", c.value("from", "default")},
+            {"measured", round3(e.measured)}, {"measured_what", e.measured_what},
+            {"outcome", e.outcome}, {"would_change_at", e.would_change_at}, {"counterfactual", e.counterfactual}};
+  j.update(declared_doc(e.key, c));
+  return j;
 }
 
 // The sharpest turn (degrees) between this primitive and the pieces it joins on its own edge.
@@ -643,13 +649,13 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
           }
     for (auto it = s.config.begin(); it != s.config.end(); ++it)
       if (!graph_here && std::any_of(stages.begin(), stages.end(), [&](const std::string& st) { return it.key().rfind(st, 0) == 0; })) {
-        const ParamSpec* spec = find_stage_param(it.key());
-        list.push_back({{"key", it.key()}, {"value", it.value().value("value", json())},
-                        {"from", it.value().value("from", "default")},
-                        {"doc", spec ? spec->doc : it.value().value("doc", "")}, {"unit", spec ? spec->unit : ""},
-                        {"measured", round3(missed)}, {"measured_what", "missed centreline length in the region, px"},
-                        {"outcome", "a threshold of the stage that produced no edge here"},
-                        {"would_change_at", nullptr}, {"counterfactual", "rerun the stage with this key overridden (RerunStage)"}});
+        json j = {{"key", it.key()}, {"value", it.value().value("value", json())},
+                  {"from", it.value().value("from", "default")},
+                  {"measured", round3(missed)}, {"measured_what", "missed centreline length in the region, px"},
+                  {"outcome", "a threshold of the stage that produced no edge here"},
+                  {"would_change_at", nullptr}, {"counterfactual", "rerun the stage with this key overridden (RerunStage)"}};
+        j.update(declared_doc(it.key(), it.value()));
+        list.push_back(j);
         text += fmt::format("{}={} ({})\n", it.key(), it.value().value("value", json()).dump(), it.value().value("from", "default"));
       }
     for (const auto& j : list)
