@@ -70,7 +70,7 @@ Stage simulate_stage() {
         std::string& value = o->settings[x.flag] = x.value;
         CLI::Option* opt = app.add_option(x.flag, value, x.help)->capture_default_str();
         if (!x.choices.empty()) opt->check(CLI::IsMember(x.choices));
-        if (x.positive_number) opt->check(CLI::PositiveNumber);
+        if (x.positive_number) opt->type_name("FLOAT")->check(CLI::PositiveNumber);
       }
     }
   };
