@@ -16,6 +16,7 @@ Stage fit_stage() {
   Stage st;
   st.name = "sv-fit";
   st.batch = true;
+  st.params = &fit_param_table();
   st.summary = "Fit each stroke of the graph with the fewest lines, arcs and circles";
   st.add_options = [settings, fast](CLI::App& app) {
     add_settings_option(app, *settings, "fit");
@@ -33,10 +34,17 @@ Stage fit_stage() {
     auto n = count_by_type(out);
     double worst = 0;
     for (const auto& p : *out.primitives) worst = std::max(worst, p.fit_max_px);
-    return {{"llm_text", fmt::format("fit: {} primitives ({} line, {} arc, {} circle), worst deviation {:.2f} px",
-                                     out.primitives->size(), n["line"], n["arc"], n["circle"], worst)},
+    // Candidate relations that did not hold are a normal outcome: counted here, each kept with
+    // its reason in the scene's relations.
+    size_t dropped = 0;
+    for (const json& r : out.relations) dropped += r.value("status", "") == "dropped";
+    const size_t enforced = out.relations.size() - dropped;
+    return {{"llm_text", fmt::format("fit: {} primitives ({} line, {} arc, {} circle), worst deviation {:.2f} px; "
+                                     "relations: {} enforced, {} dropped",
+                                     out.primitives->size(), n["line"], n["arc"], n["circle"], worst, enforced, dropped)},
             {"primitive_count", out.primitives->size()},
-            {"by_type", n}};
+            {"by_type", n},
+            {"relations", {{"enforced", enforced}, {"dropped", dropped}}}};
   };
   return st;
 }

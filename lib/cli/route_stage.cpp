@@ -20,6 +20,7 @@ Stage route_stage() {
   Stage st;
   st.name = "sv-route";
   st.batch = true;
+  st.params = &route_param_table();
   st.summary = "Order and orient the primitives into the robot's fastest command stream";
   st.add_options = [o](CLI::App& app) {
     app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)")->check(CLI::PositiveNumber);

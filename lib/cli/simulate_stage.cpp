@@ -6,13 +6,9 @@
 
 #include "cli/stage_util.hpp"
 #include "core/error.hpp"
-#include "core/hash.hpp"
+#include "core/file.hpp"
 #include "export/export.hpp"
-#include "raster/image.hpp"
-#include "raster/png.hpp"
-#include "render/view.hpp"
 #include "robot/simulate.hpp"
-#include "store/store.hpp"
 
 namespace sv {
 
@@ -41,62 +37,42 @@ std::string scene_report(const Scene& s) {
   return out;
 }
 
-namespace {
-
-// The source image for a view's underlay: the store's blob, else the file at source.path when
-// its hash still matches; an empty Mat when neither is at hand.
-cv::Mat source_underlay(const Scene& s, Store* store) {
-  if (!s.source) return {};
-  std::string bytes;
-  if (store && store->has_object(s.source->sha256)) {
-    bytes = store->read_object(s.source->sha256);
-  } else if (s.source->path != "-" && fs::is_regular_file(s.source->path)) {
-    bytes = read_input(s.source->path, size_t(1) << 28);
-    if (sha256_hex(bytes) != s.source->sha256) return {};
-  } else {
-    return {};
-  }
-  return decode_image(bytes);
-}
-
-}  // namespace
-
 Stage simulate_stage() {
   struct Opts {
-    bool trace = false, report = false, pen_up = false, ids = false, no_source = false;
-    std::string png, svg, color_by = "type";
+    bool trace = false, report = false;
     double pen_time_s = -1;
-    std::string commands, gcode, gcode_units = "mm";
-    GcodeOptions g;
-    bool gcode_no_flip = false;
+    std::map<std::string, std::string> paths;  // backend name -> file ("": not written)
+    ExportSettings settings;                   // the backends' value options
+    std::map<std::string, bool> switches;      // ... and their switches
   };
   auto o = std::make_shared<Opts>();
   Stage st;
   st.name = "sv-simulate";
   st.summary = "Replay the command stream through the robot's motion model; time it and draw it";
+  // Exports say where and how side files are written, not what is computed: the same drawing
+  // exported anywhere is the same revision.
+  for (const ExportBackend& b : export_backends()) {
+    st.location_options[b.option] = true;
+    for (const ExportOption& x : b.options) st.location_options[x.flag] = !x.is_switch;
+  }
   st.add_options = [o](CLI::App& app) {
     app.add_flag("--trace", o->trace, "add each step's pose samples to the simulation");
     app.add_flag("--report", o->report, "print a one-screen summary on standard error");
-    app.add_option("--png", o->png, "write a view of what the robot draws (labelled grid) to this PNG file");
-    app.add_option("--svg", o->svg, "write the drawing as SVG with true arcs to this file");
-    app.add_option("--color-by", o->color_by, "colour of the PNG view's strokes")
-        ->check(CLI::IsMember({"type", "order", "none"}))->capture_default_str();
-    app.add_flag("--pen-up", o->pen_up, "draw pen-up travel, dashed, in the PNG view");
-    app.add_flag("--ids", o->ids, "write primitive ids beside the primitives in the PNG view");
-    app.add_flag("--no-source", o->no_source, "do not draw the source image under the PNG view");
     app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: robot.pen_time_s of the scene)")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--commands", o->commands,
-                   "write the Doodlebot command stream {start, commands} (as the robot and the scorer read it) to this file");
-    app.add_option("--gcode", o->gcode, "write the drawing as G-code for pen plotters to this file");
-    app.add_option("--gcode-units", o->gcode_units, "G-code units: mm at the robot's scale, or px")
-        ->check(CLI::IsMember({"mm", "px"}))->capture_default_str();
-    app.add_option("--gcode-pen-up", o->g.pen_up, "G-code line that lifts the pen (e.g. \"G0 Z5\")")->capture_default_str();
-    app.add_option("--gcode-pen-down", o->g.pen_down, "G-code line that lowers the pen (e.g. \"G1 Z0 F500\")")
-        ->capture_default_str();
-    app.add_option("--gcode-feed", o->g.feed, "G-code drawing feed rate, units per minute")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_flag("--gcode-no-flip", o->gcode_no_flip, "keep the image's y-down axis (the plot comes out mirrored)");
+    for (const ExportBackend& b : export_backends()) {
+      app.add_option(b.option, o->paths[b.name], b.help);
+      for (const ExportOption& x : b.options) {
+        if (x.is_switch) {
+          app.add_flag(x.flag, o->switches[x.flag], x.help);
+          continue;
+        }
+        std::string& value = o->settings[x.flag] = x.value;
+        CLI::Option* opt = app.add_option(x.flag, value, x.help)->capture_default_str();
+        if (!x.choices.empty()) opt->check(CLI::IsMember(x.choices));
+        if (x.positive_number) opt->type_name("FLOAT")->check(CLI::PositiveNumber);
+      }
+    }
   };
   st.run = [o](StageInput& in, Scene& out) -> json {
     if (!out.commands) throw Error(Code::invalid_scene, "the scene has no commands (run sv-route first)");
@@ -104,31 +80,13 @@ Stage simulate_stage() {
     if (o->pen_time_s >= 0 && out.robot) out.robot->pen_time_s = o->pen_time_s;
     simulate(out, SimulateOptions{o->trace});
     json images = json::object();
-    if (!o->commands.empty()) {
-      write_file(o->commands, doodlebot_stream_text(out));
-      images["commands"] = o->commands;
-    }
-    if (!o->gcode.empty()) {
-      GcodeOptions g = o->g;
-      g.units = o->gcode_units == "px" ? GcodeOptions::Units::px : GcodeOptions::Units::mm;
-      g.flip_y = !o->gcode_no_flip;
-      write_file(o->gcode, gcode(out, g));
-      images["gcode"] = o->gcode;
-    }
-    if (!o->png.empty()) {
-      ViewOptions vo;
-      vo.color_by = o->color_by == "order" ? ColorBy::draw_order
-                    : o->color_by == "none" ? ColorBy::none
-                                            : ColorBy::primitive_type;
-      vo.pen_up = o->pen_up;
-      vo.ids = o->ids;
-      if (!o->no_source) vo.source = source_underlay(out, in.store);
-      write_file(o->png, encode_png_rgb(render_view(out, vo)));
-      images["view"] = o->png;
-    }
-    if (!o->svg.empty()) {
-      write_file(o->svg, render_svg(out));
-      images["svg"] = o->svg;
+    ExportSettings settings = o->settings;
+    for (const auto& [flag, given] : o->switches) settings[flag] = given ? "true" : "false";
+    for (const ExportBackend& b : export_backends()) {
+      const std::string& path = o->paths[b.name];
+      if (path.empty()) continue;
+      write_file_atomic(path, b.write(ExportInput{out, in.store}, settings));
+      images[b.name] = path;
     }
     return {{"llm_text", fmt::format("simulate: {:.1f} s, {} pen-up moves", out.metrics.value("draw_time_s", 0.0),
                                      out.metrics.value("pen_up_moves", 0))},

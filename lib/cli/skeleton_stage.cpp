@@ -19,6 +19,7 @@ Stage skeleton_stage() {
   st.batch = true;
   st.summary = "Trace a line drawing image (PNG, JPEG, TIFF, BMP, WebP) into a scene's stroke graph";
   st.reads_image = true;
+  st.params = &skeleton_param_table();
   st.add_options = [settings](CLI::App& app) { add_settings_option(app, *settings, "skeleton/graph"); };
   st.run = [settings](StageInput& in, Scene& out) -> json {
     SkeletonOptions opt{parse_settings(*settings)};

@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <new>
 
 #include "cli/shell.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "core/scene_check.hpp"
 #include "store/store.hpp"
@@ -25,19 +25,24 @@ constexpr size_t kMaxInputBytes = size_t(1) << 30;  // 1 GiB: far above any real
 
 // Options that say where things go, not what is computed: left out of revision.args, with the
 // input paths, so the same work gives the same revision id wherever it runs and whether one
-// drawing or a batch is processed.
-bool is_location_option(const std::string& a) {
-  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" ||
-         a == "--png" || a == "--svg" || a == "-v" || a == "--verbose";
+// drawing or a batch is processed. Sets `takes_value` for one that is.
+bool is_location_option(const Stage& stage, const std::string& a, bool& takes_value) {
+  if (auto it = stage.location_options.find(a); it != stage.location_options.end()) {
+    takes_value = it->second;
+    return true;
+  }
+  takes_value = a != "--no-store" && a != "-v" && a != "--verbose";
+  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" || a == "-v" ||
+         a == "--verbose";
 }
 
-json recorded_args(int argc, char** argv, const std::vector<std::string>& inputs) {
+json recorded_args(const Stage& stage, int argc, char** argv, const std::vector<std::string>& inputs) {
   json args = json::array();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     std::string flag = a.substr(0, a.find('='));
-    if (is_location_option(flag)) {
-      bool takes_value = flag != "--no-store" && flag != "-v" && flag != "--verbose";
+    bool takes_value = false;
+    if (is_location_option(stage, flag, takes_value)) {
       if (takes_value && a.find('=') == std::string::npos) ++i;
       continue;
     }
@@ -47,7 +52,6 @@ json recorded_args(int argc, char** argv, const std::vector<std::string>& inputs
   return args;
 }
 
-
 }  // namespace
 
 void write_output(const std::string& path, const std::string& text) {
@@ -56,14 +60,7 @@ void write_output(const std::string& path, const std::string& text) {
     if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
     return;
   }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(Code::io_error, "cannot write " + path);
-    out << text;
-    if (!out.flush()) throw Error(Code::io_error, "cannot write " + path);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Code::io_error, "cannot write " + path);
+  write_file_atomic(path, text);
 }
 
 std::map<std::string, double> parse_settings(const std::vector<std::string>& settings) {
@@ -80,25 +77,6 @@ std::map<std::string, double> parse_settings(const std::vector<std::string>& set
     out[key] = v;
   }
   return out;
-}
-
-std::string read_input(const std::string& path, size_t limit) {
-  std::string data;
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(Code::io_error, fmt::format("cannot open {}", path));
-  char buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
-    data.append(buf, n);
-    if (data.size() > limit) {
-      if (f != stdin) std::fclose(f);
-      throw Error(Code::io_error, fmt::format("{}: input larger than {} bytes", path, limit));
-    }
-  }
-  bool failed = std::ferror(f);
-  if (f != stdin) std::fclose(f);
-  if (failed) throw Error(Code::io_error, fmt::format("cannot read {}", path));
-  return data;
 }
 
 int guarded(const std::string& prog, const bool& envelope_on_stdout, const std::function<int()>& body) {
@@ -210,10 +188,17 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
                    "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png, "
                    "NAME.jpg (any image) or NAME.json; records nothing in a store");
   add_common_options(app, common, opt::store | opt::rev | opt::note | opt::output);
+  app.add_flag("--params", args.print_params, "print the stage's parameters (key, type, default or derivation, "
+                                              "limits, unit, doc) as JSON and exit");
   if (stage.add_options) stage.add_options(app);
 }
 
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv) {
+  if (args.print_params) {
+    const ParamTable none{stage.name, {}};
+    write_output("-", (stage.params ? *stage.params : none).to_json().dump(2) + "\n");
+    return 0;
+  }
   const std::vector<std::string>& inputs = args.inputs;
   const std::string& output = common.output;
   const std::string& note = common.note;
@@ -222,7 +207,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
     if (store_mode || !output.empty())
       throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
     if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
-    return run_batch(stage, inputs, args.output_dir, recorded_args(argc, argv, inputs), note);
+    return run_batch(stage, inputs, args.output_dir, recorded_args(stage, argc, argv, inputs), note);
   }
   if (inputs.size() > 1)
     throw Error(Code::invalid_selection,
@@ -247,7 +232,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
   }
 
   json result;
-  Scene out = transform(stage, in, parent, recorded_args(argc, argv, inputs), note, result);
+  Scene out = transform(stage, in, parent, recorded_args(stage, argc, argv, inputs), note, result);
 
   if (store) {
     if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);

@@ -2,8 +2,8 @@
 // one-line description, its options, its handler — and run_stage_main gives it the rest:
 // filter mode (scene on stdin, scene on stdout, revision recorded when a store is present),
 // store mode (--rev REV: scene from the store, result envelope on stdout), common options,
-// batch mode for stages that offer it, --help, and the error contract (one line on stderr, exit
-// status from the code).
+// batch mode for stages that offer it, --help, --params (its parameter table as JSON), and the
+// error contract (one line on stderr, exit status from the code).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/params.hpp"
 #include "core/scene.hpp"
 
 namespace sv {
@@ -30,6 +31,11 @@ struct Stage {
   // Offers batch mode (--output-dir DIR, any number of inputs): one process for many drawings,
   // each written to DIR/NAME.json, nothing recorded in a store.
   bool batch = false;
+  // Its parameters (--set keys and recorded settings), printed by --params; none when null.
+  const ParamTable* params = nullptr;
+  // Its options that say where side outputs go and how they are written, not what is computed
+  // (flag -> takes a value): left out of revision.args like --output.
+  std::map<std::string, bool> location_options;
   // Declares the stage's own options on the app (values captured by the closures).
   std::function<void(CLI::App&)> add_options;
   // Produces the new scene from the input; returns the tool result's typed fields, including
@@ -48,17 +54,16 @@ struct CommonOptions;
 struct StageArgs {
   std::vector<std::string> inputs;
   std::string output_dir;
+  bool print_params = false;  // --params
 };
 // Declares the stage's input, its batch option, the shared options a stage takes and its own.
 void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common, StageArgs& args);
 // Runs the parsed stage (argv: for the revision's recorded arguments); 0 or throws sv::Error.
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv);
 
-// Writes text to stdout ("" or "-") or to a file, atomically (temporary file, rename).
+// Writes text to stdout ("" or "-") or to a file, atomically (write_file_atomic).
 void write_output(const std::string& path, const std::string& text);
 
-// Reads all of stdin or a file (refusing more than `limit` bytes) into memory.
-std::string read_input(const std::string& path, size_t limit);
 
 // Runs `body` under the error contract: sv::Error -> its exit status, std::bad_alloc and other
 // exceptions -> internal (6); prints "PROG: CODE: message" on stderr, and the JSON envelope on

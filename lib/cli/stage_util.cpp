@@ -5,7 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/stages.hpp"
 #include "core/error.hpp"
+#include "fit/params.hpp"
+#include "graph/skeletonize.hpp"
+#include "route/route.hpp"
 
 namespace sv {
 
@@ -20,8 +24,8 @@ void add_settings_option(CLI::App& app, std::vector<std::string>& settings, cons
   // One value per occurrence (--set A=1 --set B=2): a vector option would otherwise go on taking
   // words, so `--set KEY=VALUE FILE` swallowed FILE and read standard input.
   app.add_option("--set", settings,
-                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config); "
-                             "repeat for several",
+                 fmt::format("override a threshold, KEY=VALUE (the {}.* keys of the scene's config; --params "
+                             "lists them with their limits); repeat for several",
                              stage))
       ->allow_extra_args(false);
 }
@@ -37,14 +41,6 @@ void drop_downstream_of_fit(Scene& s) {
 void drop_downstream_of_route(Scene& s) {
   s.simulation = nullptr;
   s.metrics = nullptr;
-}
-
-void write_file(const std::string& path, const std::string& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw Error(Code::io_error, "cannot write " + path);
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) throw Error(Code::io_error, "cannot write " + path);
 }
 
 std::optional<Pose> parse_pose(const std::string& text) {

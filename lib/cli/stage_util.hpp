@@ -16,7 +16,6 @@ void add_settings_option(CLI::App& app, std::vector<std::string>& settings, cons
 // A stage replaces its own sections; whatever later stages derived from the old ones is stale.
 void drop_downstream_of_fit(Scene& s);
 void drop_downstream_of_route(Scene& s);
-void write_file(const std::string& path, const std::string& bytes);
 // --start X,Y,HEADING_DEG
 std::optional<Pose> parse_pose(const std::string& text);
 

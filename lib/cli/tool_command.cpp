@@ -12,6 +12,7 @@
 #include "cli/stage.hpp"
 #include "raster/png.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "core/scene_check.hpp"
 #include "store/store.hpp"

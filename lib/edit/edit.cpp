@@ -7,6 +7,8 @@
 
 #include "core/error.hpp"
 #include "core/scene_check.hpp"
+#include "fit/params.hpp"
+#include "graph/skeletonize.hpp"
 #include "robot/simulate.hpp"
 
 namespace sv {
@@ -38,10 +40,10 @@ RouteOptions route_options_of(const Scene& s) {
     o.start = s.robot->start;
     o.pen_time_s = s.robot->pen_time_s;
   }
-  for (const RouteOptionDoc& d : route_option_docs()) {
-    const std::string key = std::string("route.") + d.key;
-    if (s.config.contains(key) && s.config[key].value("from", "") == "user" && s.config[key]["value"].is_number())
-      o.overrides[key] = s.config[key]["value"].get<double>();
+  for (const ParamSpec& d : route_param_table().params) {
+    auto it = s.config.find(d.key);
+    if (d.set_by == "--set" && it != s.config.end() && it->value("from", "") == "user" && (*it)["value"].is_number())
+      o.overrides[d.key] = (*it)["value"].get<double>();
   }
   return o;
 }
@@ -118,6 +120,12 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
   after.metrics = nullptr;
   if (!before.simulation.is_null() && after.commands && !after.commands->empty() && after.robot)
     simulate(after, SimulateOptions{});
+}
+
+const ParamSpec* find_stage_param(const std::string& key) {
+  for (const ParamTable* t : {&skeleton_param_table(), &fit_param_table(), &route_param_table()})
+    if (const ParamSpec* p = t->find(key)) return p;
+  return nullptr;
 }
 
 }  // namespace sv

@@ -27,14 +27,15 @@ void carry_id_marks(const Scene& before, Scene& after);
 // start pose, and the user's route.* settings from its config.
 RouteOptions route_options_of(const Scene& s);
 
+// The declaration of a parameter of any stage (skeleton.*, graph.*, fit.*, route.*); nullptr for
+// an unknown key.
+const ParamSpec* find_stage_param(const std::string& key);
+
 // Re-solves the scene's relations that name a touched primitive with the beautify solver,
 // each primitive held within the fit tolerance of its source points; a relation that can no
 // longer hold, or names a primitive that is gone, is dropped and reported in the returned
 // warnings.
 std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>& touched);
-
-// The fit thresholds the scene was fitted with (its config "fit.*"; defaults where absent).
-FitParams fit_params_of(const Scene& s);
 
 // Enforces relation records ({"kind", "primitives": [ids], "axis"?}, kinds as EnforceRelation's
 // plus the fit stage's "coincident") together, through the beautify solver (fitting::enforce):

@@ -20,34 +20,6 @@ constexpr double kJointEps = 1e-3;  // ends this close are one joint
 // A relation beautify detected but could not hold ("status": "dropped").
 bool is_dropped(const json& r) { return r.value("status", "") == "dropped"; }
 
-struct ParamKey {
-  const char* key;
-  double FitParams::*field;
-};
-
-const ParamKey kFitKeys[] = {
-    {"fit.trace_noise_px", &FitParams::trace_noise_px},
-    {"fit.noise_allowance", &FitParams::noise_allowance},
-    {"fit.max_noise_allowance_px", &FitParams::max_noise_allowance_px},
-    {"fit.tolerance_px", &FitParams::tolerance_px},
-    {"fit.corner_angle_deg", &FitParams::corner_angle_deg},
-    {"fit.corner_window_px", &FitParams::corner_window_px},
-    {"fit.join_corner_deg", &FitParams::join_corner_deg},
-    {"fit.join_max_px", &FitParams::join_max_px},
-    {"fit.max_sweep_deg", &FitParams::max_sweep_deg},
-    {"fit.min_arc_sagitta_px", &FitParams::min_arc_sagitta_px},
-    {"fit.min_arc_sweep_deg", &FitParams::min_arc_sweep_deg},
-    {"fit.arc_cost", &FitParams::arc_cost},
-    {"fit.circle_max_aspect", &FitParams::circle_max_aspect},
-    {"fit.dot_length_px", &FitParams::dot_length_px},
-    {"fit.beautify", &FitParams::beautify},
-    {"fit.relation_angle_deg", &FitParams::relation_angle_deg},
-    {"fit.relation_min_line_px", &FitParams::relation_min_line_px},
-    {"fit.axis_angle_deg", &FitParams::axis_angle_deg},
-    {"fit.collinear_offset_px", &FitParams::collinear_offset_px},
-    {"fit.tangent_angle_deg", &FitParams::tangent_angle_deg},
-};
-
 // The scene's primitives arranged as the solver's chains: a working copy in which every piece
 // runs along its chain (`flipped` records which were turned round), the chains, and the
 // sampled points of primitives without provenance.
@@ -171,29 +143,31 @@ Vec2 point_of(const json& v) { return {v.at(0).get<double>(), v.at(1).get<double
 bool is_point(const json& v) { return v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number(); }
 
 // The record's axis as the spec's given direction, centre or mirror axis.
-void parse_axis(const std::string& kind, const json& axis, fitting::RelationSpec& spec) {
+void parse_axis(RelationKind kind, const json& axis, fitting::RelationSpec& spec) {
   if (axis.is_null()) return;
-  const bool directed = kind == "parallel" || kind == "perpendicular" || kind == "collinear";
+  using K = RelationKind;
+  const bool directed = kind == K::parallel || kind == K::perpendicular || kind == K::collinear;
   auto bad = [&](const std::string& why) {
-    throw Error(Code::invalid_selection, "axis " + axis.dump() + " for " + kind + ": " + why, {{"reason", why}});
+    throw Error(Code::invalid_selection,
+                "axis " + axis.dump() + " for " + relation_kind_name(kind) + ": " + why, {{"reason", why}});
   };
   if (axis.is_number()) {
     if (directed) spec.angle_rad = deg2rad(axis.get<double>());
-    else if (kind == "mirror") spec.axis = std::make_pair(Vec2{axis.get<double>(), 0}, Vec2{axis.get<double>(), 1});
+    else if (kind == K::mirror) spec.axis = std::make_pair(Vec2{axis.get<double>(), 0}, Vec2{axis.get<double>(), 1});
     else bad("a number is a direction in degrees (parallel, perpendicular, collinear) or a mirror's vertical axis x");
   } else if (is_point(axis)) {
-    if (kind == "concentric") spec.centre = point_of(axis);
+    if (kind == K::concentric) spec.centre = point_of(axis);
     else bad("a point [x, y] is the common centre of concentric primitives");
   } else if (axis.is_array() && axis.size() == 2 && is_point(axis[0]) && is_point(axis[1])) {
     Vec2 a = point_of(axis[0]), b = point_of(axis[1]);
     if (dist(a, b) < 1e-9) bad("the axis' two points coincide");
-    if (kind == "mirror") spec.axis = std::make_pair(a, b);
+    if (kind == K::mirror) spec.axis = std::make_pair(a, b);
     else if (directed) spec.angle_rad = angle_of(b - a);
     else bad("a line [[x0, y0], [x1, y1]] is a mirror axis or a direction");
   } else {
     bad("expected a number, a point [x, y] or a line [[x0, y0], [x1, y1]]");
   }
-  if (kind == "horizontal" || kind == "vertical") bad("horizontal and vertical take no axis");
+  if (kind == K::horizontal || kind == K::vertical) bad("horizontal and vertical take no axis");
 }
 
 // How far the listed primitives are from sharing one end point (px).
@@ -217,12 +191,6 @@ double coincidence_residual(const Scene& s, const std::vector<size_t>& idx) {
 }
 
 }  // namespace
-
-FitParams fit_params_of(const Scene& s) {
-  FitParams p;
-  for (const auto& k : kFitKeys) p.*k.field = config_value(s, k.key, p.*k.field);
-  return p;
-}
 
 json enforce_relations(Scene& s, const json& relations, std::set<std::string>* moved) {
   if (!s.primitives) throw Error(Code::invalid_scene, "the scene has no primitives");
@@ -249,7 +217,11 @@ json enforce_relations(Scene& s, const json& relations, std::set<std::string>* m
     auto need = [&](bool ok, const std::string& why) {
       if (!ok) throw Error(Code::invalid_selection, kind + ": " + why, {{"reason", why}, {"relation", kind}});
     };
-    if (kind == "coincident") {
+    const std::optional<RelationKind> parsed = relation_kind_of(kind);
+    if (!parsed) throw Error(Code::invalid_selection, "unknown relation '" + kind + "'", {{"reason", "unknown relation"}});
+    using K = RelationKind;
+    const K k = *parsed;
+    if (k == K::coincident) {
       need(idx.size() >= 2, "needs at least two primitives");
       double res = coincidence_residual(s, idx);
       if (!(res <= params.tolerance_px))
@@ -263,33 +235,31 @@ json enforce_relations(Scene& s, const json& relations, std::set<std::string>* m
       continue;
     }
     fitting::RelationSpec spec;
-    spec.kind = kind;
+    spec.kind = k;
     for (size_t i : idx) spec.prims.push_back(static_cast<int>(i));
     auto all = [&](auto pred) {
       return std::all_of(idx.begin(), idx.end(), [&](size_t i) { return pred(prims[i].shape); });
     };
     auto line = [](const Shape& sh) { return sh.type == PrimType::line; };
-    if (kind == "parallel" || kind == "perpendicular" || kind == "collinear") {
+    if (k == K::parallel || k == K::perpendicular || k == K::collinear) {
       need(idx.size() >= 2, "needs at least two lines");
       need(all(line), "relates lines only");
-    } else if (kind == "horizontal" || kind == "vertical") {
+    } else if (k == K::horizontal || k == K::vertical) {
       need(!idx.empty(), "needs at least one line");
       need(all(line), "relates lines only");
-    } else if (kind == "equal_radius" || kind == "concentric") {
+    } else if (k == K::equal_radius || k == K::concentric) {
       need(all(is_round), "relates arcs and circles only");
-      need(idx.size() >= 2 || (kind == "concentric" && !idx.empty() && is_point(r.value("axis", json()))),
+      need(idx.size() >= 2 || (k == K::concentric && !idx.empty() && is_point(r.value("axis", json()))),
            "needs at least two arcs or circles (or one and a centre as axis)");
-    } else if (kind == "tangent_continuity") {
+    } else if (k == K::tangent_continuity) {
       need(idx.size() == 2, "relates exactly two primitives");
-    } else if (kind == "mirror") {
+    } else {  // mirror
       need(!idx.empty(), "needs primitives: pairs a0, b0, a1, b1, ... (an odd last one is symmetric in itself)");
       for (size_t q = 0; q + 1 < idx.size(); q += 2)
         need(prims[idx[q]].shape.type == prims[idx[q + 1]].shape.type,
              fmt::format("{} and {} are of different types", prims[idx[q]].id, prims[idx[q + 1]].id));
-    } else {
-      throw Error(Code::invalid_selection, "unknown relation '" + kind + "'", {{"reason", "unknown relation"}});
     }
-    parse_axis(kind, r.value("axis", json()), spec);
+    parse_axis(k, r.value("axis", json()), spec);
     specs.push_back(spec);
     spec_record.push_back(records.size());
     records.push_back(rec);
@@ -300,7 +270,7 @@ json enforce_relations(Scene& s, const json& relations, std::set<std::string>* m
   if (!o.ok) {
     json details = {{"reason", o.reason}, {"tolerance_px", params.tolerance_px}};
     if (o.failed >= 0) {
-      details["relation"] = specs[o.failed].kind;
+      details["relation"] = relation_kind_name(specs[o.failed].kind);
       details["residual"] = round_to(o.residuals[o.failed], 1e-6);
       details["residual_unit"] = o.units[o.failed];
     }

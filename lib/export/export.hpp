@@ -1,9 +1,13 @@
-// Exports of the routed drawing: the same tour for the Doodlebot and for pen plotters.
+// Exports of the routed drawing: the same tour for the Doodlebot, for pen plotters, as SVG and
+// as a PNG view, each a backend of one table (export_backends) from which sv-simulate makes its
+// options. Adding a format is one more entry here (and its line in the man page).
 //
-// Both read scene.commands from scene.robot.start, so what they carry is what sv-simulate
-// times and draws; neither re-orders or re-fits anything.
+// All read scene.commands from scene.robot.start, so what they carry is what sv-simulate
+// times and draws; none re-orders or re-fits anything.
 #pragma once
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/scene.hpp"
 
@@ -43,5 +47,43 @@ struct GcodeOptions {
   int decimals = 4;
 };
 std::string gcode(const Scene& scene, const GcodeOptions& options);
+
+// The same drawing as SVG: one <path> per pen-down stroke with true arcs (A commands; the
+// sweep flag is 1 for positive degrees, which turn clockwise on screen in SVG's y-down frame
+// as in ours), viewBox = the image (pixel centres at integers), stroke width = the source's;
+// pen-up travel in a hidden group.
+std::string render_svg(const Scene& scene);
+
+// An option of a backend besides its path: a value (with a default, maybe a closed set of
+// choices) or a switch.
+struct ExportOption {
+  std::string flag;  // "--gcode-units"
+  std::string help;
+  std::string value;  // the default; a switch's is "false"
+  std::vector<std::string> choices;
+  bool is_switch = false;
+  bool positive_number = false;
+};
+
+// Option flag -> value as given (the default otherwise; "true" or "false" for a switch).
+using ExportSettings = std::map<std::string, std::string>;
+
+struct ExportInput {
+  const Scene& scene;
+  class Store* store = nullptr;  // where a view finds the source image, when there is one
+};
+
+struct ExportBackend {
+  std::string name;       // its key in sv-simulate's result ("images")
+  std::string option;     // the option naming the file to write ("--gcode")
+  std::string extension;  // of its files (".gcode")
+  std::string help;
+  std::vector<ExportOption> options;
+  // The file's bytes; Error(invalid_scene) when the scene cannot be exported.
+  std::string (*write)(const ExportInput& in, const ExportSettings& settings);
+};
+
+// Every backend, in the order sv-simulate writes them.
+const std::vector<ExportBackend>& export_backends();
 
 }  // namespace sv

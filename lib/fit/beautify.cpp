@@ -728,15 +728,15 @@ int end_prim(const std::vector<ChainRef>& chains, int e) {
   return e % 2 == 0 ? c.front() : c.back();
 }
 
-// The axis kind of a line of a family whose angle is given: "horizontal" or "vertical".
-const char* axis_kind(const Family& f, int quarter) {
+// The axis kind of a line of a family whose angle is given: horizontal or vertical.
+RelationKind axis_kind(const Family& f, int quarter) {
   int k = static_cast<int>(std::lround(f.angle / (kPi / 2)));
-  return ((k + quarter) % 2 + 2) % 2 == 0 ? "horizontal" : "vertical";
+  return ((k + quarter) % 2 + 2) % 2 == 0 ? RelationKind::horizontal : RelationKind::vertical;
 }
 
 // A relation as recorded: its kind and primitives (the reference first).
 struct Described {
-  std::string kind;
+  RelationKind kind = RelationKind::parallel;
   std::vector<int> prims;
   bool operator<(const Described& o) const {
     return std::tie(kind, prims) < std::tie(o.kind, o.prims);
@@ -761,28 +761,23 @@ Described describe(const Relations& rel, const Membership& m, const std::vector<
       for (auto [i, qi] : f.lines)
         if (i != m.member) (qi == q ? same : across).push_back(i);
       if (f.fixed) return {axis_kind(f, q), {m.member}};
-      if (!same.empty()) return {"parallel", {same[0], m.member}};
-      return {"perpendicular", {across.empty() ? m.member : across[0], m.member}};
+      if (!same.empty()) return {RelationKind::parallel, {same[0], m.member}};
+      return {RelationKind::perpendicular, {across.empty() ? m.member : across[0], m.member}};
     }
-    case Part::radius: return {"equal_radius", {other(rel.radii[m.group].members), m.member}};
-    case Part::centre: return {"concentric", {other(rel.centres[m.group].members), m.member}};
-    case Part::collinear: return {"collinear", {other(rel.collinear[m.group].members), m.member}};
+    case Part::radius: return {RelationKind::equal_radius, {other(rel.radii[m.group].members), m.member}};
+    case Part::centre: return {RelationKind::concentric, {other(rel.centres[m.group].members), m.member}};
+    case Part::collinear: return {RelationKind::collinear, {other(rel.collinear[m.group].members), m.member}};
     case Part::tangent: {
       const Tangent& t = rel.tangents[m.group];
-      return {"tangent_continuity", {t.a, t.b}};
+      return {RelationKind::tangent_continuity, {t.a, t.b}};
     }
     case Part::ends: {
       const auto& g = rel.ends[m.group].members;
       int o = g[0] == m.member && g.size() > 1 ? g[1] : g[0];
-      return {"coincident", {end_prim(chains, o), end_prim(chains, m.member)}};
+      return {RelationKind::coincident, {end_prim(chains, o), end_prim(chains, m.member)}};
     }
   }
   return {};
-}
-
-bool angular_kind(const std::string& kind) {
-  return kind == "parallel" || kind == "perpendicular" || kind == "horizontal" ||
-         kind == "vertical" || kind == "tangent_continuity";
 }
 
 // How far a described relation is from holding on the given shapes (degrees for the angular
@@ -791,19 +786,19 @@ double residual_of(const Described& d, const std::vector<Primitive>& prims) {
   auto sh = [&](int i) -> const Shape& { return prims[i].shape; };
   auto dir = [&](int i) { return angle_of(sh(i).p1 - sh(i).p0); };
   const int a = d.prims.front(), b = d.prims.back();
-  if (d.kind == "horizontal") return rad2deg(std::abs(wrap_half_turn(dir(b))));
-  if (d.kind == "vertical") return rad2deg(std::abs(wrap_half_turn(dir(b) - kPi / 2)));
-  if (d.kind == "parallel") return rad2deg(std::abs(wrap_half_turn(dir(b) - dir(a))));
-  if (d.kind == "perpendicular")
+  if (d.kind == RelationKind::horizontal) return rad2deg(std::abs(wrap_half_turn(dir(b))));
+  if (d.kind == RelationKind::vertical) return rad2deg(std::abs(wrap_half_turn(dir(b) - kPi / 2)));
+  if (d.kind == RelationKind::parallel) return rad2deg(std::abs(wrap_half_turn(dir(b) - dir(a))));
+  if (d.kind == RelationKind::perpendicular)
     return rad2deg(std::abs(std::abs(wrap_half_turn(dir(b) - dir(a))) - kPi / 2));
-  if (d.kind == "tangent_continuity") return rad2deg(kink(sh(a), sh(b)));
-  if (d.kind == "equal_radius") return std::abs(sh(a).radius - sh(b).radius);
-  if (d.kind == "concentric") return dist(sh(a).center, sh(b).center);
-  if (d.kind == "collinear") {
+  if (d.kind == RelationKind::tangent_continuity) return rad2deg(kink(sh(a), sh(b)));
+  if (d.kind == RelationKind::equal_radius) return std::abs(sh(a).radius - sh(b).radius);
+  if (d.kind == RelationKind::concentric) return dist(sh(a).center, sh(b).center);
+  if (d.kind == RelationKind::collinear) {
     Vec2 u = unit(sh(a).p1 - sh(a).p0);
     return std::max(std::abs(cross(u, sh(b).p0 - sh(a).p0)), std::abs(cross(u, sh(b).p1 - sh(a).p0)));
   }
-  if (d.kind == "coincident") {
+  if (d.kind == RelationKind::coincident) {
     double best = INFINITY;
     for (Vec2 u : {sh(a).p0, sh(a).p1})
       for (Vec2 v : {sh(b).p0, sh(b).p1}) best = std::min(best, dist(u, v));
@@ -814,7 +809,7 @@ double residual_of(const Described& d, const std::vector<Primitive>& prims) {
 
 // A residual as a multiple of its threshold (above 1: the relation does not hold).
 double excess(const Described& d, const std::vector<Primitive>& prims) {
-  return residual_of(d, prims) / (angular_kind(d.kind) ? kEnforceMaxDeg : kEnforceMaxPx);
+  return residual_of(d, prims) / (is_angular(d.kind) ? kEnforceMaxDeg : kEnforceMaxPx);
 }
 
 bool involves(const Relations& rel, const Membership& m, int i, const std::vector<ChainRef>& chains) {
@@ -890,19 +885,19 @@ std::string id_list(const std::vector<Primitive>& prims, const std::vector<int>&
   return out;
 }
 
-json residual_field(const std::string& kind, double v) {
-  return {{angular_kind(kind) ? "residual_deg" : "residual_px", round_to(v, 1e-6)}};
+json residual_field(RelationKind kind, double v) {
+  return {{is_angular(kind) ? "residual_deg" : "residual_px", round_to(v, 1e-6)}};
 }
 
 json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
              const Relations& rel) {
   json out = json::array();
-  auto push = [&](const std::string& kind, const std::vector<int>& members, double residual) {
-    json r = {{"kind", kind}, {"primitives", ids_of(prims, members)}, {"status", "enforced"}};
+  auto push = [&](RelationKind kind, const std::vector<int>& members, double residual) {
+    json r = {{"kind", relation_kind_name(kind)}, {"primitives", ids_of(prims, members)}, {"status", "enforced"}};
     r.update(residual_field(kind, residual));
     out.push_back(r);
   };
-  auto worst = [&](const std::string& kind, const std::vector<int>& members) {
+  auto worst = [&](RelationKind kind, const std::vector<int>& members) {
     double w = 0;
     for (size_t k = 1; k < members.size(); ++k)
       w = std::max(w, residual_of({kind, {members[0], members[k]}}, prims));
@@ -919,21 +914,21 @@ json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& c
           push(axis_kind(f, q), quarter[q], w);
         }
     for (const auto& lines : quarter)
-      if (lines.size() >= 2) push("parallel", lines, worst("parallel", lines));
+      if (lines.size() >= 2) push(RelationKind::parallel, lines, worst(RelationKind::parallel, lines));
     if (!quarter[0].empty() && !quarter[1].empty()) {
       std::vector<int> pair{quarter[0][0], quarter[1][0]};  // the longest of each direction
-      push("perpendicular", pair, worst("perpendicular", pair));
+      push(RelationKind::perpendicular, pair, worst(RelationKind::perpendicular, pair));
     }
   }
-  for (const Collinear& c : rel.collinear) push("collinear", c.members, worst("collinear", c.members));
-  for (const Tangent& t : rel.tangents) push("tangent_continuity", {t.a, t.b}, worst("tangent_continuity", {t.a, t.b}));
+  for (const Collinear& c : rel.collinear) push(RelationKind::collinear, c.members, worst(RelationKind::collinear, c.members));
+  for (const Tangent& t : rel.tangents) push(RelationKind::tangent_continuity, {t.a, t.b}, worst(RelationKind::tangent_continuity, {t.a, t.b}));
   for (const Group& g : rel.radii) {
     auto [lo, hi] = std::minmax_element(g.members.begin(), g.members.end(), [&](int a, int b) {
       return prims[a].shape.radius < prims[b].shape.radius;
     });
-    push("equal_radius", g.members, prims[*hi].shape.radius - prims[*lo].shape.radius);
+    push(RelationKind::equal_radius, g.members, prims[*hi].shape.radius - prims[*lo].shape.radius);
   }
-  for (const Group& g : rel.centres) push("concentric", g.members, worst("concentric", g.members));
+  for (const Group& g : rel.centres) push(RelationKind::concentric, g.members, worst(RelationKind::concentric, g.members));
   for (const Group& g : rel.ends) {
     std::vector<int> members;
     double w = 0;
@@ -942,7 +937,7 @@ json records(const std::vector<Primitive>& prims, const std::vector<ChainRef>& c
       members.push_back(end_prim(chains, e));
       w = std::max(w, dist(chain_end(prims, chains[e / 2], e % 2), first));
     }
-    push("coincident", members, w);
+    push(RelationKind::coincident, members, w);
   }
   return out;
 }
@@ -955,7 +950,7 @@ class Dropped {
   }
   void append_to(json& out, const std::vector<Primitive>& prims) const {
     for (const auto& [d, reason] : list_) {
-      json r = {{"kind", d.kind}, {"primitives", ids_of(prims, d.prims)}, {"status", "dropped"},
+      json r = {{"kind", relation_kind_name(d.kind)}, {"primitives", ids_of(prims, d.prims)}, {"status", "dropped"},
                 {"reason", reason}};
       r.update(residual_field(d.kind, residual_of(d, prims)));
       out.push_back(r);
@@ -1020,9 +1015,9 @@ json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains
                                   [&](int i) { return involves(rel, all[k], i, chains); });
         if (shares && ex[k] > against_excess) against = o, against_excess = ex[k];
       }
-      dropped.add(d, against ? fmt::format("contradicts {} {}", against->kind, id_list(prims, against->prims))
+      dropped.add(d, against ? fmt::format("contradicts {} {}", relation_kind_name(against->kind), id_list(prims, against->prims))
                              : fmt::format("stays {:.3g} {} from holding", residual_of(d, next),
-                                           angular_kind(d.kind) ? "deg" : "px"));
+                                           is_angular(d.kind) ? "deg" : "px"));
       remove_membership(rel, all[worst]);
       continue;
     }
@@ -1097,13 +1092,13 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
     const RelationSpec& r = specs[k];
     const auto& ids = r.prims;
     if (ids.empty()) continue;
-    const std::string& kind = r.kind;
-    if (kind == "parallel" || kind == "perpendicular" || kind == "horizontal" || kind == "vertical") {
+    const RelationKind kind = r.kind;
+    if (is_direction(kind)) {
       Family f;
       f.angular = true;
-      f.fixed = kind == "horizontal" || kind == "vertical" || r.angle_rad.has_value();
-      f.angle = kind == "horizontal" ? 0.0 : kind == "vertical" ? kPi / 2 : r.angle_rad ? *r.angle_rad : line_dir(prims[ids[0]].shape);
-      for (size_t m = 0; m < ids.size(); ++m) f.lines.push_back({ids[m], kind == "perpendicular" && m > 0 ? 1 : 0});
+      f.fixed = kind == RelationKind::horizontal || kind == RelationKind::vertical || r.angle_rad.has_value();
+      f.angle = kind == RelationKind::horizontal ? 0.0 : kind == RelationKind::vertical ? kPi / 2 : r.angle_rad ? *r.angle_rad : line_dir(prims[ids[0]].shape);
+      for (size_t m = 0; m < ids.size(); ++m) f.lines.push_back({ids[m], kind == RelationKind::perpendicular && m > 0 ? 1 : 0});
       if (!f.fixed) {
         // Start from the lines' mean direction (doubled angles: modulo a half turn), or, when
         // they cancel out (a right angle from the goal), halfway, off the wrap-around.
@@ -1119,16 +1114,16 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       slot[k] = static_cast<int>(rel.families.size());
       rel.families.push_back(f);
       out.units[k] = "deg";
-    } else if (kind == "collinear") {
+    } else if (kind == RelationKind::collinear) {
       slot[k] = static_cast<int>(rel.collinear.size());
       rel.collinear.push_back({ids, r.angle_rad});
-    } else if (kind == "equal_radius") {
+    } else if (kind == RelationKind::equal_radius) {
       slot[k] = static_cast<int>(rel.radii.size());
       rel.radii.push_back({ids, std::nullopt});
-    } else if (kind == "concentric") {
+    } else if (kind == RelationKind::concentric) {
       slot[k] = static_cast<int>(rel.centres.size());
       rel.centres.push_back({ids, r.centre});
-    } else if (kind == "tangent_continuity") {
+    } else if (kind == RelationKind::tangent_continuity) {
       if (ids.size() != 2) {
         out.failed = static_cast<int>(k);
         out.reason = "tangent_continuity relates exactly two primitives";
@@ -1151,7 +1146,7 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       }
       slot[k] = static_cast<int>(rel.tangents.size());
       rel.tangents.push_back(t);
-    } else if (kind == "mirror") {
+    } else if (kind == RelationKind::mirror) {
       Mirror m;
       for (size_t q = 0; q < ids.size(); q += 2) m.pairs.push_back({ids[q], q + 1 < ids.size() ? ids[q + 1] : ids[q]});
       m.axis = r.axis;
@@ -1159,7 +1154,7 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       rel.mirrors.push_back(m);
     } else {
       out.failed = static_cast<int>(k);
-      out.reason = "unknown relation '" + kind + "'";
+      out.reason = std::string(relation_kind_name(kind)) + " is not one the solver enforces";  // coincident
       return out;
     }
   }
@@ -1228,29 +1223,29 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
     const auto& ids = r.prims;
     if (ids.empty()) continue;
     double res = 0;
-    const std::string& kind = r.kind;
-    if (kind == "parallel" || kind == "horizontal" || kind == "vertical") {
+    const RelationKind kind = r.kind;
+    if (kind == RelationKind::parallel || kind == RelationKind::horizontal || kind == RelationKind::vertical) {
       double ref = rel.families[slot[k]].fixed ? rel.families[slot[k]].angle : line_dir(sh(ids[0]));
       for (int i : ids) res = std::max(res, std::abs(wrap_half_turn(line_dir(sh(i)) - ref)));
       res = rad2deg(res);
-    } else if (kind == "perpendicular") {
+    } else if (kind == RelationKind::perpendicular) {
       double ref = line_dir(sh(ids[0]));
       if (r.angle_rad) res = std::abs(wrap_half_turn(ref - *r.angle_rad));
       for (size_t m = 1; m < ids.size(); ++m)
         res = std::max(res, std::abs(std::abs(wrap_half_turn(line_dir(sh(ids[m])) - ref)) - kPi / 2));
       res = rad2deg(res);
-    } else if (kind == "collinear") {
+    } else if (kind == RelationKind::collinear) {
       const Shape& f = sh(ids[0]);
       Vec2 u = unit(f.p1 - f.p0);
       for (int i : ids) res = std::max({res, std::abs(cross(u, sh(i).p0 - f.p0)), std::abs(cross(u, sh(i).p1 - f.p0))});
-    } else if (kind == "equal_radius") {
+    } else if (kind == RelationKind::equal_radius) {
       double lo = INFINITY, hi = -INFINITY;
       for (int i : ids) lo = std::min(lo, sh(i).radius), hi = std::max(hi, sh(i).radius);
       res = hi - lo;
-    } else if (kind == "concentric") {
+    } else if (kind == RelationKind::concentric) {
       Vec2 c = r.centre ? *r.centre : sh(ids[0]).center;
       for (int i : ids) res = std::max(res, dist(sh(i).center, c));
-    } else if (kind == "tangent_continuity") {
+    } else if (kind == RelationKind::tangent_continuity) {
       const Tangent& t = rel.tangents[slot[k]];
       const Shape &a = sh(t.a), &b = sh(t.b);
       if (t.end_a < 0) {
@@ -1261,7 +1256,7 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
         res = rad2deg(std::atan2(std::abs(cross(ua, ub)), -dot(ua, ub)));
         if (dist(t.end_a ? a.p1 : a.p0, t.end_b ? b.p1 : b.p0) > 1e-6) res = std::max(res, 180.0);
       }
-    } else if (kind == "mirror") {
+    } else if (kind == RelationKind::mirror) {
       const Mirror& m = rel.mirrors[slot[k]];
       double an = 0, off = 0;
       if (auto ax = model.mirror_axis(static_cast<size_t>(slot[k]), x)) {
@@ -1298,7 +1293,8 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
     double limit = out.units[k] == "deg" ? kEnforceMaxDeg : kEnforceMaxPx;
     if (!(out.residuals[k] <= limit)) {
       out.failed = static_cast<int>(k);
-      out.reason = fmt::format("{} could not be made exact: residual {:.3g} {} (limit {} {})", specs[k].kind,
+      out.reason = fmt::format("{} could not be made exact: residual {:.3g} {} (limit {} {})",
+                               relation_kind_name(specs[k].kind),
                                out.residuals[k], out.units[k], limit, out.units[k]);
       return out;
     }

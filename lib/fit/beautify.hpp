@@ -28,8 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "core/relation.hpp"
 #include "core/scene.hpp"
-#include "fit/fit.hpp"
+#include "fit/params.hpp"
 
 namespace sv::fitting {
 
@@ -62,7 +63,7 @@ json beautify(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains
 //   primitives at their shared joint, or a line tangent to an arc or circle), mirror (pairs
 //   (a0, b0, a1, b1, ...) reflected about one axis; an odd last one is symmetric in itself).
 struct RelationSpec {
-  std::string kind;
+  RelationKind kind = RelationKind::parallel;
   std::vector<int> prims;
   std::optional<double> angle_rad;            // parallel, perpendicular, collinear: the given direction
   std::optional<Vec2> centre;                 // concentric: the given centre

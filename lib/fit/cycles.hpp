@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/scene.hpp"
-#include "fit/fit.hpp"
+#include "fit/params.hpp"
 #include "fit/primitive_fit.hpp"
 
 namespace sv::fitting {

@@ -20,103 +20,6 @@ namespace {
 using fitting::Piece;
 using fitting::Points;
 
-// One threshold: its config key, its field, what it means, and where a value other than
-// the default comes from: derived from the stroke width and the other thresholds, or
-// measured on the traced graph ("image").
-struct ParamSpec {
-  const char* key;
-  double FitParams::*field;
-  const char* doc;
-  double (*from_stroke)(double stroke_width_px, const FitParams& p) = nullptr;
-  bool measured = false;
-};
-
-const ParamSpec kParams[] = {
-    {"fit.trace_noise_px", &FitParams::trace_noise_px,
-     "noise of one traced centreline point, measured about the chords of its neighbours", nullptr,
-     true},
-    {"fit.noise_allowance", &FitParams::noise_allowance,
-     "the tolerance allows this many times the trace noise on top of its stroke-width part"},
-    {"fit.max_noise_allowance_px", &FitParams::max_noise_allowance_px,
-     "largest noise allowance added to the tolerance"},
-    {"fit.width_tolerance_ratio", &FitParams::width_tolerance_ratio,
-     "the tolerance's stroke-width part is this fraction of the stroke width"},
-    {"fit.max_width_tolerance_px", &FitParams::max_width_tolerance_px,
-     "largest stroke-width part of the tolerance, unless thick_tolerance_ratio * sw is larger"},
-    {"fit.thick_tolerance_ratio", &FitParams::thick_tolerance_ratio,
-     "a thick stroke's tolerance grows with its width at this fraction of it"},
-    {"fit.tolerance_px", &FitParams::tolerance_px,
-     "largest distance of an edge point to its primitive: min(width_tolerance_ratio * sw, "
-     "max(max_width_tolerance, thick_tolerance_ratio * sw)) + min(noise_allowance * trace_noise, "
-     "max_noise_allowance) px",
-     [](double sw, const FitParams& p) {
-       return std::min(p.width_tolerance_ratio * sw,
-                       std::max(p.max_width_tolerance_px, p.thick_tolerance_ratio * sw)) +
-              std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
-     }},
-    {"fit.corner_angle_deg", &FitParams::corner_angle_deg,
-     "turn within the corner window that makes a sharp corner (a forced breakpoint)"},
-    {"fit.corner_window_px", &FitParams::corner_window_px,
-     "arc length before and after a point over which its turn is measured: max(3, sw/2)",
-     [](double sw, const FitParams&) { return std::max(3.0, 0.5 * sw); }},
-    {"fit.join_corner_deg", &FitParams::join_corner_deg,
-     "turn between adjacent pieces above which they meet at the intersection of their curves"},
-    {"fit.join_max_px", &FitParams::join_max_px,
-     "farthest a corner intersection may lie from the breakpoint: max(2, sw/2)",
-     [](double sw, const FitParams&) { return std::max(2.0, 0.5 * sw); }},
-    {"fit.max_sweep_deg", &FitParams::max_sweep_deg, "largest sweep of one arc; longer ones split"},
-    {"fit.min_arc_sagitta_px", &FitParams::min_arc_sagitta_px,
-     "an arc bowing less than this from its chord is a line"},
-    {"fit.min_arc_sweep_deg", &FitParams::min_arc_sweep_deg,
-     "an arc turning less than this is a line (a long flat arc would swallow straight runs)"},
-    {"fit.arc_cost", &FitParams::arc_cost,
-     "extra description length of an arc over a line, in squared tolerances"},
-    {"fit.circle_max_aspect", &FitParams::circle_max_aspect,
-     "largest principal-axis ratio of a closed loop fitted as one circle"},
-    {"fit.circle_cycle_edges", &FitParams::circle_cycle_edges,
-     "most edges of a cycle through junctions (a circle cut where strokes meet or cross it) fitted as one "
-     "circle when all its points are within tolerance of it; 0: never"},
-    {"fit.circle_cycle_min_radius_px", &FitParams::circle_cycle_min_radius_px,
-     "smallest radius of such a circle: the stroke width (a smaller cycle rings a speck of paper in merged ink, "
-     "its hole under half a stroke wide)",
-     [](double sw, const FitParams&) { return sw; }},
-    {"fit.dot_length_px", &FitParams::dot_length_px,
-     "an edge shorter than this is a dot, drawn as a line this long"},
-    {"fit.beautify", &FitParams::beautify,
-     "1: enforce near relations between primitives within tolerance; 0: leave them"},
-    {"fit.relation_angle_deg", &FitParams::relation_angle_deg,
-     "lines whose directions differ by less (or by less from a right angle) are made parallel "
-     "(perpendicular)"},
-    {"fit.relation_min_line_px", &FitParams::relation_min_line_px,
-     "shortest line whose direction takes part in parallel and perpendicular relations"},
-    {"fit.through_angle_deg", &FitParams::through_angle_deg,
-     "chain ends at a junction whose directions continue each other within this (the bar of a T) are fitted "
-     "as one primitive when it stays within tolerance; 0: never"},
-    {"fit.axis_angle_deg", &FitParams::axis_angle_deg,
-     "lines whose direction differs by less from horizontal (vertical) are made so"},
-    {"fit.collinear_offset_px", &FitParams::collinear_offset_px,
-     "parallel lines whose ends lie this close to the longest one's line are made collinear "
-     "(one common line): the tolerance",
-     [](double, const FitParams& p) { return p.tolerance_px; }},
-    {"fit.tangent_angle_deg", &FitParams::tangent_angle_deg,
-     "consecutive pieces (not both lines) turning by less at their joint are made tangent (G1); "
-     "at most join_corner_deg, so corners stay corners (more than a degree costs brush strokes "
-     "ink fidelity)"},
-    {"fit.merge_width_ratio", &FitParams::merge_width_ratio,
-     "0: off; else runs of adjacent pieces merge into one line or arc within this fraction of the stroke width "
-     "of their points where the robot draws that faster, and a loop that close to a circle is one (sv-fit --fast: "
-     "0.5)"},
-    {"fit.merge_tolerance_px", &FitParams::merge_tolerance_px,
-     "largest distance of a primitive from its points once runs are merged: max(tolerance, merge_width_ratio * sw)",
-     [](double sw, const FitParams& p) { return std::max(p.tolerance_px, p.merge_width_ratio * sw); }},
-};
-
-const ParamSpec* find_param(const std::string& key) {
-  for (const auto& s : kParams)
-    if (key == s.key) return &s;
-  return nullptr;
-}
-
 FittedPiece finish(const Piece& pc, Points pts, int span0, int span1) {
   auto d = fitting::deviation(pc.shape, pts.subspan(pc.i0, pc.i1 - pc.i0 + 1));
   return {pc.shape, span0, span1, d.rms, d.max};
@@ -358,36 +261,6 @@ double trace_noise_px(const std::vector<const Polyline*>& polylines) {
 
 std::map<std::string, double> fast_overrides() { return {{"fit.merge_width_ratio", 0.5}}; }
 
-FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const FitOptions& opt) {
-  FitParams p;
-  p.trace_noise_px = trace_noise;
-  for (const auto& [key, value] : opt.overrides) {
-    const ParamSpec* s = find_param(key);
-    if (!s)
-      throw Error(Code::invalid_selection, "unknown fit option '" + key + "'", {{"key", key}});
-    if (!std::isfinite(value) || value < 0 || (value == 0 && s->field == &FitParams::tolerance_px))
-      throw Error(Code::invalid_selection, "fit option '" + key + "' needs a positive value",
-                  {{"key", key}, {"value", value}});
-    p.*s->field = value;
-  }
-  for (const auto& s : kParams)
-    if (s.from_stroke && stroke_width_px > 0 && !opt.overrides.count(s.key))
-      p.*s.field = s.from_stroke(stroke_width_px, p);
-  if (stroke_width_px <= 0 && !opt.overrides.count("fit.merge_tolerance_px")) p.merge_tolerance_px = p.tolerance_px;
-  return p;
-}
-
-void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
-                       const FitParams& p) {
-  for (const auto& s : kParams) {
-    std::string from = opt.overrides.count(s.key)               ? "user"
-                       : s.measured                             ? "image"
-                       : (s.from_stroke && stroke_width_px > 0) ? "stroke_width"
-                                                                : "default";
-    set_config(scene, s.key, p.*s.field, from, s.doc);
-  }
-}
-
 std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const FitParams& p,
                                       const ChainEnds& ends) {
   if (points.empty()) return {};
@@ -499,24 +372,6 @@ void fit(Scene& scene, const FitOptions& opt) {
     if (keep) kept.push_back(std::move(r));
   }
   scene.relations = std::move(kept);
-  std::erase_if(scene.warnings, [](const std::string& w) { return w.starts_with("beautify: "); });
-  // One warning line however many were dropped: the records say why, each.
-  std::vector<std::string> dropped;
-  for (const json& r : scene.relations)
-    if (r.value("status", "") == "dropped") {
-      std::string ids;
-      for (const auto& id : r["primitives"]) {
-        if (!ids.empty()) ids += ',';
-        ids += id.get<std::string>();
-      }
-      dropped.push_back(fmt::format("{} of {} dropped: {}", r.value("kind", "?"), ids, r.value("reason", "")));
-    }
-  if (!dropped.empty()) {
-    std::string line = "beautify: ";
-    for (size_t i = 0; i < dropped.size() && i < 2; ++i) line += (i ? "; " : "") + dropped[i];
-    if (dropped.size() > 2) line += fmt::format("; and {} more (see relations)", dropped.size() - 2);
-    scene.warnings.push_back(line);
-  }
   for (Primitive& pr : prims)
     if (pr.fit_max_px > bound.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
   scene.primitives = std::move(prims);

@@ -17,7 +17,7 @@
 //   6. beautify: near relations (parallel, perpendicular, horizontal, vertical, collinear,
 //      tangent continuity at smooth joints, equal radius, concentric, coincident ends) are
 //      enforced by least squares where every primitive stays within tolerance; the others are
-//      recorded as dropped with the reason (and summed up in one warning);
+//      recorded as dropped with the reason (a normal outcome, not a warning);
 //   7. through strokes (fit/through.hpp): chain ends at a junction that continue each other
 //      straight or on one circle (the bar of a T) are refitted as one primitive when it stays
 //      within tolerance, and the stem is moved onto it.
@@ -28,70 +28,20 @@
 #include <vector>
 
 #include "core/scene.hpp"
+#include "fit/params.hpp"
 
 namespace sv {
-
-struct FitOptions {
-  // "fit.KEY" -> value; recorded in the scene's config with provenance "user".
-  std::map<std::string, double> overrides;
-};
 
 // The overrides of `sv-fit --fast`: after the faithful fit, runs of pieces merge into one
 // wherever it stays within the stroke's ink (half its width from the centreline) and the robot
 // draws it faster (fit/robot_merge.hpp); the README gives the measured times and fidelity.
 std::map<std::string, double> fast_overrides();
 
-// Every threshold of the fit stage (see fit_param_docs for what each means).
-struct FitParams {
-  double trace_noise_px = 0;
-  double noise_allowance = 1.5;
-  double max_noise_allowance_px = 0.5;
-  double width_tolerance_ratio = 0.25;
-  double max_width_tolerance_px = 1.0;
-  double thick_tolerance_ratio = 0.1;
-  double tolerance_px = 1.0;
-  double corner_angle_deg = 50;
-  double corner_window_px = 3;
-  double join_corner_deg = 15;
-  double join_max_px = 3;
-  double max_sweep_deg = 350;
-  double min_arc_sagitta_px = 0.5;
-  double min_arc_sweep_deg = 10;
-  double arc_cost = 1;
-  double circle_max_aspect = 1.3;
-  double circle_cycle_edges = 8;
-  double circle_cycle_min_radius_px = 4;
-  double dot_length_px = 1;
-  double beautify = 1;
-  double relation_angle_deg = 3;
-  double relation_min_line_px = 10;
-  double through_angle_deg = 8;
-  double axis_angle_deg = 3;
-  double collinear_offset_px = 1;
-  double tangent_angle_deg = 1;
-  double merge_width_ratio = 0;
-  double merge_tolerance_px = 1.0;
-  // Not a threshold: pixels per inch at the robot's default footprint, which fit() sets from
-  // the graph's extent for the merge pass.
-  double robot_ppi = 0;
-};
-
 // The noise of traced centrelines: the spread of each point about the chord of its two
 // neighbours (a smooth curve barely departs from it at ~1 px spacing), as a root-mean-square
 // over the closest 90 % (corners are not noise), divided by sqrt(1.5) to give the noise of one
 // point. 0 without interior points.
 double trace_noise_px(const std::vector<const Polyline*>& polylines);
-
-// Resolves every threshold from the stroke width (0 when unknown: defaults), the measured
-// trace noise and the user's overrides. The tolerance is min(sw/4, 1 px) plus a noise
-// allowance, min(noise_allowance * trace noise, max_noise_allowance_px), so that tracing
-// noise does not become detail while a clean trace is held close. Throws
-// Error(invalid_selection) for an unknown key or a negative value (or a zero tolerance).
-FitParams resolve_fit_params(double stroke_width_px, double trace_noise_px, const FitOptions& opt);
-// Records the resolved thresholds in scene.config ("fit.tolerance_px", ...), each with its
-// provenance ("stroke_width", "image", "default" or "user") and a one-line doc.
-void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
-                       const FitParams& p);
 
 // One fitted piece of a polyline: the shape, the inclusive index range of the points it was
 // fitted to (on a closed polyline it may wrap past the last point: span0 > span1), and the
@@ -118,8 +68,8 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
 // Replaces scene.primitives with the fit of every graph edge (ids p_0001.. in edge order,
 // then along each edge; a through stroke where its first part was, a circle of a graph cycle
 // where its first edge was), scene.relations with the
-// relations beautify detected ("status": "enforced", or "dropped" with its "reason"; one
-// scene warning sums the dropped ones up), and records the thresholds in scene.config. Needs scene.graph.
+// relations beautify detected ("status": "enforced", or "dropped" with its "reason"), and
+// records the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);
 
 }  // namespace sv

@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "fit/fit.hpp"
+#include "fit/params.hpp"
 #include "fit/moments.hpp"
 #include "fit/primitive_fit.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/scene.hpp"
-#include "fit/fit.hpp"
+#include "fit/params.hpp"
 
 namespace sv::fitting {
 

@@ -1,7 +1,7 @@
 #include "graph/skeletonize.hpp"
 
+#include <limits>
 #include <optional>
-#include <set>
 
 #include "core/error.hpp"
 #include "graph/centreline.hpp"
@@ -23,14 +23,213 @@ namespace {
 // Stroke width assumed when none can be measured (only dots, or a uniform image).
 constexpr double kDefaultStrokeWidth = 3;
 
-// Records each configuration value with its provenance; a user override replaces the
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A declaration and, for a value derived from the stroke width w, its rule.
+struct SkeletonParam {
+  ParamSpec spec;
+  double (*derive)(double w) = nullptr;
+};
+
+SkeletonParam constant(const char* key, double value, const char* unit, const char* doc, double max = kInf,
+                       double min = 0) {
+  ParamSpec s;
+  s.key = key;
+  s.value = value;
+  s.unit = unit;
+  s.doc = doc;
+  s.min = min;
+  s.max = max;
+  return {s};
+}
+
+SkeletonParam from_width(const char* key, const char* rule, double (*derive)(double), const char* unit,
+                         const char* doc) {
+  SkeletonParam p = constant(key, 0, unit, doc);
+  p.spec.value.reset();
+  p.spec.derivation = rule;
+  p.spec.from = "stroke_width";
+  p.derive = derive;
+  return p;
+}
+
+// Measured on the image; `settable`: a user's value takes its place (else it is only reported).
+SkeletonParam measured(const char* key, const char* rule, const char* unit, const char* doc, bool settable,
+                       double max = kInf, std::optional<double> value = std::nullopt) {
+  SkeletonParam p = constant(key, 0, unit, doc, max);
+  p.spec.value = value;
+  p.spec.derivation = rule;
+  p.spec.from = "image";
+  if (!settable) p.spec.set_by = "";
+  return p;
+}
+
+const std::vector<SkeletonParam>& skeleton_params() {
+  static const std::vector<SkeletonParam> table = [] {
+    const InkOptions in;
+    const graph::CentreOptions cen;
+    const graph::GapOptions gap;
+    return std::vector<SkeletonParam>{
+        constant("skeleton.background_cell_px", in.background_cell_px, "px",
+                 "cell size (px) of the local paper-level map that evens out tinted, blotchy paper and uneven light"),
+        constant("skeleton.light_stroke_scale", in.stroke_scale, "",
+                 "the light is estimated around dark structures narrower than this fraction of the image's shorter "
+                 "side (strokes), through them",
+                 1),
+        constant("skeleton.light_page_scale", in.page_scale, "",
+                 "second, page-scale light estimate (fraction of the shorter side) that passes over wide ink areas", 1),
+        constant("skeleton.paper_contrast", in.paper_contrast, "",
+                 "surely paper: at most this much darker (fraction) than the light at stroke scale", 1),
+        constant(
+            "skeleton.page_contrast", in.page_contrast, "",
+            "surely paper: at most this much darker (fraction) than the light at page scale (deeper than any shadow)",
+            1),
+        constant("skeleton.weak_ratio", in.weak_ratio, "",
+                 "weak ink is at least this fraction of full ink's darkness (pencil pressure fading)", 1),
+        constant("skeleton.noise_ratio", in.noise_ratio, "",
+                 "weak ink is at least this many times the paper's noise darker than paper (grain stays paper)"),
+        constant("skeleton.peak_radius_ratio", in.peak_radius_ratio, "stroke widths",
+                 "a stroke's own darkness is the darkest ink within this many stroke widths"),
+        constant("skeleton.grain_holes", in.grain_holes, "",
+                 "ink whose regions leave more than this share of their inside out at half its darkness is grainy "
+                 "(pencil on paper) and is smoothed before it is read",
+                 1),
+        constant("skeleton.grain_sigma_ratio", in.grain_sigma_ratio, "stroke widths",
+                 "grainy ink is smoothed with a Gaussian of this many stroke widths"),
+        measured("skeleton.paper_level", "median gray of the paper", "gray level", "median gray (0-255) of the paper",
+                 false),
+        measured("skeleton.paper_noise", "one standard deviation of the paper's normalised gray, from its darker half",
+                 "gray level",
+                 "spread (one standard deviation, from the darker half) of the paper's normalised gray: sensor noise "
+                 "and paper grain",
+                 false),
+        measured("skeleton.ink_level", "a low percentile of the ink class's normalised gray", "gray level",
+                 "gray of full ink on paper-normalised gray (paper = 255): a low percentile of the ink class", false),
+        measured("skeleton.threshold", "(255 + skeleton.ink_level) / 2", "gray level",
+                 "strong ink where the paper-normalised gray is below this: midway between full ink and paper", true,
+                 255),
+        measured("skeleton.weak_threshold",
+                 "max(255 - max(weak_ratio * (255 - ink_level), noise_ratio * paper_noise), threshold)", "gray level",
+                 "weak ink where the paper-normalised gray is below this; it is ink only where connected to strong ink",
+                 true, 255),
+        measured("skeleton.ink_holes", "measured on the ink regions", "",
+                 "share of the inside of the ink regions left out at half its darkness", false),
+        measured("skeleton.grain_sigma_px",
+                 "clamp(grain_sigma_ratio * the ink ridge width, 0.7, 8) when ink_holes > grain_holes, else 0", "px",
+                 "smoothing applied to grainy ink (0: none)", false),
+        measured("skeleton.peak_radius_px", "peak_radius_ratio * the ink ridge width", "px",
+                 "window radius in which a stroke's own darkness is found; edges sit at half of it", false),
+        from_width(
+            "graph.junction_merge_px", "sw", [](double w) { return 1.0 * w; }, "px",
+            "junction clusters joined by a shorter skeleton path are one junction"),
+        from_width(
+            "graph.crossing_merge_px", "6.0 * sw", [](double w) { return 6.0 * w; }, "px",
+            "two 3-way junctions joined by a shorter path are tested as one crossing"),
+        from_width(
+            "graph.arm_clean_run_px", "max(2.0, 0.5 * sw)", [](double w) { return std::max(2.0, 0.5 * w); }, "px",
+            "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) for this long; "
+            "nearer the junction its ink is shared"),
+        from_width(
+            "graph.arm_window_px", "max(4.0, sw)", [](double w) { return std::max(4.0, 1.0 * w); }, "px",
+            "length of arm over which its direction is measured, from where its own stroke begins"),
+        constant("graph.crossing_max_turn_deg", 40, "deg",
+                 "a stroke through a crossing, or into a cusp, bends at most this much between arms", 180),
+        from_width(
+            "graph.crossing_max_offset_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
+            "every arm's line passes at most this far from the crossing point"),
+        from_width(
+            "graph.filled_min_diameter_px", "3.0 * sw", [](double w) { return 3.0 * w; }, "px",
+            "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an arrowhead), "
+            "drawn as one stroke; the widest disc of a stroke's crossing or blot is under 2 w"),
+        from_width(
+            "graph.filled_core_radius_px", "sw", [](double w) { return 1.0 * w; }, "px",
+            "a filled mark is the union of its ink discs of at least this radius: strokes running into it, whose discs "
+            "are about w/2, are not part of it"),
+        from_width(
+            "graph.filled_outline_diameter_px", "6.0 * sw", [](double w) { return 6.0 * w; }, "px",
+            "filled marks at least this wide are drawn as their outline inset by w/2, narrower ones as their main "
+            "medial path (a dot when round)"),
+        from_width(
+            "graph.filled_remnant_px", "2.0 * sw", [](double w) { return 2.0 * w; }, "px",
+            "a branch left outside a filled mark, ending free or back at the mark within this length, is part of the "
+            "mark's tangle"),
+        from_width(
+            "graph.gap_join_px", "1.5 * sw + 2", [](double w) { return 1.5 * w + 2; }, "px",
+            "two free ends (cap centres) at most this far apart are one broken stroke when their directions agree: a "
+            "paper gap of up to half a width plus 2 px; letters 1.5 widths apart stand farther"),
+        constant("graph.gap_t_join_px", 0, "px",
+                 "a free end at most this far from the centreline of the stroke it points at stopped short of a T and "
+                 "is joined to it (w + 2 joins paper gaps of 2 px). Off: a T join saves no pen lift (the end becomes "
+                 "an odd junction), draws over paper and made every measured drawing slower; brush script ends near "
+                 "other strokes by design"),
+        constant("graph.gap_join_max_turn_deg", gap.max_turn_deg, "deg",
+                 "ends rejoined straight across a gap continue each other's direction within this", 180),
+        from_width(
+            "graph.gap_join_offset_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
+            "... and each lies at most this far to the side of the other's line"),
+        constant(
+            "graph.gap_corner_max_turn_deg", gap.max_corner_deg, "deg",
+            "ends whose lines meet inside the gap are a corner drawn in two strokes when they turn by at most this",
+            180),
+        constant("graph.gap_t_min_angle_deg", gap.min_t_angle_deg, "deg",
+                 "an end is joined to the stroke it points at only when it meets it this steeply", 90),
+        measured("skeleton.stroke_width_px",
+                 "median ink width across the skeleton (the default when nothing can be measured)", "px",
+                 "median ink width across the skeleton, edge to edge at 50% coverage", true, kInf, kDefaultStrokeWidth),
+        from_width(
+            "skeleton.min_speck_area_px", "0.3 * sw^2", [](double w) { return 0.3 * w * w; }, "px^2",
+            "ink components of fewer pixels are noise (a round dot has 0.79 w^2)"),
+        from_width(
+            "skeleton.max_hole_area_px", "0.2 * sw^2", [](double w) { return 0.2 * w * w; }, "px^2",
+            "enclosed paper regions of at most this many pixels are pinholes, filled before thinning"),
+        from_width(
+            "skeleton.max_sliver_width_px", "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
+            "enclosed paper no wider than this and at least a stroke width long is the gap between two passes of one "
+            "stroke, filled before thinning"),
+        constant("graph.refine_max_shift_ratio", cen.max_shift_ratio, "",
+                 "sub-pixel centring moves a skeleton point at most this fraction of its cross-section's width (at "
+                 "least 1 px)"),
+        constant("graph.clean_width_ratio", cen.clean_ratio, "",
+                 "a cross-section wider than this times its neighbours' median runs into other ink (a junction, a "
+                 "corner's other leg) and is not used for centring or directions"),
+        from_width(
+            "graph.spur_protrusion_px", "0.5 * sw", [](double w) { return 0.5 * w; }, "px",
+            "a branch from a junction to a free end is a thinning spur when its tip reaches less than this beyond the "
+            "junction's ink disc and beyond the edge of another arm it lies in"),
+        from_width(
+            "graph.dot_length_px", "0.5 * sw", [](double w) { return 0.5 * w; }, "px",
+            "isolated strokes shorter than this are dots"),
+        from_width(
+            "graph.double_stroke_px", "1.5 * sw", [](double w) { return 1.5 * w; }, "px",
+            "two parallel edges whose points stay this close (centre to centre) along most of their length are two "
+            "passes of one stroke, their inks at most half a width apart"),
+        constant("graph.point_spacing_px", 1.0, "px", "largest distance between consecutive edge points", kInf, 0.01),
+    };
+  }();
+  return table;
+}
+
+const SkeletonParam& param(const std::string& key) {
+  for (const SkeletonParam& p : skeleton_params())
+    if (p.spec.key == key) return p;
+  throw Error(Code::internal, "sv-skeleton records '" + key + "', which it does not declare");
+}
+
+// Records each configuration value with its provenance and doc; a user override replaces the
 // computed value.
 class Config {
  public:
-  Config(Scene& scene, const std::map<std::string, double>& overrides) : scene_(scene), overrides_(overrides) {}
+  Config(Scene& scene, const std::map<std::string, double>& overrides) : scene_(scene), overrides_(overrides) {
+    skeleton_param_table().check(overrides);
+  }
 
-  double set(const std::string& key, double value, const std::string& from, const std::string& doc) {
-    used_.insert(key);
+  // A constant: the declared default.
+  double get(const std::string& key) { return set(key, *param(key).spec.value, "default"); }
+  // Derived from the stroke width by its declared rule.
+  double get(const std::string& key, double w) { return set(key, param(key).derive(w), "stroke_width"); }
+
+  double set(const std::string& key, double value, const std::string& from) {
+    const std::string& doc = param(key).spec.doc;
     auto it = overrides_.find(key);
     if (it != overrides_.end()) {
       set_config(scene_, key, it->second, "user", doc);
@@ -45,77 +244,46 @@ class Config {
     return it == overrides_.end() ? std::nullopt : std::optional<double>(it->second);
   }
 
-  void warn_unknown() {
-    for (const auto& [key, value] : overrides_)
-      if (!used_.count(key)) scene_.warnings.push_back("unknown config key " + key + " ignored");
-  }
-
  private:
   Scene& scene_;
   const std::map<std::string, double>& overrides_;
-  std::set<std::string> used_;
 };
 
 Ink find_ink(Config& cfg, const cv::Mat& gray) {
   InkOptions io;
-  io.background_cell_px = cfg.set("skeleton.background_cell_px", io.background_cell_px, "default",
-                                  "cell size (px) of the local paper-level map that evens out tinted, blotchy paper and uneven light");
-  io.stroke_scale = cfg.set("skeleton.light_stroke_scale", io.stroke_scale, "default",
-                            "the light is estimated around dark structures narrower than this fraction of the image's "
-                            "shorter side (strokes), through them");
-  io.page_scale = cfg.set("skeleton.light_page_scale", io.page_scale, "default",
-                          "second, page-scale light estimate (fraction of the shorter side) that passes over wide ink areas");
-  io.paper_contrast = cfg.set("skeleton.paper_contrast", io.paper_contrast, "default",
-                              "surely paper: at most this much darker (fraction) than the light at stroke scale");
-  io.page_contrast = cfg.set("skeleton.page_contrast", io.page_contrast, "default",
-                             "surely paper: at most this much darker (fraction) than the light at page scale "
-                             "(deeper than any shadow)");
-  io.weak_ratio = cfg.set("skeleton.weak_ratio", io.weak_ratio, "default",
-                          "weak ink is at least this fraction of full ink's darkness (pencil pressure fading)");
-  io.noise_ratio = cfg.set("skeleton.noise_ratio", io.noise_ratio, "default",
-                           "weak ink is at least this many times the paper's noise darker than paper (grain stays paper)");
-  io.peak_radius_ratio = cfg.set("skeleton.peak_radius_ratio", io.peak_radius_ratio, "default",
-                                 "a stroke's own darkness is the darkest ink within this many stroke widths");
-  io.grain_holes = cfg.set("skeleton.grain_holes", io.grain_holes, "default",
-                           "ink whose regions leave more than this share of their inside out at half its darkness "
-                           "is grainy (pencil on paper) and is smoothed before it is read");
-  io.grain_sigma_ratio = cfg.set("skeleton.grain_sigma_ratio", io.grain_sigma_ratio, "default",
-                                 "grainy ink is smoothed with a Gaussian of this many stroke widths");
+  io.background_cell_px = cfg.get("skeleton.background_cell_px");
+  io.stroke_scale = cfg.get("skeleton.light_stroke_scale");
+  io.page_scale = cfg.get("skeleton.light_page_scale");
+  io.paper_contrast = cfg.get("skeleton.paper_contrast");
+  io.page_contrast = cfg.get("skeleton.page_contrast");
+  io.weak_ratio = cfg.get("skeleton.weak_ratio");
+  io.noise_ratio = cfg.get("skeleton.noise_ratio");
+  io.peak_radius_ratio = cfg.get("skeleton.peak_radius_ratio");
+  io.grain_holes = cfg.get("skeleton.grain_holes");
+  io.grain_sigma_ratio = cfg.get("skeleton.grain_sigma_ratio");
   io.threshold = cfg.user("skeleton.threshold");
   io.weak_threshold = cfg.user("skeleton.weak_threshold");
   Ink ink = separate_ink(gray, io);
-  cfg.set("skeleton.paper_level", ink.paper_level, "image", "median gray (0-255) of the paper");
-  cfg.set("skeleton.paper_noise", ink.noise, "image",
-          "spread (one standard deviation, from the darker half) of the paper's normalised gray: sensor noise and paper grain");
-  cfg.set("skeleton.ink_level", ink.ink_level, "image",
-          "gray of full ink on paper-normalised gray (paper = 255): a low percentile of the ink class");
-  cfg.set("skeleton.threshold", ink.threshold, "image",
-          "strong ink where the paper-normalised gray is below this: midway between full ink and paper");
-  cfg.set("skeleton.weak_threshold", ink.weak_threshold, "image",
-          "weak ink where the paper-normalised gray is below this; it is ink only where connected to strong ink");
-  cfg.set("skeleton.ink_holes", ink.holes, "image", "share of the inside of the ink regions left out at half its darkness");
-  cfg.set("skeleton.grain_sigma_px", ink.grain_sigma_px, "image", "smoothing applied to grainy ink (0: none)");
-  cfg.set("skeleton.peak_radius_px", ink.peak_radius_px, "image",
-          "window radius in which a stroke's own darkness is found; edges sit at half of it");
+  cfg.set("skeleton.paper_level", ink.paper_level, "image");
+  cfg.set("skeleton.paper_noise", ink.noise, "image");
+  cfg.set("skeleton.ink_level", ink.ink_level, "image");
+  cfg.set("skeleton.threshold", ink.threshold, "image");
+  cfg.set("skeleton.weak_threshold", ink.weak_threshold, "image");
+  cfg.set("skeleton.ink_holes", ink.holes, "image");
+  cfg.set("skeleton.grain_sigma_px", ink.grain_sigma_px, "image");
+  cfg.set("skeleton.peak_radius_px", ink.peak_radius_px, "image");
   return ink;
 }
 
 graph::JunctionOptions junction_options(Config& cfg, double w, double clean_ratio) {
   graph::JunctionOptions j;
-  j.merge_length = cfg.set("graph.junction_merge_px", 1.0 * w, "stroke_width",
-                           "junction clusters joined by a shorter skeleton path are one junction");
-  j.crossing_length = cfg.set("graph.crossing_merge_px", 6.0 * w, "stroke_width",
-                              "two 3-way junctions joined by a shorter path are tested as one crossing");
+  j.merge_length = cfg.get("graph.junction_merge_px", w);
+  j.crossing_length = cfg.get("graph.crossing_merge_px", w);
   j.clean_width_ratio = clean_ratio;
-  j.clean_run = cfg.set("graph.arm_clean_run_px", std::max(2.0, 0.5 * w), "stroke_width",
-                        "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) "
-                        "for this long; nearer the junction its ink is shared");
-  j.arm_window = cfg.set("graph.arm_window_px", std::max(4.0, 1.0 * w), "stroke_width",
-                         "length of arm over which its direction is measured, from where its own stroke begins");
-  j.max_turn_deg = cfg.set("graph.crossing_max_turn_deg", 40, "default",
-                           "a stroke through a crossing, or into a cusp, bends at most this much between arms");
-  j.max_offset = cfg.set("graph.crossing_max_offset_px", std::max(1.5, 0.5 * w), "stroke_width",
-                         "every arm's line passes at most this far from the crossing point");
+  j.clean_run = cfg.get("graph.arm_clean_run_px", w);
+  j.arm_window = cfg.get("graph.arm_window_px", w);
+  j.max_turn_deg = cfg.get("graph.crossing_max_turn_deg");
+  j.max_offset = cfg.get("graph.crossing_max_offset_px", w);
   return j;
 }
 
@@ -125,45 +293,34 @@ graph::FilledOptions filled_options(Config& cfg, double w, double dot_length) {
   graph::FilledOptions f;
   f.stroke_width = w;
   f.dot_length = dot_length;
-  f.min_diameter = cfg.set("graph.filled_min_diameter_px", 3.0 * w, "stroke_width",
-                           "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an "
-                           "arrowhead), drawn as one stroke; the widest disc of a stroke's crossing or blot is under 2 w");
-  f.core_radius = cfg.set("graph.filled_core_radius_px", 1.0 * w, "stroke_width",
-                          "a filled mark is the union of its ink discs of at least this radius: strokes running into "
-                          "it, whose discs are about w/2, are not part of it");
-  f.outline_diameter = cfg.set("graph.filled_outline_diameter_px", 6.0 * w, "stroke_width",
-                               "filled marks at least this wide are drawn as their outline inset by w/2, narrower "
-                               "ones as their main medial path (a dot when round)");
-  f.remnant_length = cfg.set("graph.filled_remnant_px", 2.0 * w, "stroke_width",
-                             "a branch left outside a filled mark, ending free or back at the mark within this length, "
-                             "is part of the mark's tangle");
+  f.min_diameter = cfg.get("graph.filled_min_diameter_px", w);
+  f.core_radius = cfg.get("graph.filled_core_radius_px", w);
+  f.outline_diameter = cfg.get("graph.filled_outline_diameter_px", w);
+  f.remnant_length = cfg.get("graph.filled_remnant_px", w);
   return f;
 }
 
 graph::GapOptions gap_options(Config& cfg, double w) {
   graph::GapOptions o;
-  o.max_gap = cfg.set("graph.gap_join_px", 1.5 * w + 2, "stroke_width",
-                      "two free ends (cap centres) at most this far apart are one broken stroke when their "
-                      "directions agree: a paper gap of up to half a width plus 2 px; letters 1.5 widths apart "
-                      "stand farther");
-  o.max_t_reach = cfg.set("graph.gap_t_join_px", 0, "default",
-                          "a free end at most this far from the centreline of the stroke it points at stopped "
-                          "short of a T and is joined to it (w + 2 joins paper gaps of 2 px). Off: a T join "
-                          "saves no pen lift (the end becomes an odd junction), draws over paper and made every "
-                          "measured drawing slower; brush script ends near other strokes by design");
-  o.max_turn_deg = cfg.set("graph.gap_join_max_turn_deg", o.max_turn_deg, "default",
-                           "ends rejoined straight across a gap continue each other's direction within this");
-  o.max_offset = cfg.set("graph.gap_join_offset_px", std::max(1.5, 0.5 * w), "stroke_width",
-                         "... and each lies at most this far to the side of the other's line");
-  o.max_corner_deg = cfg.set("graph.gap_corner_max_turn_deg", o.max_corner_deg, "default",
-                             "ends whose lines meet inside the gap are a corner drawn in two strokes when they "
-                             "turn by at most this");
-  o.min_t_angle_deg = cfg.set("graph.gap_t_min_angle_deg", o.min_t_angle_deg, "default",
-                              "an end is joined to the stroke it points at only when it meets it this steeply");
+  o.max_gap = cfg.get("graph.gap_join_px", w);
+  o.max_t_reach = cfg.get("graph.gap_t_join_px");
+  o.max_turn_deg = cfg.get("graph.gap_join_max_turn_deg");
+  o.max_offset = cfg.get("graph.gap_join_offset_px", w);
+  o.max_corner_deg = cfg.get("graph.gap_corner_max_turn_deg");
+  o.min_t_angle_deg = cfg.get("graph.gap_t_min_angle_deg");
   return o;
 }
 
 }  // namespace
+
+const ParamTable& skeleton_param_table() {
+  static const ParamTable table = [] {
+    ParamTable t{"sv-skeleton", {}};
+    for (const SkeletonParam& p : skeleton_params()) t.params.push_back(p.spec);
+    return t;
+  }();
+  return table;
+}
 
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) {
   if (gray.empty() || gray.type() != CV_8UC1) throw Error(Code::invalid_raster, "skeletonize needs a non-empty gray image");
@@ -176,39 +333,25 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   cv::Mat skeleton = thin(ink.binary);
   double measured = median_stroke_width(skeleton, ink.coverage);
   const double w = cfg.set("skeleton.stroke_width_px", measured > 0 ? measured : kDefaultStrokeWidth,
-                           measured > 0 ? "image" : "default",
-                           "median ink width across the skeleton, edge to edge at 50% coverage");
-  double min_speck = cfg.set("skeleton.min_speck_area_px", 0.3 * w * w, "stroke_width",
-                             "ink components of fewer pixels are noise (a round dot has 0.79 w^2)");
-  double max_hole = cfg.set("skeleton.max_hole_area_px", 0.2 * w * w, "stroke_width",
-                            "enclosed paper regions of at most this many pixels are pinholes, filled before thinning");
-  double sliver = cfg.set("skeleton.max_sliver_width_px", std::max(1.5, 0.5 * w), "stroke_width",
-                          "enclosed paper no wider than this and at least a stroke width long is the gap "
-                          "between two passes of one stroke, filled before thinning");
+                           measured > 0 ? "image" : "default");
+  double min_speck = cfg.get("skeleton.min_speck_area_px", w);
+  double max_hole = cfg.get("skeleton.max_hole_area_px", w);
+  double sliver = cfg.get("skeleton.max_sliver_width_px", w);
   int specks = remove_specks(ink.binary, min_speck);
   int holes = fill_holes(ink.binary, max_hole) + graph::fill_slivers(ink.binary, sliver, w);
   if (holes > 0) skeleton = thin(ink.binary);
   else if (specks > 0) cv::bitwise_and(skeleton, ink.binary, skeleton);
 
   graph::CentreOptions copt;
-  copt.max_shift_ratio = cfg.set("graph.refine_max_shift_ratio", copt.max_shift_ratio, "default",
-                                 "sub-pixel centring moves a skeleton point at most this fraction of its "
-                                 "cross-section's width (at least 1 px)");
-  copt.clean_ratio = cfg.set("graph.clean_width_ratio", copt.clean_ratio, "default",
-                             "a cross-section wider than this times its neighbours' median runs into other ink "
-                             "(a junction, a corner's other leg) and is not used for centring or directions");
-  double spur = cfg.set("graph.spur_protrusion_px", 0.5 * w, "stroke_width",
-                        "a branch from a junction to a free end is a thinning spur when its tip reaches less than "
-                        "this beyond the junction's ink disc and beyond the edge of another arm it lies in");
-  double dot = cfg.set("graph.dot_length_px", 0.5 * w, "stroke_width", "isolated strokes shorter than this are dots");
+  copt.max_shift_ratio = cfg.get("graph.refine_max_shift_ratio");
+  copt.clean_ratio = cfg.get("graph.clean_width_ratio");
+  double spur = cfg.get("graph.spur_protrusion_px", w);
+  double dot = cfg.get("graph.dot_length_px", w);
   graph::JunctionOptions jopt = junction_options(cfg, w, copt.clean_ratio);
   graph::FilledOptions fopt = filled_options(cfg, w, dot);
-  double doubled = cfg.set("graph.double_stroke_px", 1.5 * w, "stroke_width",
-                           "two parallel edges whose points stay this close (centre to centre) along most of "
-                           "their length are two passes of one stroke, their inks at most half a width apart");
+  double doubled = cfg.get("graph.double_stroke_px", w);
   graph::GapOptions gopt = gap_options(cfg, w);
-  double spacing = cfg.set("graph.point_spacing_px", 1.0, "default", "largest distance between consecutive edge points");
-  cfg.warn_unknown();
+  double spacing = cfg.get("graph.point_spacing_px");
 
   // Stage 3: the stroke graph (graph/): trace, prune, centre, resolve, finish the ends.
   graph::StrokeGraph g = graph::trace_skeleton(skeleton);

@@ -4,6 +4,7 @@
 #include <opencv2/core.hpp>
 #include <string>
 
+#include "core/params.hpp"
 #include "core/scene.hpp"
 
 namespace sv {
@@ -14,11 +15,15 @@ struct SkeletonOptions {
   std::map<std::string, double> overrides;
 };
 
+// The skeleton.* and graph.* parameters, in the order skeletonize records them.
+const ParamTable& skeleton_param_table();
+
 // Separates ink from paper, thins it, traces the skeleton into a stroke graph, and resolves
 // spurs, dots, junctions and crossings (see raster/ and graph/). Fills scene.source (width,
 // height, stroke_width_px; creates it if absent, leaving path and sha256 to the caller),
 // records every threshold in scene.config with its provenance, replaces scene.graph, and
-// adds a warning for an empty or uniformly dark image. gray: CV_8UC1 (decode_image's output).
+// adds a warning for an empty or uniformly dark image; Error(invalid_selection) for an override
+// skeleton_param_table() refuses. gray: CV_8UC1 (decode_image's output).
 // Deterministic: the same pixels and options give the same scene.
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt = {});
 

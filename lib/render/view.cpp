@@ -5,36 +5,18 @@
 #include <cmath>
 #include <map>
 #include <opencv2/imgproc.hpp>
-#include <set>
 
 #include "robot/replay.hpp"
 
 namespace sv {
 
-namespace {
-
-constexpr int kShift = 4;  // OpenCV fixed-point drawing: 1/16 view pixel
-constexpr double kFontScale = 0.4;
-const cv::Scalar kInk(40, 40, 40), kGrid(215, 215, 215), kTravel(150, 150, 150);
-
-// One move of the robot (or, before routing, one primitive) in image coordinates.
-struct Piece {
-  Polyline path;
-  bool pen_down = true;
-  bool starts_stroke = false;  // primitives before routing are strokes of their own
-  std::string primitive;       // ids, ','-joined when a command draws several
-  double degrees = 0;          // arcs: signed sweep; 0 for straight pieces
-  Vec2 center;                 // arcs
-  double radius = 0;
-};
-
-std::vector<Piece> pieces_of(const Scene& s, double step_px) {
-  std::vector<Piece> out;
+std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px) {
+  std::vector<DrawnPiece> out;
   if (s.commands && s.robot) {
     for (const Move& m : replay_moves(*s.commands, s.robot->start, step_px)) {
       if (m.kind == Command::Kind::spin) continue;
       const Command& c = (*s.commands)[m.command];
-      Piece p;
+      DrawnPiece p;
       p.path = m.path;
       p.pen_down = m.pen_down;
       p.primitive = c.primitive;
@@ -47,7 +29,7 @@ std::vector<Piece> pieces_of(const Scene& s, double step_px) {
     }
   } else if (s.primitives) {
     for (const Primitive& q : *s.primitives) {
-      Piece p;
+      DrawnPiece p;
       p.path = q.shape.sample(step_px);
       p.starts_stroke = true;
       p.primitive = q.id;
@@ -61,6 +43,12 @@ std::vector<Piece> pieces_of(const Scene& s, double step_px) {
   }
   return out;
 }
+
+namespace {
+
+constexpr int kShift = 4;  // OpenCV fixed-point drawing: 1/16 view pixel
+constexpr double kFontScale = 0.4;
+const cv::Scalar kInk(40, 40, 40), kGrid(215, 215, 215), kTravel(150, 150, 150);
 
 std::map<std::string, PrimType> types_of(const Scene& s) {
   std::map<std::string, PrimType> t;
@@ -217,7 +205,7 @@ ViewTransform view_transform(const Scene& scene, const ViewOptions& o) {
     t.region = {-0.5, -0.5, double(scene.source->width), double(scene.source->height)};
   } else {
     BBox box;
-    for (const Piece& p : pieces_of(scene, 1.0))
+    for (const DrawnPiece& p : drawn_pieces(scene, 1.0))
       for (Vec2 q : p.path) box.add(q);
     if (box.empty()) box = {-0.5, -0.5, 99.5, 99.5};
     double pad = std::max(10.0, 0.05 * std::max(box.width(), box.height()));
@@ -242,15 +230,15 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
 
   // Coordinates relative to the drawing area, so OpenCV clips at its edge.
   auto local = [&](Vec2 p) { return t.to_view(p) - cv::Point2d(t.margin, t.margin); };
-  std::vector<Piece> pieces = pieces_of(scene, 1.0 / t.scale);
+  std::vector<DrawnPiece> pieces = drawn_pieces(scene, 1.0 / t.scale);
   if (o.pen_up)
-    for (const Piece& p : pieces)
+    for (const DrawnPiece& p : pieces)
       if (!p.pen_down) dashed(area, local(p.path.front()), local(p.path.back()), kTravel);
   auto types = types_of(scene);
   size_t drawn = 0, n_drawn = 0;
-  for (const Piece& p : pieces) n_drawn += p.pen_down;
+  for (const DrawnPiece& p : pieces) n_drawn += p.pen_down;
   int thickness = std::max(1, static_cast<int>(std::lround(o.pen_px)));
-  for (const Piece& p : pieces) {
+  for (const DrawnPiece& p : pieces) {
     if (!p.pen_down) continue;
     cv::Scalar color = kInk;
     auto it = types.find(first_id(p.primitive));
@@ -270,75 +258,6 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
   cv::rectangle(canvas, cv::Rect(t.margin - 1, t.margin - 1, t.area.width + 2, t.area.height + 2), kGrid, 1);
   if (o.legend) draw_legend(&canvas, t.margin * 2 + t.area.height + kLegendH / 2 - 4, o, scene);
   return canvas;
-}
-
-namespace {
-
-std::string num(double v) { return fmt::format("{}", round_to(v, 1e-3)); }
-
-// Path data of an arc from `from` about `center`; a full turn is split into half turns
-// (an SVG arc cannot end where it starts).
-std::string arc_data(Vec2 from, Vec2 center, double radius, double sweep_deg) {
-  int k = std::abs(sweep_deg) < 359.999 ? 1 : static_cast<int>(std::ceil(std::abs(sweep_deg) / 180 - 1e-9));
-  double a0 = angle_of(from - center), sw = deg2rad(sweep_deg);
-  std::string d;
-  for (int i = 1; i <= k; ++i) {
-    Vec2 p = center + from_angle(a0 + sw * i / k) * radius;
-    d += fmt::format(" A {} {} 0 {} {} {} {}", num(radius), num(radius), std::abs(sweep_deg) / k > 180 ? 1 : 0,
-                     sweep_deg > 0 ? 1 : 0, num(p.x), num(p.y));
-  }
-  return d;
-}
-
-}  // namespace
-
-std::string render_svg(const Scene& scene) {
-  ViewOptions o;
-  ViewTransform t = view_transform(scene, o);
-  double sw = scene.source && scene.source->stroke_width_px > 0 ? scene.source->stroke_width_px : 1;
-  std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\">\n",
-      num(t.region.width), num(t.region.height), num(t.region.x), num(t.region.y), num(t.region.width),
-      num(t.region.height));
-  out += fmt::format(
-      "<g id=\"strokes\" fill=\"none\" stroke=\"black\" stroke-width=\"{}\" stroke-linecap=\"round\" "
-      "stroke-linejoin=\"round\">\n",
-      num(sw));
-  std::string travel;
-  std::string d;
-  std::set<std::string> ids;
-  auto flush = [&] {
-    if (d.empty()) return;
-    std::string names;
-    for (const auto& id : ids) names += (names.empty() ? "" : " ") + id;
-    out += fmt::format("<path data-primitives=\"{}\" d=\"{}\"/>\n", names, d);
-    d.clear();
-    ids.clear();
-  };
-  auto add_ids = [&](const std::string& list) {
-    for (size_t a = 0; a <= list.size();) {
-      size_t b = std::min(list.find(',', a), list.size());
-      if (b > a) ids.insert(list.substr(a, b - a));
-      a = b + 1;
-    }
-  };
-  for (const Piece& p : pieces_of(scene, 1.0)) {
-    Vec2 a = p.path.front(), b = p.path.back();
-    if (!p.pen_down) {
-      flush();
-      travel += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(a.x), num(a.y), num(b.x), num(b.y));
-      continue;
-    }
-    if (p.starts_stroke) flush();
-    if (d.empty()) d = fmt::format("M {} {}", num(a.x), num(a.y));
-    add_ids(p.primitive);
-    d += p.degrees == 0 ? fmt::format(" L {} {}", num(b.x), num(b.y)) : arc_data(a, p.center, p.radius, p.degrees);
-  }
-  flush();
-  out += "</g>\n";
-  if (!travel.empty()) out += "<g id=\"pen-up\" visibility=\"hidden\" stroke=\"gray\" stroke-dasharray=\"4 3\">\n" + travel + "</g>\n";
-  out += "</svg>\n";
-  return out;
 }
 
 }  // namespace sv

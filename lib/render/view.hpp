@@ -1,5 +1,5 @@
 // Views for people: what the robot draws, on the labelled grid of DESIGN §6, as a raster
-// (OpenCV) or as SVG.
+// (OpenCV); the SVG export (export/export.hpp) draws the same pieces.
 //
 // A view shows a region of the image (the whole image by default) scaled to fit size_px,
 // inside a white margin. Grid lines sit at a round step of image pixels (1, 2, 5 x 10^k: the
@@ -9,6 +9,7 @@
 #include <opencv2/core.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/scene.hpp"
 
@@ -48,11 +49,20 @@ ViewTransform view_transform(const Scene& scene, const ViewOptions& options);
 // scene has no commands yet), anti-aliased, on the labelled grid, with a colour legend.
 cv::Mat render_view(const Scene& scene, const ViewOptions& options);
 
-// The same drawing as SVG: one <path> per pen-down stroke with true arcs (A commands; the
-// sweep flag is 1 for positive degrees, which turn clockwise on screen in SVG's y-down frame
-// as in ours), viewBox = the image (pixel centres at integers), stroke width = the source's;
-// pen-up travel in a hidden group.
-std::string render_svg(const Scene& scene);
+// One move of the robot (or, before routing, one primitive) in image coordinates.
+struct DrawnPiece {
+  Polyline path;
+  bool pen_down = true;
+  bool starts_stroke = false;  // primitives before routing are strokes of their own
+  std::string primitive;       // ids, ','-joined when a command draws several
+  double degrees = 0;          // arcs: signed sweep; 0 for straight pieces
+  Vec2 center;                 // arcs
+  double radius = 0;
+};
+
+// What a view draws: the replayed commands (sampled every step_px), or the primitives
+// themselves when the scene has no commands yet.
+std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px);
 
 
 }  // namespace sv

@@ -15,24 +15,77 @@
 
 namespace sv {
 
-const std::vector<RouteOptionDoc>& route_option_docs() {
-  static const std::vector<RouteOptionDoc> docs = {
-      {"snap_px", 0.75, "primitive ends closer than this are one vertex of the endpoint graph"},
-      {"min_spin_deg", 0.01, "turns below this are skipped when they move the next move's end by at most drift_px"},
-      {"drift_px", 0.005, "largest displacement a skipped turn or a flattened arc may cause"},
-      {"deviation_px", 0.25,
-       "largest distance the drawn path may leave the primitives' path when consecutive pieces are redrawn as "
-       "one line or arc (0: every primitive is its own command); by default the fit's own bound, "
-       "fit.merge_tolerance_px, when the scene records it",
-       "fit.merge_tolerance_px"},
-      {"merge_window", 24, "primitives one redrawn command may replace"},
-      {"reverse_drive", 1, "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"},
-      {"circle_entries", 24, "entry angles tried per free circle while ordering (then refined continuously)"},
-      {"closed_starts", 16, "start vertices tried per closed trail"},
-      {"max_passes", 50, "improvement passes (2-opt, or-opt, re-orientation) over the tour"},
-      {"exact_matching_max", 18, "odd vertices per component paired exactly; more are paired greedily"},
-  };
-  return docs;
+namespace {
+
+ParamSpec tuning(const char* key, double value, double min, ParamType type, const char* unit, const char* doc) {
+  ParamSpec s;
+  s.key = key;
+  s.value = value;
+  s.min = min;
+  s.max = type == ParamType::flag ? 1 : s.max;
+  s.type = type;
+  s.unit = unit;
+  s.doc = doc;
+  return s;
+}
+
+// A value derived by `rule` (recorded with provenance `from`); without a default it always is.
+ParamSpec derived(ParamSpec s, const char* from, const char* rule, bool has_default) {
+  s.from = from;
+  s.derivation = rule;
+  if (!has_default) s.value.reset();
+  return s;
+}
+
+// Set by another option of sv-route (or by none: ""), not by --set.
+ParamSpec set_by(ParamSpec s, const char* option) {
+  s.set_by = option;
+  return s;
+}
+
+}  // namespace
+
+const ParamTable& route_param_table() {
+  using T = ParamType;
+  static const ParamTable table{
+      "sv-route",
+      {tuning("route.snap_px", 0.75, 1e-6, T::number, "px",
+              "primitive ends closer than this are one vertex of the endpoint graph"),
+       tuning("route.min_spin_deg", 0.01, 0, T::number, "deg",
+              "turns below this are skipped when they move the next move's end by at most drift_px"),
+       tuning("route.drift_px", 0.005, 0, T::number, "px",
+              "largest displacement a skipped turn or a flattened arc may cause"),
+       // The derivation is an earlier stage's key: its value, when the scene records it.
+       derived(tuning("route.deviation_px", 0.25, 0, T::number, "px",
+                      "largest distance the drawn path may leave the primitives' path when consecutive pieces are "
+                      "redrawn as one line or arc (0: every primitive is its own command); by default the fit's "
+                      "own bound, fit.merge_tolerance_px, when the scene records it"),
+               "fit", "fit.merge_tolerance_px", true),
+       tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"),
+       tuning("route.reverse_drive", 1, 0, T::flag, "",
+              "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"),
+       tuning("route.circle_entries", 24, 1, T::integer, "angles",
+              "entry angles tried per free circle while ordering (then refined continuously)"),
+       tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"),
+       tuning("route.max_passes", 50, 0, T::integer, "passes",
+              "improvement passes (2-opt, or-opt, re-orientation) over the tour"),
+       tuning("route.exact_matching_max", 18, 0, T::integer, "vertices",
+              "odd vertices per component paired exactly; more are paired greedily"),
+       set_by(derived(tuning("route.ppi", 0, 0, T::number, "ppi",
+                             "pixels per inch the times are computed at: the longest side of the primitives "
+                             "measures route.footprint_mm on paper"),
+                      "image", "the longest side of the primitives, at route.footprint_mm on paper", false),
+              "--ppi"),
+       set_by(tuning("route.footprint_mm", kDefaultFootprintMm, 0, T::number, "mm",
+                     "length of the drawing's longest side on paper (0 when the ppi was given)"),
+              "--footprint-mm"),
+       set_by(tuning("route.pen_time_s", kDefaultPenTimeS, 0, T::number, "s", "time of one pen lift or drop"),
+              "--pen-time"),
+       set_by(derived(tuning("route.join_px", 0, 0, T::number, "px",
+                             "2 x route.snap_px: gaps up to this are drawn across without lifting the pen"),
+                      "default", "2 * route.snap_px", false),
+              "")}};
+  return table;
 }
 
 namespace {
@@ -129,43 +182,28 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
     su.ids.push_back(p.id);
     su.parts.emplace_back(0.0, 1.0);
   }
+  // Keys with or without the "route." prefix.
   std::map<std::string, double> given;
-  for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k.substr(6) : k] = v;
+  for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k : "route." + k] = v;
+  const ParamTable& table = route_param_table();
+  table.check(given);
   std::map<std::string, double> value;
   std::map<std::string, std::string> from;
-  for (const RouteOptionDoc& d : route_option_docs()) {
-    auto it = given.find(d.key);
-    if (it != given.end()) {
-      value[d.key] = it->second;
-      from[d.key] = "user";
-      given.erase(it);
-    } else if (d.scene_default && std::isfinite(config_value(scene, d.scene_default, NAN))) {
-      const std::string key = d.scene_default;
-      value[d.key] = config_value(scene, key, d.value);
-      from[d.key] = key.substr(0, key.find('.'));
+  for (const ParamSpec& d : table.params) {
+    if (d.set_by != "--set") continue;
+    const std::string key = d.key.substr(6);
+    if (auto it = given.find(d.key); it != given.end()) {
+      value[key] = it->second;
+      from[key] = "user";
+    } else if (!d.derivation.empty() && std::isfinite(config_value(scene, d.derivation, NAN))) {
+      value[key] = config_value(scene, d.derivation, *d.value);
+      from[key] = d.from;
     } else {
-      value[d.key] = d.value;
-      from[d.key] = "default";
+      value[key] = *d.value;
+      from[key] = "default";
     }
-    set_config(scene, std::string("route.") + d.key, value[d.key], from[d.key], d.doc);
+    table.record(scene, d.key, value[key], from[key]);
   }
-  if (!given.empty())
-    throw Error(Code::invalid_selection, fmt::format("route: unknown option '{}'", given.begin()->first),
-                {{"option", given.begin()->first}});
-  auto require = [&](const char* key, double lo) {
-    if (!(value[key] >= lo))
-      throw Error(Code::invalid_selection, fmt::format("route: {} must be at least {}", key, lo),
-                  {{"option", key}, {"value", value[key]}});
-  };
-  require("snap_px", 1e-6);
-  require("min_spin_deg", 0);
-  require("drift_px", 0);
-  require("deviation_px", 0);
-  require("merge_window", 1);
-  require("circle_entries", 1);
-  require("closed_starts", 1);
-  require("max_passes", 0);
-  require("exact_matching_max", 0);
 
   Robot robot;
   if (options.ppi > 0) {
@@ -180,16 +218,11 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
     robot.ppi = side > 0 ? ppi_for_footprint(side, options.footprint_mm) : 1.0;
   }
   robot.pen_time_s = options.pen_time_s >= 0 ? options.pen_time_s : kDefaultPenTimeS;
-  set_config(scene, "route.ppi", robot.ppi, options.ppi > 0 ? "user" : "image",
-             "pixels per inch the times are computed at: the longest side of the primitives measures "
-             "route.footprint_mm on paper");
-  set_config(scene, "route.footprint_mm", robot.footprint_mm,
-             options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user",
-             "length of the drawing's longest side on paper (0 when the ppi was given)");
-  set_config(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default",
-             "time of one pen lift or drop");
-  set_config(scene, "route.join_px", 2 * value["snap_px"], from["snap_px"],
-             "2 x route.snap_px: gaps up to this are drawn across without lifting the pen");
+  table.record(scene, "route.ppi", robot.ppi, options.ppi > 0 ? "user" : "image");
+  table.record(scene, "route.footprint_mm", robot.footprint_mm,
+               options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user");
+  table.record(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default");
+  table.record(scene, "route.join_px", 2 * value["snap_px"], from["snap_px"]);
   scene.robot = robot;
 
   su.cost = {robot.ppi, robot.pen_time_s, 2 * value["snap_px"], value["drift_px"], value["reverse_drive"] != 0};

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "core/params.hpp"
 #include "core/scene.hpp"
 
 namespace sv {
@@ -19,7 +20,7 @@ struct RouteOptions {
   double footprint_mm = 200;
   std::optional<Pose> start;  // default: at the first stroke's start, facing along it
   double pen_time_s = -1;     // < 0: the robot default (kDefaultPenTimeS)
-  // Tuning keys of route_option_docs(), with or without the "route." prefix.
+  // Tuning keys of route_param_table(), with or without the "route." prefix.
   std::map<std::string, double> overrides;
 };
 
@@ -53,15 +54,8 @@ struct PinnedStep {
 void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
                      bool optimize = true);
 
-// The tuning keys (without the prefix) with their defaults and meaning.
-struct RouteOptionDoc {
-  const char* key;
-  double value;
-  const char* doc;
-  // An earlier stage's config key ("fit.merge_tolerance_px") whose value, when the scene records it,
-  // is the default instead of `value` (provenance: that stage).
-  const char* scene_default = nullptr;
-};
-const std::vector<RouteOptionDoc>& route_option_docs();
+// The route.* parameters: the tuning keys --set takes (set_by "--set"), and the scale and pen
+// time recorded from sv-route's own options.
+const ParamTable& route_param_table();
 
 }  // namespace sv

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "core/scene_check.hpp"
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "core/scene_check.hpp"
 
@@ -24,7 +25,6 @@ namespace sv {
 namespace {
 
 constexpr const char* kHeadRefPrefix = "ref: ";
-constexpr const char* kTempPrefix = ".tmp-";
 constexpr const char* kBranchPrefix = "refs/heads/";
 constexpr const char* kFinalRef = "refs/tags/final";
 constexpr const char* kIdMarksFile = "id_marks";
@@ -61,44 +61,8 @@ std::string trim(std::string s) {
   return s;
 }
 
-void fsync_dir(const fs::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
-// Writes `bytes` to `target` through a temporary file in the same directory, flushed to disk
-// before the rename, so readers see the old content or the new, never a part.
-void write_file_atomic(const fs::path& target, std::string_view bytes) {
-  fs::path dir = target.parent_path();
-  // The temporary name starts with '.', which neither an object name nor a branch name can.
-  std::string tmpl = (dir / (std::string(kTempPrefix) + target.filename().string() + "-XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw Error(Code::io_error, fmt::format("cannot write in {}: {}", dir.string(), std::strerror(errno)));
-  size_t off = 0;
-  while (off < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw Error(Code::io_error, fmt::format("cannot write {}: {}", tmpl, std::strerror(errno)));
-    }
-    off += static_cast<size_t>(n);
-  }
-  ::fchmod(fd, 0444);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    throw Error(Code::io_error, "cannot flush " + tmpl);
-  }
-  if (::rename(tmpl.c_str(), target.c_str()) != 0) {
-    ::unlink(tmpl.c_str());
-    throw Error(Code::io_error, fmt::format("cannot rename into {}: {}", target.string(), std::strerror(errno)));
-  }
-  fsync_dir(dir);
-}
+// Objects and refs are read-only once written: a change is always a new file.
+void write_read_only(const fs::path& target, std::string_view bytes) { write_file_atomic(target, bytes, 0444); }
 
 long long now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -129,7 +93,6 @@ bool is_valid_branch_name(const std::string& name) {
   }
 }
 
-bool is_temp_file_name(const std::string& name) { return name.rfind(kTempPrefix, 0) == 0; }
 
 StoreLock::StoreLock(const fs::path& root) {
   fd_ = ::open((root / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -183,7 +146,7 @@ Store Store::init(const fs::path& dir) {
   fs::create_directories(root / "refs" / "heads", ec);
   fs::create_directories(root / "logs", ec);
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", root.string(), ec.message()));
-  write_file_atomic(root / "HEAD", std::string(kHeadRefPrefix) + kBranchPrefix + "main\n");
+  write_read_only(root / "HEAD", std::string(kHeadRefPrefix) + kBranchPrefix + "main\n");
   return Store(root);
 }
 
@@ -208,9 +171,9 @@ std::string Store::put_object(std::string_view bytes) {
   }
   std::error_code ec;
   // A new fan-out folder is itself made durable before an object in it counts as written.
-  if (fs::create_directories(p.parent_path(), ec)) fsync_dir(p.parent_path().parent_path());
+  if (fs::create_directories(p.parent_path(), ec)) fsync_directory(p.parent_path().parent_path());
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
-  write_file_atomic(p, bytes);
+  write_read_only(p, bytes);
   return id;
 }
 
@@ -260,7 +223,7 @@ void Store::raise_id_marks(const json& doc) {
       marks[kind] = n;
       raised = true;
     }
-  if (raised) write_file_atomic(root_ / kIdMarksFile, marks.dump() + "\n");
+  if (raised) write_read_only(root_ / kIdMarksFile, marks.dump() + "\n");
 }
 
 int Store::id_mark(const std::string& kind) const {
@@ -392,9 +355,9 @@ std::string Store::resolve(const std::string& rev) const {
 void Store::write_ref_locked(const std::string& ref, const std::string& value) {
   fs::path p = root_ / ref;
   std::error_code ec;
-  if (fs::create_directories(p.parent_path(), ec)) fsync_dir(p.parent_path().parent_path());
+  if (fs::create_directories(p.parent_path(), ec)) fsync_directory(p.parent_path().parent_path());
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
-  write_file_atomic(p, value + "\n");
+  write_read_only(p, value + "\n");
 }
 
 void Store::append_log_locked(const LogEntry& e) {
@@ -540,7 +503,7 @@ void Store::write_cache(const std::string& name, std::string_view bytes) {
   fs::create_directories(p.parent_path(), ec);
   if (ec) return;  // a cache that cannot be written is only a cache
   try {
-    write_file_atomic(p, bytes);
+    write_read_only(p, bytes);
   } catch (const Error&) {
   }
 }

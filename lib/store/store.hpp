@@ -127,7 +127,5 @@ bool is_valid_branch_name(const std::string& name);
 bool is_object_id(const std::string& s);
 // A file's bytes (Error(io_error) when it cannot be read).
 std::string read_file(const fs::path& p);
-// Temporary files of interrupted writes (".tmp-…"): never objects, refs or branches.
-bool is_temp_file_name(const std::string& name);
 
 }  // namespace sv

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "cli/stage.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "store/store.hpp"
 
 namespace sv {

@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/error.hpp"
+#include "edit/edit.hpp"
 #include "tools/common.hpp"
 #include "tools/schema_parts.hpp"
 
@@ -459,6 +460,13 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
 
 // ---------------------------------------------------------------- GetConfig
 
+// A setting's doc and unit from the stage's parameter table; the scene's own doc for a key no
+// stage declares (any more).
+json declared_doc(const std::string& key, const json& recorded) {
+  const ParamSpec* spec = find_stage_param(key);
+  return {{"doc", spec ? spec->doc : recorded.value("doc", "")}, {"unit", spec ? spec->unit : ""}};
+}
+
 ToolResult get_config(const ToolContext& ctx, const json& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
@@ -472,8 +480,9 @@ ToolResult get_config(const ToolContext& ctx, const json& req) {
       for (const auto& k : req["keys"]) wanted = wanted || it.key().rfind(k.get<std::string>(), 0) == 0;
     if (!wanted) continue;
     const json& e = it.value();
-    entries.push_back({{"key", it.key()}, {"value", e.value("value", json())}, {"from", e.value("from", "default")},
-                       {"doc", e.value("doc", "")}});
+    json entry = {{"key", it.key()}, {"value", e.value("value", json())}, {"from", e.value("from", "default")}};
+    entry.update(declared_doc(it.key(), e));
+    entries.push_back(entry);
     text += fmt::format("{}={} ({})\n", it.key(), e.value("value", json()).dump(), e.value("from", "default"));
   }
   if (s.config.empty()) r.warnings.push_back("the scene records no configuration yet");
@@ -495,9 +504,11 @@ struct Explanation {
 
 json explanation_json(const Scene& s, const Explanation& e) {
   const json& c = s.config.at(e.key);
-  return {{"key", e.key}, {"value", c.value("value", json())}, {"from", c.value("from", "default")},
-          {"doc", c.value("doc", "")}, {"measured", round3(e.measured)}, {"measured_what", e.measured_what},
-          {"outcome", e.outcome}, {"would_change_at", e.would_change_at}, {"counterfactual", e.counterfactual}};
+  json j = {{"key", e.key}, {"value", c.value("value", json())}, {"from", c.value("from", "default")},
+            {"measured", round3(e.measured)}, {"measured_what", e.measured_what},
+            {"outcome", e.outcome}, {"would_change_at", e.would_change_at}, {"counterfactual", e.counterfactual}};
+  j.update(declared_doc(e.key, c));
+  return j;
 }
 
 // The sharpest turn (degrees) between this primitive and the pieces it joins on its own edge.
@@ -639,11 +650,13 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
           }
     for (auto it = s.config.begin(); it != s.config.end(); ++it)
       if (!graph_here && std::any_of(stages.begin(), stages.end(), [&](const std::string& st) { return it.key().rfind(st, 0) == 0; })) {
-        list.push_back({{"key", it.key()}, {"value", it.value().value("value", json())},
-                        {"from", it.value().value("from", "default")}, {"doc", it.value().value("doc", "")},
-                        {"measured", round3(missed)}, {"measured_what", "missed centreline length in the region, px"},
-                        {"outcome", "a threshold of the stage that produced no edge here"},
-                        {"would_change_at", nullptr}, {"counterfactual", "rerun the stage with this key overridden (RerunStage)"}});
+        json j = {{"key", it.key()}, {"value", it.value().value("value", json())},
+                  {"from", it.value().value("from", "default")},
+                  {"measured", round3(missed)}, {"measured_what", "missed centreline length in the region, px"},
+                  {"outcome", "a threshold of the stage that produced no edge here"},
+                  {"would_change_at", nullptr}, {"counterfactual", "rerun the stage with this key overridden (RerunStage)"}};
+        j.update(declared_doc(it.key(), it.value()));
+        list.push_back(j);
         text += fmt::format("{}={} ({})\n", it.key(), it.value().value("value", json()).dump(), it.value().value("from", "default"));
       }
     for (const auto& j : list)
@@ -781,7 +794,8 @@ void add_inspection_tools(std::vector<Tool>& out) {
                  "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
                  S::object({{"keys", S::array(S::string("key or prefix, e.g. fit."), "only these keys")}}),
                  S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                            {"doc", S::string("")}}, {"key", "value", "from"}), "")},
+                                                            {"doc", S::string("")}, {"unit", S::string("")}},
+                                                           {"key", "value", "from"}), "")},
                             {"stroke_width_px", S::number("", 0)}},
                            {"entries"}),
                  get_config});
@@ -790,7 +804,8 @@ void add_inspection_tools(std::vector<Tool>& out) {
                  "quantity, and the value at which the outcome would have changed.",
                  S::object({{"primitive_id", S::nullable(S::id("the primitive to explain"))}, {"region", region}}),
                  S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                                        {"doc", S::string("")}, {"measured", S::number("")},
+                                                                        {"doc", S::string("")}, {"unit", S::string("")},
+                                                                        {"measured", S::number("")},
                                                                         {"measured_what", S::string("")}, {"outcome", S::string("")},
                                                                         {"would_change_at", S::nullable(S::number(""))},
                                                                         {"counterfactual", S::string("")},

@@ -23,6 +23,7 @@
 #include "raster/png.hpp"
 #include "core/hash.hpp"
 #include "core/scene.hpp"
+#include "export/export.hpp"
 #include "render/view.hpp"
 #include "robot/motion.hpp"
 #include "robot/simulate.hpp"

@@ -295,3 +295,21 @@ TEST_CASE("a 1x1 dark image gives one warning", "[e2e][bad-input]") {
   CHECK(count_lines(r.err) == 1);
   CHECK(r.err.find("uniformly dark and too small to trace") != std::string::npos);
 }
+
+TEST_CASE("a stage's --set refuses unknown keys and values outside their limits, naming the key and the limits",
+          "[e2e][bad-input][params]") {
+  std::string scene = scene_file("grid3_set.json", grid_scene(3));
+  Run unknown = run(bin("sv-route") + " --no-store --set route.bogus=1 " + scene);
+  refused(unknown, 2, "invalid_selection");
+  CHECK(unknown.err.find("route.bogus") != std::string::npos);
+  Run low = run(bin("sv-route") + " --no-store --set route.snap_px=0 " + scene);
+  refused(low, 2, "invalid_selection");
+  CHECK(low.err.find("route.snap_px") != std::string::npos);
+  CHECK(low.err.find("[1e-06, inf] px") != std::string::npos);
+  Run fraction = run(bin("sv-route") + " --no-store --set route.max_passes=2.5 " + scene);
+  refused(fraction, 2, "invalid_selection");
+  CHECK(fraction.err.find("route.max_passes") != std::string::npos);
+  Run skeleton = run(bin("sv-skeleton") + " --no-store --set skeleton.threshold=300 " + data("feather_umbrella_w8.png"));
+  refused(skeleton, 2, "invalid_selection");
+  CHECK(skeleton.err.find("[0, 255] gray level") != std::string::npos);
+}

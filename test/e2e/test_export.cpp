@@ -1,5 +1,6 @@
 // The exports of sv-simulate carry the tour the robot draws: the Doodlebot stream, G-code read
-// back by a small parser, and SVG rendered by rsvg-convert.
+// back by a small parser, and SVG rendered by rsvg-convert; every backend of the export table is
+// an option of sv-simulate.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -8,7 +9,9 @@
 #include <opencv2/imgproc.hpp>
 #include <sstream>
 
+#include "core/file.hpp"
 #include "core/scene.hpp"
+#include "export/export.hpp"
 #include "process.hpp"
 #include "raster/png.hpp"
 #include "robot/replay.hpp"
@@ -257,4 +260,39 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
     CHECK(r_near_e >= 0.99);
     CHECK(e_near_r >= 0.99);
   }
+}
+
+TEST_CASE("every export backend is an sv-simulate option that writes a non-empty file, under any path the same revision",
+          "[e2e][export]") {
+  const auto dir = scratch() / "backends";
+  std::filesystem::create_directories(dir);
+  const auto routed_scene = dir / "routed.json";
+  REQUIRE(run(routed("feather_umbrella_w8") + " > " + routed_scene.string()).status == 0);
+  Run help = run(bin("sv-simulate") + " --help");
+  REQUIRE(help.status == 0);
+  std::string base_revision;
+  for (const sv::ExportBackend& b : sv::export_backends()) {
+    INFO(b.name);
+    CHECK(help.out.find(b.option) != std::string::npos);
+    for (const sv::ExportOption& o : b.options) CHECK(help.out.find(o.flag) != std::string::npos);
+    std::string revision;
+    for (const char* stem : {"one", "two"}) {
+      const auto file = dir / (std::string(stem) + "_" + b.name + b.extension);
+      Run r = run(bin("sv-simulate") + " --no-store " + b.option + " " + file.string() + " " + routed_scene.string());
+      REQUIRE(r.status == 0);
+      REQUIRE(std::filesystem::exists(file));
+      CHECK(std::filesystem::file_size(file) > 0);
+      sv::Scene s = sv::parse_scene(r.out);
+      // Where a file goes is not what was computed: neither its option nor its path is recorded.
+      CHECK(s.revision.args.dump().find(b.option) == std::string::npos);
+      CHECK(s.revision.args.dump().find(file.string()) == std::string::npos);
+      if (revision.empty()) revision = s.revision.id;
+      CHECK(s.revision.id == revision);
+    }
+    if (base_revision.empty()) base_revision = revision;
+    CHECK(revision == base_revision);  // and the same revision as any other export of the drawing
+  }
+  // Nothing but the files asked for: no temporaries left.
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    CHECK(e.path().filename().string().rfind(sv::kTempFilePrefix, 0) != 0);
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <opencv2/imgcodecs.hpp>
 
 #include "core/scene.hpp"
@@ -249,4 +250,34 @@ TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports 
                  route + "/tabler_hexagons_w5.json");
   CHECK(same.status == 2);
   CHECK(same.err.find("would both write") != std::string::npos);
+}
+
+TEST_CASE("each stage prints its parameter table, and declares every setting its scenes record", "[e2e][params]") {
+  std::map<std::string, nlohmann::json> declared;
+  for (const char* stage : {"sv-skeleton", "sv-fit", "sv-route", "sv-simulate"}) {
+    INFO(stage);
+    Run r = run(bin(stage) + " --params");
+    REQUIRE(r.status == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["stage"] == stage);
+    for (const auto& p : j["parameters"]) {
+      for (const char* field : {"key", "type", "default", "derivation", "min", "max", "unit", "doc"})
+        CHECK(p.contains(field));
+      CHECK(!p["doc"].get<std::string>().empty());
+      // A parameter has a default or a rule that derives it.
+      CHECK((!p["default"].is_null() || !p["derivation"].is_null()));
+      CHECK(declared.emplace(p["key"].get<std::string>(), p).second);  // declared once
+    }
+  }
+  CHECK(declared.at("fit.tolerance_px")["derivation"].get<std::string>().find("sw") != std::string::npos);
+  CHECK(declared.at("fit.beautify")["type"] == "flag");
+  Run r = run(pipeline(data("feather_umbrella_w8.png")));
+  REQUIRE(r.status == 0);
+  sv::Scene s = sv::parse_scene(r.out);
+  REQUIRE(!s.config.empty());
+  for (auto it = s.config.begin(); it != s.config.end(); ++it) {
+    INFO(it.key());
+    REQUIRE(declared.count(it.key()));
+    CHECK(it.value()["doc"] == declared.at(it.key())["doc"]);
+  }
 }

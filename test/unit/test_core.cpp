@@ -1,10 +1,17 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/geometry.hpp"
+#include "core/params.hpp"
+#include "core/relation.hpp"
 #include "core/scene.hpp"
 
 using namespace sv;
@@ -174,4 +181,98 @@ TEST_CASE("serialising deeply nested metrics rounds every level", "[core][limits
   while (v->is_object()) v = &(*v)["a"], ++depth;
   CHECK(depth == 1000);
   CHECK(v->get<double>() == 0.123457);
+}
+
+TEST_CASE("a parameter table refuses unknown keys and values outside the limits, naming both", "[core][params]") {
+  ParamSpec tol;
+  tol.key = "x.tolerance_px";
+  tol.value = 1;
+  tol.min = 0.5;
+  tol.max = 4;
+  tol.unit = "px";
+  tol.doc = "how far";
+  ParamSpec passes;
+  passes.key = "x.passes";
+  passes.type = ParamType::integer;
+  passes.value = 3;
+  ParamSpec derived;
+  derived.key = "x.join_px";
+  derived.derivation = "2 * x.tolerance_px";
+  derived.set_by = "";
+  const ParamTable t{"sv-x", {tol, passes, derived}};
+  CHECK_NOTHROW(t.check({{"x.tolerance_px", 0.5}, {"x.passes", 7}}));
+  CHECK_NOTHROW(t.check({{"x.tolerance_px", 4}}));
+  auto refusal = [&](const std::map<std::string, double>& settings) {
+    try {
+      t.check(settings);
+    } catch (const Error& e) {
+      CHECK(e.code() == Code::invalid_selection);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refusal({{"x.bogus", 1}}).find("unknown parameter 'x.bogus'") != std::string::npos);
+  std::string low = refusal({{"x.tolerance_px", 0.25}});
+  CHECK(low.find("x.tolerance_px") != std::string::npos);
+  CHECK(low.find("[0.5, 4] px") != std::string::npos);
+  CHECK(refusal({{"x.tolerance_px", 5}}).find("[0.5, 4] px") != std::string::npos);
+  CHECK(refusal({{"x.passes", 2.5}}).find("whole number") != std::string::npos);
+  CHECK(refusal({{"x.passes", -1}}).find("[0, inf]") != std::string::npos);
+  CHECK(refusal({{"x.join_px", 1}}).find("derived") != std::string::npos);
+
+  auto j = t.to_json();
+  CHECK(j["stage"] == "sv-x");
+  REQUIRE(j["parameters"].size() == 3);
+  const auto& p0 = j["parameters"][0];
+  for (const char* field : {"key", "type", "default", "derivation", "min", "max", "unit", "doc"}) CHECK(p0.contains(field));
+  CHECK(p0["default"] == 1);
+  CHECK(p0["derivation"].is_null());
+  CHECK(p0["max"] == 4);
+  CHECK(j["parameters"][1]["type"] == "integer");
+  CHECK(j["parameters"][1]["max"].is_null());  // unbounded
+  CHECK(j["parameters"][2]["derivation"] == "2 * x.tolerance_px");
+
+  Scene s;
+  t.record(s, "x.tolerance_px", 2, "user");
+  CHECK(s.config["x.tolerance_px"] == json({{"value", 2}, {"from", "user"}, {"doc", "how far"}}));
+  CHECK_THROWS_AS(t.record(s, "x.undeclared", 1, "default"), Error);
+}
+
+TEST_CASE("write_file_atomic writes whole files and leaves nothing behind when it cannot", "[core][file]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("sv-file-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "out.txt").string();
+  write_file_atomic(path, "first");
+  write_file_atomic(path, "second, longer");
+  std::ifstream in(path, std::ios::binary);
+  std::string back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(back == "second, longer");
+  // Into a directory that does not exist, and over a directory: refused, nothing left.
+  CHECK_THROWS_AS(write_file_atomic((dir / "missing" / "x.txt").string(), "x"), Error);
+  fs::create_directories(dir / "taken");
+  try {
+    write_file_atomic((dir / "taken").string(), "x");
+    FAIL("a directory was overwritten");
+  } catch (const Error& e) {
+    CHECK(e.code() == Code::io_error);
+  }
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"out.txt", "taken"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("relation kinds convert to and from the scene's names", "[core][relation]") {
+  for (RelationKind k : {RelationKind::parallel, RelationKind::perpendicular, RelationKind::horizontal,
+                         RelationKind::vertical, RelationKind::collinear, RelationKind::tangent_continuity,
+                         RelationKind::equal_radius, RelationKind::concentric, RelationKind::coincident,
+                         RelationKind::mirror})
+    CHECK(relation_kind_of(relation_kind_name(k)) == k);
+  CHECK(std::string(relation_kind_name(RelationKind::tangent_continuity)) == "tangent_continuity");
+  CHECK_FALSE(relation_kind_of("tangent").has_value());
+  CHECK(is_angular(RelationKind::tangent_continuity));
+  CHECK_FALSE(is_angular(RelationKind::concentric));
 }

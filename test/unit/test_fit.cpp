@@ -549,7 +549,7 @@ TEST_CASE("beautify refuses a relation that would leave a primitive's tolerance"
     }
   for (const auto& pr : *s.primitives)
     CHECK(pr.fit_max_px <= config_value(s, "fit.tolerance_px", 0));
-  CHECK(!s.warnings.empty());
+  CHECK(s.warnings.empty());
 }
 
 namespace {
@@ -705,8 +705,8 @@ TEST_CASE("beautify reports relations that cannot hold together and enforces the
   CHECK(dropped->at("primitives") == json::array({"p_0002", "p_0001"}));
   CHECK(dropped->at("reason").get<std::string>().find("would move p_0001") != std::string::npos);
   CHECK(dropped->at("residual_deg").get<double>() > 2);
-  REQUIRE(s.warnings.size() == 1);
-  CHECK(s.warnings[0].find("parallel of p_0002,p_0001 dropped") != std::string::npos);
+  // A candidate that did not hold is a normal outcome, kept in the records: not a warning.
+  CHECK(s.warnings.empty());
   // The rest holds: the short line is horizontal, the two near-vertical ones vertical.
   CHECK(off_grid_deg(direction_deg(prims[1].shape), 180) < 1e-4);
   CHECK(off_grid_deg(direction_deg(prims[2].shape) - 90, 180) < 1e-4);

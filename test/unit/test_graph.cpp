@@ -423,12 +423,20 @@ TEST_CASE("every threshold is recorded with its provenance", "[graph]") {
   CHECK(config_value(s, "graph.spur_protrusion_px", 0) == Approx(0.5 * s.source->stroke_width_px).epsilon(1e-3));
 
   SkeletonOptions opt;
-  opt.overrides = {{"skeleton.stroke_width_px", 10}, {"no.such_key", 1}};
+  opt.overrides = {{"skeleton.stroke_width_px", 10}};
   Scene u = skeleton_of(img, opt);
   CHECK(u.config["skeleton.stroke_width_px"]["from"] == "user");
   CHECK(u.source->stroke_width_px == 10);
   CHECK(config_value(u, "graph.spur_protrusion_px", 0) == Approx(5));
-  CHECK(has_warning(u, "no.such_key"));
+  // A key the stage does not declare is refused, naming it (it used to be ignored with a warning).
+  opt.overrides = {{"no.such_key", 1}};
+  try {
+    skeleton_of(img, opt);
+    FAIL("an unknown key was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == Code::invalid_selection);
+    CHECK(std::string(e.what()).find("no.such_key") != std::string::npos);
+  }
 }
 
 TEST_CASE("the skeleton scene validates against the scene schema", "[graph]") {

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "export/export.hpp"
 #include "raster/png.hpp"
 #include "render/view.hpp"
 #include "robot/replay.hpp"

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/scene_check.hpp"
 #include "store/store.hpp"
 

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -411,4 +412,18 @@ TEST_CASE("the man pages' tool tables are the registry's", "[tools]") {
     CHECK(page.str().find(man_table(exe)) != std::string::npos);
     CHECK(page.str().find(man_common_options(exe)) != std::string::npos);
   }
+}
+
+TEST_CASE("GetConfig explains each setting with its stage's declaration: doc and unit", "[tools][params]") {
+  Scene s = dev_drawing().routed();
+  s.config["old.retired_px"] = {{"value", 1}, {"from", "default"}, {"doc", "a key no stage declares any more"}};
+  json env = run("GetConfig", s);
+  std::map<std::string, json> by_key;
+  for (const auto& e : env["entries"]) by_key[e["key"].get<std::string>()] = e;
+  REQUIRE(by_key.count("route.snap_px"));
+  CHECK(by_key["route.snap_px"]["unit"] == "px");
+  CHECK(by_key["route.snap_px"]["doc"] == route_param_table().at("route.snap_px").doc);
+  CHECK(by_key["route.pen_time_s"]["unit"] == "s");
+  CHECK(by_key["old.retired_px"]["doc"] == "a key no stage declares any more");
+  CHECK(by_key["old.retired_px"]["unit"] == "");
 }

@@ -1,0 +1,89 @@
+#include "core/params.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace sv {
+
+const char* param_type_name(ParamType t) {
+  switch (t) {
+    case ParamType::number: return "number";
+    case ParamType::integer: return "integer";
+    case ParamType::flag: return "flag";
+  }
+  return "number";
+}
+
+const ParamSpec* ParamTable::find(const std::string& key) const {
+  for (const ParamSpec& p : params)
+    if (p.key == key) return &p;
+  return nullptr;
+}
+
+const ParamSpec& ParamTable::at(const std::string& key) const {
+  if (const ParamSpec* p = find(key)) return *p;
+  throw Error(Code::internal, fmt::format("{} records '{}', which it does not declare", stage, key));
+}
+
+namespace {
+
+std::string limits_text(const ParamSpec& p) {
+  std::string hi = std::isfinite(p.max) ? fmt::format("{:g}", p.max) : "inf";
+  return fmt::format("[{:g}, {}]{}", p.min, hi, p.unit.empty() ? "" : " " + p.unit);
+}
+
+// A limit or default as JSON: null when unbounded (or absent), a whole number for the integer
+// and flag types.
+nlohmann::ordered_json number_json(std::optional<double> v, ParamType t) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  if (t != ParamType::number) return static_cast<long long>(*v);
+  return *v;
+}
+
+}  // namespace
+
+void ParamTable::check(const std::map<std::string, double>& settings) const {
+  for (const auto& [key, value] : settings) {
+    const ParamSpec* p = find(key);
+    if (!p)
+      throw Error(Code::invalid_selection, fmt::format("unknown parameter '{}' (see {} --params)", key, stage),
+                  {{"key", key}});
+    if (p->set_by != "--set")
+      throw Error(Code::invalid_selection,
+                  p->set_by.empty() ? fmt::format("'{}' is derived ({}), not set", key, p->derivation)
+                                    : fmt::format("'{}' is set with {} {}, not --set", key, stage, p->set_by),
+                  {{"key", key}});
+    const bool whole = p->type == ParamType::number || std::floor(value) == value;
+    if (!std::isfinite(value) || value < p->min || value > p->max || !whole)
+      throw Error(Code::invalid_selection,
+                  fmt::format("{} = {:g} {} {}", key, value,
+                              whole ? "is outside its limits" : "must be a whole number within", limits_text(*p)),
+                  {{"key", key}, {"value", std::isfinite(value) ? json(value) : json(nullptr)},
+                   {"min", number_json(p->min, p->type)}, {"max", number_json(p->max, p->type)}});
+  }
+}
+
+void ParamTable::record(Scene& s, const std::string& key, double value, const std::string& from) const {
+  set_config(s, key, value, from, at(key).doc);
+}
+
+nlohmann::ordered_json ParamTable::to_json() const {
+  using ojson = nlohmann::ordered_json;
+  ojson list = ojson::array();
+  for (const ParamSpec& p : params)
+    list.push_back(ojson{{"key", p.key},
+                    {"type", param_type_name(p.type)},
+                    {"default", number_json(p.value, p.type)},
+                    {"derivation", p.derivation.empty() ? ojson(nullptr) : ojson(p.derivation)},
+                    {"min", number_json(p.min, p.type)},
+                    {"max", number_json(p.max, p.type)},
+                    {"unit", p.unit},
+                    {"doc", p.doc},
+                    {"set_by", p.set_by}});
+  return ojson{{"stage", stage}, {"parameters", list}};
+}
+
+}  // namespace sv

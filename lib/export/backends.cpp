@@ -1,0 +1,98 @@
+#include <fmt/format.h>
+
+#include "core/hash.hpp"
+#include "export/export.hpp"
+#include "raster/image.hpp"
+#include "raster/png.hpp"
+#include "render/view.hpp"
+#include "store/store.hpp"
+
+namespace sv {
+
+namespace {
+
+bool on(const ExportSettings& s, const std::string& flag) {
+  auto it = s.find(flag);
+  return it != s.end() && it->second == "true";
+}
+
+std::string setting(const ExportSettings& s, const ExportOption& o) {
+  auto it = s.find(o.flag);
+  return it == s.end() ? o.value : it->second;
+}
+
+// The source image for a view's underlay: the store's blob, else the file at source.path when
+// its hash still matches; an empty Mat when neither is at hand.
+cv::Mat source_underlay(const Scene& s, Store* store) {
+  if (!s.source) return {};
+  std::string bytes;
+  if (store && store->has_object(s.source->sha256)) {
+    bytes = store->read_object(s.source->sha256);
+  } else if (s.source->path != "-" && fs::is_regular_file(s.source->path)) {
+    bytes = read_file(s.source->path);
+    if (sha256_hex(bytes) != s.source->sha256) return {};
+  } else {
+    return {};
+  }
+  return decode_image(bytes);
+}
+
+const GcodeOptions kGcode;
+
+const ExportOption kColorBy{"--color-by", "colour of the PNG view's strokes", "type", {"type", "order", "none"}};
+const ExportOption kGcodeUnits{"--gcode-units", "G-code units: mm at the robot's scale, or px", "mm", {"mm", "px"}};
+const ExportOption kGcodePenUp{"--gcode-pen-up", "G-code line that lifts the pen (e.g. \"G0 Z5\")", kGcode.pen_up};
+const ExportOption kGcodePenDown{"--gcode-pen-down", "G-code line that lowers the pen (e.g. \"G1 Z0 F500\")",
+                                 kGcode.pen_down};
+const ExportOption kGcodeFeed{"--gcode-feed", "G-code drawing feed rate, units per minute",
+                              fmt::format("{:g}", kGcode.feed), {}, false, true};
+
+ExportOption switch_option(const char* flag, const char* help) { return {flag, help, "false", {}, true}; }
+
+std::string write_commands(const ExportInput& in, const ExportSettings&) { return doodlebot_stream_text(in.scene); }
+
+std::string write_gcode(const ExportInput& in, const ExportSettings& s) {
+  GcodeOptions g;
+  g.units = setting(s, kGcodeUnits) == "px" ? GcodeOptions::Units::px : GcodeOptions::Units::mm;
+  g.pen_up = setting(s, kGcodePenUp);
+  g.pen_down = setting(s, kGcodePenDown);
+  g.feed = std::stod(setting(s, kGcodeFeed));
+  g.flip_y = !on(s, "--gcode-no-flip");
+  return gcode(in.scene, g);
+}
+
+std::string write_view(const ExportInput& in, const ExportSettings& s) {
+  ViewOptions vo;
+  const std::string color_by = setting(s, kColorBy);
+  vo.color_by = color_by == "order" ? ColorBy::draw_order : color_by == "none" ? ColorBy::none : ColorBy::primitive_type;
+  vo.pen_up = on(s, "--pen-up");
+  vo.ids = on(s, "--ids");
+  if (!on(s, "--no-source")) vo.source = source_underlay(in.scene, in.store);
+  return encode_png_rgb(render_view(in.scene, vo));
+}
+
+std::string write_svg(const ExportInput& in, const ExportSettings&) { return render_svg(in.scene); }
+
+}  // namespace
+
+const std::vector<ExportBackend>& export_backends() {
+  static const std::vector<ExportBackend> backends = {
+      {"commands", "--commands", ".json",
+       "write the Doodlebot command stream {start, commands} (as the robot and the scorer read it) to this file",
+       {},
+       write_commands},
+      {"gcode", "--gcode", ".gcode", "write the drawing as G-code for pen plotters to this file",
+       {kGcodeUnits, kGcodePenUp, kGcodePenDown, kGcodeFeed,
+        switch_option("--gcode-no-flip", "keep the image's y-down axis (the plot comes out mirrored)")},
+       write_gcode},
+      {"view", "--png", ".png", "write a view of what the robot draws (labelled grid) to this PNG file",
+       {kColorBy, switch_option("--pen-up", "draw pen-up travel, dashed, in the PNG view"),
+        switch_option("--ids", "write primitive ids beside the primitives in the PNG view"),
+        switch_option("--no-source", "do not draw the source image under the PNG view")},
+       write_view},
+      {"svg", "--svg", ".svg", "write the drawing as SVG with true arcs to this file", {}, write_svg},
+  };
+  return backends;
+}
+
+}  // namespace sv
