@@ -10,8 +10,8 @@
 
 #include "cli/stage.hpp"
 #include "core/error.hpp"
-#include "store/history.hpp"
 #include "store/maintenance.hpp"
+#include "tools/history_tools.hpp"
 #include "tools/tool.hpp"
 
 namespace {

@@ -211,5 +211,16 @@ std::string assign_revision_id(Scene& s);
 std::string dump_scene(const Scene& s);
 
 double round_to(double v, double quantum);
+// Rounding for output: numbers in results carry no noise below these quanta.
+double round3(double v);
+json point_json(Vec2 p);
+std::string pt_text(Vec2 p);  // "(12.5,30)"
+
+// The primitive `id`; throws Error(not_found).
+const Primitive& primitive_or_throw(const Scene& s, const std::string& id);
+// The edge points a primitive was fitted to (span may wrap on closed edges); empty when the
+// scene has no graph or the primitive no provenance.
+Polyline source_points(const Scene& s, const Primitive& p);
+double stroke_width_of(const Scene& s);  // source estimate, 2 px when unknown
 
 }  // namespace sv

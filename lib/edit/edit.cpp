@@ -31,6 +31,27 @@ void carry_id_marks(const Scene& before, Scene& after) {
   }
 }
 
+Scene editable(const Scene& s) {
+  if (!s.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
+  Scene out = s;
+  out.warnings.clear();
+  carry_id_marks(s, out);
+  return out;
+}
+
+size_t primitive_index(const Scene& s, const std::string& id) {
+  if (s.primitives)
+    for (size_t i = 0; i < s.primitives->size(); ++i)
+      if ((*s.primitives)[i].id == id) return i;
+  throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
+}
+
+std::string id_list(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ",") + id;
+  return out;
+}
+
 RouteOptions route_options_of(const Scene& s) {
   RouteOptions o;
   if (s.robot) {

@@ -19,13 +19,7 @@ const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& hold
 // SHA-256 matches. Empty with `why` set when neither is available.
 cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why);
 
-// Rounding for output: numbers in results carry no noise below these quanta.
-double round3(double v);
-json point_json(Vec2 p);
 json rect_json(const BBox& b);  // {"kind": "rect", "rect": [x0, y0, x1, y1]}
-std::string pt_text(Vec2 p);    // "(12.5,30)"
-
-const Primitive& primitive_or_throw(const Scene& s, const std::string& id);
 
 // The catalog's PrimitiveSummary.
 json primitive_summary(const Primitive& p, const Drawing& d);

@@ -45,21 +45,6 @@ Shape shape_from_spec(const json& spec) {
   return s;
 }
 
-size_t primitive_index(const Scene& s, const std::string& id) {
-  if (s.primitives)
-    for (size_t i = 0; i < s.primitives->size(); ++i)
-      if ((*s.primitives)[i].id == id) return i;
-  throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
-}
-
-Scene editable(const Scene& s) {
-  if (!s.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
-  Scene out = s;
-  out.warnings.clear();
-  carry_id_marks(s, out);  // ids the edit removes stay used
-  return out;
-}
-
 int connected_components(const std::vector<Primitive>& prims, double join_px, std::vector<int>& component) {
   // Vertices: the primitives; an edge joins two whose ends (or, for circles, any samples) meet.
   using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
@@ -89,12 +74,6 @@ double covered_length_px(const Scene& s) {
   laid_out.commands.reset();
   Scores sc = score(laid_out, default_tolerance(stroke_width_of(s)), Scope{});
   return sc.recall * total;
-}
-
-std::string id_list(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const auto& id : ids) out += (out.empty() ? "" : ",") + id;
-  return out;
 }
 
 }  // namespace sv

@@ -14,11 +14,6 @@ json replacement_spec_schema(const std::string& doc);
 // center, radius). Throws Error(invalid_selection) for a missing field or an undrawable shape.
 Shape shape_from_spec(const json& spec);
 
-// The index of primitive `id` in s.primitives; throws Error(not_found).
-size_t primitive_index(const Scene& s, const std::string& id);
-// A copy of the scene to edit (throws Error(invalid_scene) when it has no primitives).
-Scene editable(const Scene& s);
-
 // Connected components of the drawing: primitives are joined where their ends meet (within
 // `join_px`); a primitive's component index, by position in s.primitives, skipping `without`.
 // Returns the number of components.
@@ -26,8 +21,5 @@ int connected_components(const std::vector<Primitive>& prims, double join_px, st
 
 // Length (px) of the stroke graph's centrelines the scene covers at the default tolerance.
 double covered_length_px(const Scene& s);
-
-// The id list as short text: "p_0001,p_0002".
-std::string id_list(const std::vector<std::string>& ids);
 
 }  // namespace sv

@@ -1,6 +1,6 @@
 // Measurements the tools share: the drawing as the robot executes it (every command with its
-// time and the primitives around it), the source points of a primitive, and the coverage of
-// the drawing against the stroke graph's centrelines with missed and spurious ink clustered.
+// time and the primitives around it), and the coverage of the drawing against the stroke
+// graph's centrelines with missed and spurious ink clustered.
 #pragma once
 #include <map>
 #include <string>
@@ -41,11 +41,6 @@ double scene_ppi(const Scene& s);
 // Replays the command stream (or, without one, lays the primitives out in tour or id order).
 Drawing drawing_of(const Scene& s);
 
-double stroke_width_of(const Scene& s);  // source estimate, 2 px when unknown
-
-// The edge points a primitive was fitted to (span may wrap on closed edges); empty when the
-// scene has no graph or the primitive no provenance.
-Polyline source_points(const Scene& s, const Primitive& p);
 
 // Nearest-point queries over sample points (a uniform hash grid searched in rings).
 class NearestPoints {
