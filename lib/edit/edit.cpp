@@ -115,10 +115,12 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
     if (after.primitives->empty()) {
       after.tour = std::vector<TourStep>{};
       after.commands = std::vector<Command>{};
-    } else if (reroute || !after.tour) {
+    } else if (!after.tour) {
       route(after, route_options_of(after));
     } else {
-      emit_tour(after, route_options_of(after));
+      // The tour of what the edit did not change stays as it was (a reversal or a hand-set
+      // order is the user's); only the touched primitives are placed again.
+      route_keeping(after, route_options_of(after), reroute ? touched : std::set<std::string>{});
     }
     // The scale stays the one the drawing was routed at, and so does its description.
     if (before.robot && after.robot) after.robot->footprint_mm = before.robot->footprint_mm;

@@ -58,8 +58,9 @@ json enforce_relations(Scene& s, const json& relations, std::set<std::string>* m
 
 // Makes an edited scene consistent with its geometry. `before` is the scene the edit started
 // from: the id marks are carried over, relations re-solved (when anything was touched), the
-// tour re-optimized when `reroute` (else the edited tour re-emitted), and the simulation
-// re-run when the scene had one. Primitives must be valid (finite, non-degenerate) on entry.
+// tour kept and re-emitted (route_keeping: steps of removed primitives dropped, new ones and,
+// when `reroute`, the touched ones placed where they cost least), and the simulation re-run
+// when the scene had one. Primitives must be valid (finite, non-degenerate) on entry.
 void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
             std::vector<std::string>& warnings);
 

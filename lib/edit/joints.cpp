@@ -110,18 +110,13 @@ void refresh_fit(const Scene& s, Primitive& p) {
 }
 
 void splice_primitives(Scene& s, const std::set<std::string>& old, const std::vector<Primitive>& fresh) {
-  // In a list of T: drop the old, put the fresh where the first old one was (else at the end).
-  auto splice = [&](auto& list, auto id_of, auto make) {
-    auto is_old = [&](const auto& x) { return old.count(id_of(x)) > 0; };
-    size_t pos = static_cast<size_t>(std::find_if(list.begin(), list.end(), is_old) - list.begin());
-    std::erase_if(list, is_old);
-    pos = std::min(pos, list.size());
-    for (const auto& p : fresh) list.insert(list.begin() + static_cast<long>(pos++), make(p));
-  };
-  splice(*s.primitives, [](const Primitive& p) { return p.id; }, [](const Primitive& p) { return p; });
-  if (s.tour)
-    splice(*s.tour, [](const TourStep& t) { return t.primitive; },
-           [](const Primitive& p) { return TourStep{p.id, false, 0}; });
+  // Drop the old, put the fresh where the first old one was (else at the end).
+  auto& list = *s.primitives;
+  auto is_old = [&](const Primitive& p) { return old.count(p.id) > 0; };
+  size_t pos = static_cast<size_t>(std::find_if(list.begin(), list.end(), is_old) - list.begin());
+  std::erase_if(list, is_old);
+  pos = std::min(pos, list.size());
+  list.insert(list.begin() + static_cast<long>(pos), fresh.begin(), fresh.end());
 }
 
 std::optional<fitting::Circle> circle_of(const Polyline& pts) {

@@ -44,8 +44,8 @@ void carry_joints(Scene& s, const std::vector<std::pair<Vec2, Vec2>>& moves, con
                   std::set<std::string>& touched);
 // Recomputes a primitive's fit figures against its source points (when it has any).
 void refresh_fit(const Scene& s, Primitive& p);
-// Replaces the primitives `old` by `fresh` (at the place of the first of them) in the list and
-// in the tour.
+// Replaces the primitives `old` by `fresh` (at the place of the first of them) in the list;
+// settling places them in the tour.
 void splice_primitives(Scene& s, const std::set<std::string>& old, const std::vector<Primitive>& fresh);
 
 // The primitives the ids name, in order: invalid_selection for an id listed twice, not_found

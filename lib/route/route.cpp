@@ -276,6 +276,67 @@ void emit_tour(Scene& scene, const RouteOptions& options) {
   store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
 }
 
+void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std::string>& place) {
+  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
+  Setup su = setup(scene, options, false);
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < su.ids.size(); ++i) index[su.ids[i]] = static_cast<int>(i);
+  Setup drawn = su;
+  drawn.shapes.clear();
+  drawn.ids.clear();
+  drawn.parts.clear();
+  std::vector<Traversal> steps;
+  std::set<std::string> kept;
+  for (const TourStep& t : *scene.tour) {
+    auto it = index.find(t.primitive);
+    if (it == index.end() || place.count(t.primitive)) continue;
+    double t0 = std::clamp(t.t0, 0.0, 1.0), t1 = std::clamp(t.t1, t0, 1.0);
+    steps.push_back({static_cast<int>(drawn.shapes.size()), t.reverse, deg2rad(t.entry_deg)});
+    drawn.shapes.push_back(part_of(su.shapes[it->second], t0, t1));
+    drawn.ids.push_back(t.primitive);
+    drawn.parts.emplace_back(t0, t1);
+    kept.insert(t.primitive);
+  }
+  if (steps.empty()) {
+    route(scene, options);
+    return;
+  }
+  const CostModel& cost = su.cost;
+  auto leg_of = [&](const Traversal& t) { return make_leg(drawn.shapes[t.prim], t.reverse, t.entry_rad, cost.flat_px); };
+  auto between = [&](const Leg& a, const Leg& b) {
+    return cost.transition(a.end, a.dot ? NAN : a.h_out, b.start, b.dot ? NAN : b.h_in);
+  };
+  auto enter = [&](const Leg& b) {
+    if (!options.start) return 0.0;
+    return cost.transition({options.start->x, options.start->y}, options.start->heading_deg, b.start, b.dot ? NAN : b.h_in);
+  };
+  std::vector<Leg> legs;
+  for (const Traversal& t : steps) legs.push_back(leg_of(t));
+  for (size_t i = 0; i < su.ids.size(); ++i) {
+    if (kept.count(su.ids[i])) continue;
+    const int piece = static_cast<int>(drawn.shapes.size());
+    drawn.shapes.push_back(su.shapes[i]);
+    drawn.ids.push_back(su.ids[i]);
+    drawn.parts.emplace_back(0.0, 1.0);
+    // Cheapest insertion: the transitions it adds less the one it replaces.
+    double best = INFINITY;
+    size_t best_at = 0;
+    Traversal best_t;
+    for (bool reverse : {false, true}) {
+      const Traversal t{piece, reverse, 0};
+      const Leg x = leg_of(t);
+      for (size_t at = 0; at <= legs.size(); ++at) {
+        double delta = at > 0 ? between(legs[at - 1], x) : enter(x);
+        if (at < legs.size()) delta += between(x, legs[at]) - (at > 0 ? between(legs[at - 1], legs[at]) : enter(legs[at]));
+        if (delta < best - 1e-12) best = delta, best_at = at, best_t = t;
+      }
+    }
+    steps.insert(steps.begin() + static_cast<long>(best_at), best_t);
+    legs.insert(legs.begin() + static_cast<long>(best_at), leg_of(best_t));
+  }
+  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
+}
+
 void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
                      bool optimize) {
   // Pins name whole primitives at positions of a tour of whole primitives.

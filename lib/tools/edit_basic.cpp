@@ -140,6 +140,11 @@ ToolResult define_region(const ToolContext& ctx, const json& req) {
   auto it = std::find_if(out.regions.begin(), out.regions.end(), [&](const json& e) { return e.value("name", "") == name; });
   std::string id;
   if (it != out.regions.end()) {
+    if (!req["replace"].get<bool>())
+      throw Error(Code::invalid_selection,
+                  fmt::format("a region named '{}' exists already ({}); pass replace=true to redefine it", name,
+                              (*it)["id"].get<std::string>()),
+                  {{"reason", "name taken"}, {"name", name}, {"region_id", (*it)["id"]}});
     id = (*it)["id"];
     entry["id"] = id;
     *it = entry;
@@ -206,7 +211,12 @@ void add_edit_tools(std::vector<Tool>& out) {
   out.push_back({"DefineRegion", "mutation", "sv-edit", "",
                  "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
                  "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
-                 S::object({{"region", S::region("the area")}, {"name", S::string("its name")}}, {"region", "name"}),
+                 S::object({{"region", S::region("the area")},
+                            {"name", S::string("its name")},
+                            {"replace", S::with_default(S::boolean("redefine an existing region of this name (else "
+                                                                   "that is refused)"),
+                                                        false)}},
+                           {"region", "name"}),
                  S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit});
   out.push_back({"LabelSemanticRoles", "semantic", "sv-edit", "",
                  "Label primitives with semantic roles so later filters and edits can target them.",

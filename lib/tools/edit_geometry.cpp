@@ -117,12 +117,9 @@ ToolResult snap_endpoints(const ToolContext& ctx, const json& req) {
   const double max_move = e.max_move_px, tol = e.tolerance_px;
   ToolResult r = result_of(e);
   if (!req["rerun_solver"].get<bool>()) r.touched.clear();
-  r.reroute = !affected.empty();
   r.fields = {{"affected_vertex_ids", affected}, {"max_displacement_px", round_to(max_move, 1e-4)}};
-  r.llm_text = affected.empty()
-                   ? fmt::format("no near-miss endpoints within {:.2f} px", tol)
-                   : fmt::format("snapped {} near-miss endpoint cluster(s) ({}), largest move {:.2f} px", affected.size(),
-                                 affected.size() <= 8 ? affected.dump() : std::string("..."), max_move);
+  r.llm_text = fmt::format("snapped {} near-miss junction(s) within {:.2f} px ({}), largest move {:.2f} px",
+                           affected.size(), tol, affected.size() <= 8 ? affected.dump() : std::string("..."), max_move);
   return r;
 }
 
@@ -135,7 +132,6 @@ ToolResult enforce_relation(const ToolContext& ctx, const json& req) {
   const char* unit = e.degrees ? "deg" : "px";
   ToolResult r = result_of(e);
   if (!req["rerun_solver"].get<bool>()) r.touched.clear();
-  r.reroute = !moved.empty();
   r.fields = {{"residual_after", residual}, {"residual_unit", unit}, {"affected_primitive_ids", moved}};
   r.llm_text = fmt::format("{} {} enforced: residual {:.4g} {}; moved {}", kind, id_list(ids), residual, unit,
                            moved.empty() ? "nothing" : id_list(moved));
@@ -241,7 +237,9 @@ void add_geometry_edit_tools(std::vector<Tool>& out) {
        refit_polyline, ToolKind::edit});
   out.push_back({"SnapEndpoints", "mutation", "sv-edit", "",
                  "Close near-miss junctions: ends of different primitives closer than the tolerance (but not one "
-                 "point) move to their mean; arcs keep passing through their middle.",
+                 "point) move to their mean, an end that nearly meets another primitive's interior (a T) moves onto "
+                 "it; arcs keep passing through their middle. Refused (no_result) when nothing is within the "
+                 "tolerance.",
                  S::object({{"vertex_ids", S::nullable(S::array(S::id("graph vertex id"), "only clusters near these "
                                                                                           "vertices (default: all)"))},
                             {"tolerance_px", S::nullable(S::number("default max(1, stroke width / 2)", 0))},

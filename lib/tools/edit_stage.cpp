@@ -164,6 +164,16 @@ std::vector<Primitive> take_primitives(Scene& out, const std::set<std::string>& 
   return taken;
 }
 
+// "N primitive(s) replaced by M": the taken primitives the refit removed and the new ones it
+// made (an unchanged shape keeps its id and counts as neither).
+std::string replaced_text(const std::vector<Primitive>& taken, const Scene& out, const std::set<std::string>& fresh) {
+  size_t removed = 0;
+  for (const auto& p : taken) removed += out.primitive(p.id) == nullptr;
+  std::string text = fmt::format("{} primitive(s) replaced by {}", removed, fresh.size());
+  if (size_t same = taken.size() - removed) text += fmt::format(", {} unchanged", same);
+  return text;
+}
+
 ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   const std::string stage = req["stage"];
   Scene out = ctx.scene;
@@ -211,9 +221,8 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
     for (const auto& p : old)
       if (!p.edge.empty()) edges.insert(p.edge);
     auto [fresh, rel] = fit_edges(ctx.scene, edges, overrides, out);
-    const size_t n = fresh.size();
     adopt(out, std::move(fresh), rel, old, r.touched);
-    summary = fmt::format("{} {} edge(s): {} primitive(s) replaced by {}", stage, edges.size(), old.size(), n);
+    summary = fmt::format("{} {} edge(s): {}", stage, edges.size(), replaced_text(old, out, r.touched));
   } else {  // skeletonize, graph: trace the source again
     std::string why;
     cv::Mat gray = source_raster(ctx, ctx.scene, &why);
@@ -271,9 +280,8 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
         *out.primitives = std::move(kept);
       }
       auto [fresh, rel] = fit_edges(out, new_edges, overrides_for(ctx.scene, json::object(), {"fit."}), out);
-      const size_t n = fresh.size();
       adopt(out, std::move(fresh), rel, old, r.touched);
-      summary = fmt::format("re-traced {} edge(s): {} primitive(s) replaced by {}", new_edges.size(), old.size(), n);
+      summary = fmt::format("re-traced {} edge(s): {}", new_edges.size(), replaced_text(old, out, r.touched));
     }
   }
   if (!scope.everything()) summary += " in " + scope.describe();
