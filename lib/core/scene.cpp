@@ -143,6 +143,7 @@ json to_json(const Scene& s, bool with_revision_id) {
       o["fit_max_px"] = round_to(p.fit_max_px, kPx);
       o["semantic_role"] = p.semantic_role;
       o["issues"] = p.issues;
+      if (p.route_deviation_px) o["route_deviation_px"] = round_to(*p.route_deviation_px, kPx);
       ps.push_back(std::move(o));
     }
     j["primitives"] = std::move(ps);
@@ -308,6 +309,7 @@ Scene scene_from_valid_json(const json& j) {
       p.fit_max_px = o.value("fit_max_px", 0.0);
       p.semantic_role = o.value("semantic_role", std::string("unknown"));
       if (o.contains("issues")) p.issues = o["issues"].get<std::vector<std::string>>();
+      if (o.contains("route_deviation_px")) p.route_deviation_px = o["route_deviation_px"].get<double>();
       ps.push_back(std::move(p));
     }
     s.primitives = std::move(ps);

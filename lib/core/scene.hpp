@@ -109,6 +109,10 @@ struct Primitive {
   double fit_rms_px = 0, fit_max_px = 0;
   std::string semantic_role = "unknown";
   std::vector<std::string> issues;
+  // The most the route may redraw this primitive off its shape (route.deviation_px for it):
+  // 0 after an edit reshaped it on purpose, a region's value after RerunStage set one there;
+  // absent, the scene's route.deviation_px.
+  std::optional<double> route_deviation_px;
 };
 
 // One step of the draw order. Circles are entered at `entry_deg` (angle about the centre)

@@ -162,6 +162,7 @@ Refitted refit_polyline(const Scene& in, const std::vector<std::string>& ids, co
     p.fit_rms_px = o.piece.rms_px;
     p.fit_max_px = o.piece.max_px;
     p.semantic_role = sel[0]->semantic_role;
+    p.route_deviation_px = 0;  // drawn as refitted, not redrawn straight within the route's deviation
     r.touched.insert(p.id);
     r.pieces.push_back(p);
   }

@@ -56,6 +56,7 @@ Replaced replace_by_shape(const Scene& in, const std::vector<std::string>& ids, 
   Primitive np;
   np.id = fresh_primitive_id(out);
   np.shape = shape;
+  np.route_deviation_px = 0;  // drawn as given
   np.semantic_role = sel[0]->semantic_role;
   if (auto span = common_span(in, sel)) {
     np.edge = sel[0]->edge;

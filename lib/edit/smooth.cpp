@@ -86,6 +86,7 @@ Smoothed smooth_primitive(const Scene& in, const std::string& id, double trim, s
   p.shape = *shape;
   p.fit_rms_px = after.rms;
   p.fit_max_px = after.max;
+  p.route_deviation_px = 0;  // drawn as smoothed, not redrawn straight within the route's deviation
   r.touched = {p.id};
   if (shape->type != PrimType::circle) {
     carry_joints(out, {{old.shape.p0, shape->p0}, {old.shape.p1, shape->p1}}, self, r.touched);

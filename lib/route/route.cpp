@@ -194,7 +194,9 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
 
   su.cost = {robot.ppi, robot.pen_time_s, 2 * value["snap_px"], value["drift_px"], value["reverse_drive"] != 0};
   su.emit = {value["min_spin_deg"], value["drift_px"], value["deviation_px"],
-             static_cast<int>(value["merge_window"])};
+             static_cast<int>(value["merge_window"]), {}};
+  for (const Primitive& p : *scene.primitives)
+    if (p.route_deviation_px) su.emit.primitive_deviation_px[p.id] = *p.route_deviation_px;
   su.trails = {value["snap_px"], static_cast<int>(value["exact_matching_max"])};
   su.order = {static_cast<int>(value["circle_entries"]), static_cast<int>(value["closed_starts"]),
               static_cast<int>(value["max_passes"])};

@@ -24,7 +24,8 @@ struct RouteOptions {
   std::map<std::string, double> overrides;
 };
 
-// Reads scene.primitives; routes pieces of them: a line or arc is split where another
+// Reads scene.primitives (a primitive's own route_deviation_px, when set, replaces
+// route.deviation_px for it); routes pieces of them: a line or arc is split where another
 // primitive's end touches its interior (within snap_px), so a line through a T is drawn in two
 // tour steps (with t0/t1) and the stem joins it without a pen lift. Writes scene.robot (ppi, footprint, pen time, start pose),
 // scene.tour, scene.commands (each drawing command tagged with its primitive id; a merged

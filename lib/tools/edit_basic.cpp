@@ -66,6 +66,7 @@ ToolResult add_primitive(const ToolContext& ctx, const json& req) {
   p.shape = shape_from_spec(req["spec"]);
   p.id = fresh_primitive_id(out);
   p.semantic_role = "unknown";
+  p.route_deviation_px = 0;  // drawn as given
   ToolResult r;
   r.touched = {p.id};
   if (req["insert_after_primitive_id"].is_string()) {

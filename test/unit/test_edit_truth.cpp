@@ -149,3 +149,62 @@ TEST_CASE("DefineRegion refuses to redefine a name unless told to replace it", "
   CHECK(again.scene.regions[0]["region"] == other);
   CHECK(again.scene.regions[0]["id"] == first.scene.regions[0]["id"]);
 }
+
+TEST_CASE("a smoothed primitive is drawn as smoothed, not redrawn straight within the route's deviation", "[edit][truth]") {
+  // A line fitted to points that bow 0.2 px: smoothed into the arc they follow, which the
+  // route's default deviation (0.25 px) would otherwise draw as the same straight line.
+  SceneBuilder b(200, 100, 4);
+  const Shape bow = Shape::arc({20, 50}, {120, 50}, 0.004);
+  b.add(Shape::line({20, 50}, {120, 50}), bow.sample(1.0));
+  const Scene s = b.routed();
+  EditSession out = edit(s, "SmoothPrimitive", {{"primitive_id", "p_0001"}, {"strength", "mild"}, {"target_kind", "arc"}});
+  REQUIRE(out.scene.primitive("p_0001")->shape.type == PrimType::arc);
+  CHECK(out.scene.primitive("p_0001")->route_deviation_px == 0.0);
+  bool arc = false;
+  for (const Command& c : *out.scene.commands) arc = arc || (c.kind == Command::Kind::arc && c.primitive == "p_0001");
+  CHECK(arc);
+  CHECK(out.scene.commands->size() != s.commands->size());
+}
+
+TEST_CASE("a region's route override holds in the region only, recorded as the region's", "[edit][truth]") {
+  // Two identical zig-zags of short kinked lines: one inside the region, one outside.
+  SceneBuilder b(400, 200, 4);
+  auto zigzag = [&](double x0, double y) {
+    for (int k = 0; k < 6; ++k)
+      b.add(Shape::line({x0 + 20 * k, y + (k % 2) * 1.5}, {x0 + 20 * (k + 1), y + ((k + 1) % 2) * 1.5}));
+  };
+  zigzag(20, 50);
+  zigzag(20, 150);
+  Scene s = b.routed();
+  RouteOptions o;
+  o.ppi = 100;
+  route(s, o);
+  const json region = {{"kind", "rect"}, {"rect", {0, 30, 200, 80}}};
+  EditSession out = edit(s, "RerunStage", {{"stage", "route_optimize"}, {"region", region},
+                                           {"config_overrides", {{"route.deviation_px", 2.0}}}});
+  // The drawing's own setting is untouched; the region's is recorded as such.
+  CHECK(out.scene.config["route.deviation_px"] == s.config["route.deviation_px"]);
+  bool recorded = false;
+  for (const auto& [k, v] : out.scene.config.items())
+    if (k.rfind("region:", 0) == 0 && k.find("route.deviation_px") != std::string::npos)
+      recorded = v["value"] == 2.0 && v["from"] == "user";
+  CHECK(recorded);
+  // Inside, the kinks are drawn as fewer commands; outside, the commands are the same.
+  auto commands_of = [](const Scene& sc, bool inside) {
+    size_t n = 0;
+    for (const Command& c : *sc.commands)
+      if (!c.primitive.empty() && c.kind != Command::Kind::spin) {
+        int id = std::stoi(c.primitive.substr(2, 4));
+        n += (id <= 6) == inside;
+      }
+    return n;
+  };
+  CHECK(commands_of(out.scene, true) < commands_of(s, true));
+  CHECK(commands_of(out.scene, false) == commands_of(s, false));
+  for (const Primitive& p : *out.scene.primitives)
+    CHECK(p.route_deviation_px.has_value() == (std::stoi(p.id.substr(2)) <= 6));
+  // A key that shapes the whole tour cannot be set for a region.
+  CHECK(refusal(s, "RerunStage", {{"stage", "route_optimize"}, {"region", region},
+                                  {"config_overrides", {{"route.snap_px", 2.0}}}})
+            .code() == Code::invalid_selection);
+}
