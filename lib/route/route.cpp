@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -253,18 +254,20 @@ void route(Scene& scene, const RouteOptions& options) {
   store(scene, su, best_steps, std::move(best_em));
 }
 
-void emit_tour(Scene& scene, const RouteOptions& options) {
-  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
-  Setup su = setup(scene, options, false);
+namespace {
+
+// The tour's steps as pieces of su's primitives (one per step: the part it draws), leaving out
+// the steps `skip` names; a step of an unknown primitive throws Error(not_found).
+Setup tour_pieces(const Setup& su, const std::vector<TourStep>& tour, const std::function<bool(const std::string&)>& skip,
+                  std::vector<Traversal>& steps) {
   std::map<std::string, int> index;
   for (size_t i = 0; i < su.ids.size(); ++i) index[su.ids[i]] = static_cast<int>(i);
-  // One piece per step: the part of its primitive the step draws.
   Setup drawn = su;
   drawn.shapes.clear();
   drawn.ids.clear();
   drawn.parts.clear();
-  std::vector<Traversal> steps;
-  for (const TourStep& t : *scene.tour) {
+  for (const TourStep& t : tour) {
+    if (skip(t.primitive)) continue;
     auto it = index.find(t.primitive);
     if (it == index.end())
       throw Error(Code::not_found, fmt::format("emit: tour names unknown primitive {}", t.primitive),
@@ -275,30 +278,25 @@ void emit_tour(Scene& scene, const RouteOptions& options) {
     drawn.ids.push_back(t.primitive);
     drawn.parts.emplace_back(t0, t1);
   }
+  return drawn;
+}
+
+}  // namespace
+
+void emit_tour(Scene& scene, const RouteOptions& options) {
+  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
+  std::vector<Traversal> steps;
+  Setup drawn = tour_pieces(setup(scene, options, false), *scene.tour, [](const std::string&) { return false; }, steps);
   store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
 }
 
 void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std::string>& place) {
   if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
   Setup su = setup(scene, options, false);
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < su.ids.size(); ++i) index[su.ids[i]] = static_cast<int>(i);
-  Setup drawn = su;
-  drawn.shapes.clear();
-  drawn.ids.clear();
-  drawn.parts.clear();
+  std::set<std::string> known(su.ids.begin(), su.ids.end()), kept;
   std::vector<Traversal> steps;
-  std::set<std::string> kept;
-  for (const TourStep& t : *scene.tour) {
-    auto it = index.find(t.primitive);
-    if (it == index.end() || place.count(t.primitive)) continue;
-    double t0 = std::clamp(t.t0, 0.0, 1.0), t1 = std::clamp(t.t1, t0, 1.0);
-    steps.push_back({static_cast<int>(drawn.shapes.size()), t.reverse, deg2rad(t.entry_deg)});
-    drawn.shapes.push_back(part_of(su.shapes[it->second], t0, t1));
-    drawn.ids.push_back(t.primitive);
-    drawn.parts.emplace_back(t0, t1);
-    kept.insert(t.primitive);
-  }
+  Setup drawn = tour_pieces(su, *scene.tour, [&](const std::string& id) { return !known.count(id) || place.count(id); }, steps);
+  kept.insert(drawn.ids.begin(), drawn.ids.end());
   if (steps.empty()) {
     route(scene, options);
     return;

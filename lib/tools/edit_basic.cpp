@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "edit/joints.hpp"
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/schema_parts.hpp"
@@ -17,7 +18,7 @@ namespace {
 
 namespace S = schema;
 
-double join_px(const Scene& s) { return std::max(1.0, 0.5 * stroke_width_of(s)); }
+using edit::join_px;
 
 // ---------------------------------------------------------------- DeletePrimitive
 

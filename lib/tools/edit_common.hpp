@@ -1,5 +1,5 @@
-// What the edit tools share: the catalog's ReplacementSpec, primitive lookup in an editable
-// copy, the connectivity of the drawing, and the source ink an edit uncovers.
+// What the edit tools share: the catalog's ReplacementSpec, the connectivity of the drawing,
+// and the source ink an edit uncovers.
 #pragma once
 #include <string>
 #include <vector>
