@@ -77,7 +77,9 @@ struct Refitted : GeometryEdit {
 Refitted refit_polyline(const Scene& s, const std::vector<std::string>& ids, const RefitOptions& o);
 
 // Closes near-miss junctions: ends of different primitives closer than the tolerance (default
-// max(1, stroke width / 2)) move to their mean; with `vertex_ids`, only clusters near them.
+// max(1, stroke width / 2)) move to their mean, and an end that close to another primitive's
+// interior (a T) moves onto it; with `vertex_ids`, only those near them. Refused (no_result)
+// when there is nothing to snap.
 struct Snapped : GeometryEdit {
   std::vector<std::string> clusters;  // the nearest graph vertex id of each, or "at x,y"
   double max_move_px = 0;
