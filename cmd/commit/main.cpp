@@ -9,8 +9,8 @@
 #include "cli/shell.hpp"
 #include "cli/stage.hpp"
 #include "core/error.hpp"
-#include "store/history.hpp"
 #include "store/maintenance.hpp"
+#include "tools/history_tools.hpp"
 
 namespace {
 

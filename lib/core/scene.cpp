@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -142,6 +143,7 @@ json to_json(const Scene& s, bool with_revision_id) {
       o["fit_max_px"] = round_to(p.fit_max_px, kPx);
       o["semantic_role"] = p.semantic_role;
       o["issues"] = p.issues;
+      if (p.route_deviation_px) o["route_deviation_px"] = round_to(*p.route_deviation_px, kPx);
       ps.push_back(std::move(o));
     }
     j["primitives"] = std::move(ps);
@@ -307,6 +309,7 @@ Scene scene_from_valid_json(const json& j) {
       p.fit_max_px = o.value("fit_max_px", 0.0);
       p.semantic_role = o.value("semantic_role", std::string("unknown"));
       if (o.contains("issues")) p.issues = o["issues"].get<std::vector<std::string>>();
+      if (o.contains("route_deviation_px")) p.route_deviation_px = o["route_deviation_px"].get<double>();
       ps.push_back(std::move(p));
     }
     s.primitives = std::move(ps);
@@ -426,5 +429,45 @@ std::string assign_revision_id(Scene& s) {
 }
 
 std::string dump_scene(const Scene& s) { return to_json(s, true).dump() + "\n"; }
+
+double round3(double v) { return round_to(v, 1e-3); }
+json point_json(Vec2 p) { return json::array({round3(p.x), round3(p.y)}); }
+std::string pt_text(Vec2 p) { return fmt::format("({:.4g},{:.4g})", round_to(p.x, 0.1), round_to(p.y, 0.1)); }
+
+const Primitive& primitive_or_throw(const Scene& s, const std::string& id) {
+  const Primitive* p = s.primitive(id);
+  if (!p) throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
+  return *p;
+}
+
+namespace {
+
+void append_span(const Scene& s, const std::string& edge, int span0, int span1, Polyline& out) {
+  const Edge* e = s.graph->edge(edge);
+  if (!e || e->points.empty()) return;
+  const int n = static_cast<int>(e->points.size());
+  int a = std::clamp(span0, 0, n - 1), b = std::clamp(span1, 0, n - 1);
+  if (a <= b) {
+    out.insert(out.end(), e->points.begin() + a, e->points.begin() + b + 1);
+  } else {  // wraps past the end of a closed edge
+    out.insert(out.end(), e->points.begin() + a, e->points.end());
+    out.insert(out.end(), e->points.begin(), e->points.begin() + b + 1);
+  }
+}
+
+}  // namespace
+
+Polyline source_points(const Scene& s, const Primitive& p) {
+  if (!s.graph || p.edge.empty()) return {};
+  Polyline out;
+  append_span(s, p.edge, p.span0, p.span1, out);
+  // A primitive fitted across a junction covers runs of several edges.
+  for (const auto& src : p.more_sources) append_span(s, src.edge, src.span0, src.span1, out);
+  return out;
+}
+
+double stroke_width_of(const Scene& s) {
+  return s.source && s.source->stroke_width_px > 0 ? s.source->stroke_width_px : 2.0;
+}
 
 }  // namespace sv

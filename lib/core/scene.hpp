@@ -109,6 +109,10 @@ struct Primitive {
   double fit_rms_px = 0, fit_max_px = 0;
   std::string semantic_role = "unknown";
   std::vector<std::string> issues;
+  // The most the route may redraw this primitive off its shape (route.deviation_px for it):
+  // 0 after an edit reshaped it on purpose, a region's value after RerunStage set one there;
+  // absent, the scene's route.deviation_px.
+  std::optional<double> route_deviation_px;
 };
 
 // One step of the draw order. Circles are entered at `entry_deg` (angle about the centre)
@@ -211,5 +215,16 @@ std::string assign_revision_id(Scene& s);
 std::string dump_scene(const Scene& s);
 
 double round_to(double v, double quantum);
+// Rounding for output: numbers in results carry no noise below these quanta.
+double round3(double v);
+json point_json(Vec2 p);
+std::string pt_text(Vec2 p);  // "(12.5,30)"
+
+// The primitive `id`; throws Error(not_found).
+const Primitive& primitive_or_throw(const Scene& s, const std::string& id);
+// The edge points a primitive was fitted to (span may wrap on closed edges); empty when the
+// scene has no graph or the primitive no provenance.
+Polyline source_points(const Scene& s, const Primitive& p);
+double stroke_width_of(const Scene& s);  // source estimate, 2 px when unknown
 
 }  // namespace sv

@@ -33,6 +33,27 @@ void carry_id_marks(const Scene& before, Scene& after) {
   }
 }
 
+Scene editable(const Scene& s) {
+  if (!s.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
+  Scene out = s;
+  out.warnings.clear();
+  carry_id_marks(s, out);
+  return out;
+}
+
+size_t primitive_index(const Scene& s, const std::string& id) {
+  if (s.primitives)
+    for (size_t i = 0; i < s.primitives->size(); ++i)
+      if ((*s.primitives)[i].id == id) return i;
+  throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
+}
+
+std::string id_list(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const auto& id : ids) out += (out.empty() ? "" : ",") + id;
+  return out;
+}
+
 RouteOptions route_options_of(const Scene& s) {
   RouteOptions o;
   if (s.robot) {
@@ -108,10 +129,12 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
     if (after.primitives->empty()) {
       after.tour = std::vector<TourStep>{};
       after.commands = std::vector<Command>{};
-    } else if (reroute || !after.tour) {
+    } else if (!after.tour) {
       route(after, route_options_of(after));
     } else {
-      emit_tour(after, route_options_of(after));
+      // The tour of what the edit did not change stays as it was (a reversal or a hand-set
+      // order is the user's); only the touched primitives are placed again.
+      route_keeping(after, route_options_of(after), reroute ? touched : std::set<std::string>{});
     }
     // The scale stays the one the drawing was routed at, and so does its description.
     if (before.robot && after.robot) after.robot->footprint_mm = before.robot->footprint_mm;

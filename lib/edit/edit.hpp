@@ -23,6 +23,14 @@ std::string fresh_region_id(Scene& s);
 // once gave a refitted line the id of an unchanged primitive it kept: two primitives, one id).
 void carry_id_marks(const Scene& before, Scene& after);
 
+// A copy of the scene to edit (throws Error(invalid_scene) when it has no primitives); ids the
+// edit removes stay used.
+Scene editable(const Scene& s);
+// The index of primitive `id` in s.primitives; throws Error(not_found).
+size_t primitive_index(const Scene& s, const std::string& id);
+// The id list as short text: "p_0001,p_0002".
+std::string id_list(const std::vector<std::string>& ids);
+
 // The route options that reproduce the scene's own routing: its robot scale, pen time and
 // start pose, and the user's route.* settings from its config.
 RouteOptions route_options_of(const Scene& s);
@@ -51,8 +59,9 @@ json enforce_relations(Scene& s, const json& relations, std::set<std::string>* m
 
 // Makes an edited scene consistent with its geometry. `before` is the scene the edit started
 // from: the id marks are carried over, relations re-solved (when anything was touched), the
-// tour re-optimized when `reroute` (else the edited tour re-emitted), and the simulation
-// re-run when the scene had one. Primitives must be valid (finite, non-degenerate) on entry.
+// tour kept and re-emitted (route_keeping: steps of removed primitives dropped, new ones and,
+// when `reroute`, the touched ones placed where they cost least), and the simulation re-run
+// when the scene had one. Primitives must be valid (finite, non-degenerate) on entry.
 void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
             std::vector<std::string>& warnings);
 

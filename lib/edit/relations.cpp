@@ -8,6 +8,8 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "edit/geometry.hpp"
+#include "edit/joints.hpp"
 #include "fit/beautify.hpp"
 #include "fit/primitive_fit.hpp"
 
@@ -15,7 +17,7 @@ namespace sv {
 
 namespace {
 
-constexpr double kJointEps = 1e-3;  // ends this close are one joint
+using edit::kJointEps;
 
 // A relation beautify detected but could not hold ("status": "dropped").
 bool is_dropped(const json& r) { return r.value("status", "") == "dropped"; }
@@ -372,6 +374,35 @@ std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>
     if (!dropped.count(k)) rest.push_back(s.relations[k]);
   s.relations = rest;
   return warnings;
+}
+
+edit::Enforced edit::enforce_relation(const Scene& in, const std::string& kind, const std::vector<std::string>& ids,
+                                      const json& axis) {
+  Enforced r;
+  r.scene = editable(in);
+  Scene& out = r.scene;
+  selection(in, ids);  // every id must name a primitive, once
+  json rec = {{"kind", kind}, {"primitives", ids}};
+  if (!axis.is_null()) rec["axis"] = axis;
+  std::set<std::string> moved;
+  json solved = enforce_relations(out, json::array({rec}), &moved)[0];
+  solved["enforced_by"] = "EnforceRelation";
+  // The same relation on the same primitives replaces its earlier record.
+  std::set<std::string> mine(ids.begin(), ids.end());
+  json relations = json::array();
+  for (const auto& rel : out.relations) {
+    std::set<std::string> theirs;
+    for (const auto& id : rel.value("primitives", json::array())) theirs.insert(id.get<std::string>());
+    if (rel.value("kind", "") != kind || theirs != mine) relations.push_back(rel);
+  }
+  relations.push_back(solved);
+  out.relations = relations;
+  r.degrees = solved.contains("residual_deg");
+  r.residual = r.degrees ? solved["residual_deg"].get<double>() : solved["residual_px"].get<double>();
+  for (const auto& p : *out.primitives)
+    if (moved.count(p.id)) r.touched.insert(p.id);
+  r.moved.assign(moved.begin(), moved.end());
+  return r;
 }
 
 }  // namespace sv

@@ -16,10 +16,6 @@ double scene_ppi(const Scene& s) {
   return 1.0;
 }
 
-double stroke_width_of(const Scene& s) {
-  return s.source && s.source->stroke_width_px > 0 ? s.source->stroke_width_px : 2.0;
-}
-
 std::vector<std::string> draw_order(const Scene& s) {
   std::vector<std::string> order;
   if (!s.primitives) return order;
@@ -132,32 +128,6 @@ Drawing drawing_of(const Scene& s) {
   d.pen_s = changes * (s.robot ? s.robot->pen_time_s : 0);
   d.total_s += d.pen_s;
   return d;
-}
-
-namespace {
-
-void append_span(const Scene& s, const std::string& edge, int span0, int span1, Polyline& out) {
-  const Edge* e = s.graph->edge(edge);
-  if (!e || e->points.empty()) return;
-  const int n = static_cast<int>(e->points.size());
-  int a = std::clamp(span0, 0, n - 1), b = std::clamp(span1, 0, n - 1);
-  if (a <= b) {
-    out.insert(out.end(), e->points.begin() + a, e->points.begin() + b + 1);
-  } else {  // wraps past the end of a closed edge
-    out.insert(out.end(), e->points.begin() + a, e->points.end());
-    out.insert(out.end(), e->points.begin(), e->points.begin() + b + 1);
-  }
-}
-
-}  // namespace
-
-Polyline source_points(const Scene& s, const Primitive& p) {
-  if (!s.graph || p.edge.empty()) return {};
-  Polyline out;
-  append_span(s, p.edge, p.span0, p.span1, out);
-  // A primitive fitted across a junction covers runs of several edges.
-  for (const auto& src : p.more_sources) append_span(s, src.edge, src.span0, src.span1, out);
-  return out;
 }
 
 std::string nearest_primitive(const Scene& s, Vec2 q, double* distance) {

@@ -38,12 +38,6 @@ double scene_ppi(const Scene& s);
 // Replays the command stream (or, without one, lays the primitives out in tour or id order).
 Drawing drawing_of(const Scene& s);
 
-double stroke_width_of(const Scene& s);  // source estimate, 2 px when unknown
-
-// The edge points a primitive was fitted to (span may wrap on closed edges); empty when the
-// scene has no graph or the primitive no provenance.
-Polyline source_points(const Scene& s, const Primitive& p);
-
 // The primitive nearest to q within the scope's primitives ("" when there are none).
 std::string nearest_primitive(const Scene& s, Vec2 q, double* distance = nullptr);
 

@@ -105,8 +105,16 @@ Emission emit_commands(const std::vector<Shape>& shapes, const std::vector<std::
     legs.push_back(make_leg(shapes[s.prim], s.reverse, s.entry_rad, cost.flat_px));
     leg_ids.push_back(ids[s.prim]);
   }
-  if (params.deviation_px > 0) {
-    SimplifiedLegs sl = simplify_legs(legs, leg_ids, cost, {params.deviation_px, params.window}, start);
+  std::vector<double> leg_deviation;
+  bool simplify = params.deviation_px > 0;
+  if (!params.primitive_deviation_px.empty())
+    for (const std::string& id : leg_ids) {
+      auto it = params.primitive_deviation_px.find(id);
+      leg_deviation.push_back(it == params.primitive_deviation_px.end() ? params.deviation_px : it->second);
+      simplify = simplify || leg_deviation.back() > 0;
+    }
+  if (simplify) {
+    SimplifiedLegs sl = simplify_legs(legs, leg_ids, cost, {params.deviation_px, params.window, leg_deviation}, start);
     legs = std::move(sl.legs);
     leg_ids = std::move(sl.ids);
   }

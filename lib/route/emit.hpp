@@ -8,6 +8,7 @@
 // end by at most drift_px) are skipped, and consecutive collinear drawn lines merge into one
 // command (one acceleration ramp instead of two).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct EmitParams {
   double drift_px = 0.005;
   double deviation_px = 0;  // > 0: redraw pen-down runs with fewer commands within this (route/simplify.hpp)
   int window = 24;
+  std::map<std::string, double> primitive_deviation_px;  // by primitive id: its own deviation_px
 };
 
 struct Emission {

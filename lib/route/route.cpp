@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -227,7 +228,9 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
 
   su.cost = {robot.ppi, robot.pen_time_s, 2 * value["snap_px"], value["drift_px"], value["reverse_drive"] != 0};
   su.emit = {value["min_spin_deg"], value["drift_px"], value["deviation_px"],
-             static_cast<int>(value["merge_window"])};
+             static_cast<int>(value["merge_window"]), {}};
+  for (const Primitive& p : *scene.primitives)
+    if (p.route_deviation_px) su.emit.primitive_deviation_px[p.id] = *p.route_deviation_px;
   su.trails = {value["snap_px"], static_cast<int>(value["exact_matching_max"])};
   su.order = {static_cast<int>(value["circle_entries"]), static_cast<int>(value["closed_starts"]),
               static_cast<int>(value["max_passes"])};
@@ -284,18 +287,20 @@ void route(Scene& scene, const RouteOptions& options) {
   store(scene, su, best_steps, std::move(best_em));
 }
 
-void emit_tour(Scene& scene, const RouteOptions& options) {
-  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
-  Setup su = setup(scene, options, false);
+namespace {
+
+// The tour's steps as pieces of su's primitives (one per step: the part it draws), leaving out
+// the steps `skip` names; a step of an unknown primitive throws Error(not_found).
+Setup tour_pieces(const Setup& su, const std::vector<TourStep>& tour, const std::function<bool(const std::string&)>& skip,
+                  std::vector<Traversal>& steps) {
   std::map<std::string, int> index;
   for (size_t i = 0; i < su.ids.size(); ++i) index[su.ids[i]] = static_cast<int>(i);
-  // One piece per step: the part of its primitive the step draws.
   Setup drawn = su;
   drawn.shapes.clear();
   drawn.ids.clear();
   drawn.parts.clear();
-  std::vector<Traversal> steps;
-  for (const TourStep& t : *scene.tour) {
+  for (const TourStep& t : tour) {
+    if (skip(t.primitive)) continue;
     auto it = index.find(t.primitive);
     if (it == index.end())
       throw Error(Code::not_found, fmt::format("emit: tour names unknown primitive {}", t.primitive),
@@ -305,6 +310,62 @@ void emit_tour(Scene& scene, const RouteOptions& options) {
     drawn.shapes.push_back(part_of(su.shapes[it->second], t0, t1));
     drawn.ids.push_back(t.primitive);
     drawn.parts.emplace_back(t0, t1);
+  }
+  return drawn;
+}
+
+}  // namespace
+
+void emit_tour(Scene& scene, const RouteOptions& options) {
+  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
+  std::vector<Traversal> steps;
+  Setup drawn = tour_pieces(setup(scene, options, false), *scene.tour, [](const std::string&) { return false; }, steps);
+  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
+}
+
+void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std::string>& place) {
+  if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
+  Setup su = setup(scene, options, false);
+  std::set<std::string> known(su.ids.begin(), su.ids.end()), kept;
+  std::vector<Traversal> steps;
+  Setup drawn = tour_pieces(su, *scene.tour, [&](const std::string& id) { return !known.count(id) || place.count(id); }, steps);
+  kept.insert(drawn.ids.begin(), drawn.ids.end());
+  if (steps.empty()) {
+    route(scene, options);
+    return;
+  }
+  const CostModel& cost = su.cost;
+  auto leg_of = [&](const Traversal& t) { return make_leg(drawn.shapes[t.prim], t.reverse, t.entry_rad, cost.flat_px); };
+  auto between = [&](const Leg& a, const Leg& b) {
+    return cost.transition(a.end, a.dot ? NAN : a.h_out, b.start, b.dot ? NAN : b.h_in);
+  };
+  auto enter = [&](const Leg& b) {
+    if (!options.start) return 0.0;
+    return cost.transition({options.start->x, options.start->y}, options.start->heading_deg, b.start, b.dot ? NAN : b.h_in);
+  };
+  std::vector<Leg> legs;
+  for (const Traversal& t : steps) legs.push_back(leg_of(t));
+  for (size_t i = 0; i < su.ids.size(); ++i) {
+    if (kept.count(su.ids[i])) continue;
+    const int piece = static_cast<int>(drawn.shapes.size());
+    drawn.shapes.push_back(su.shapes[i]);
+    drawn.ids.push_back(su.ids[i]);
+    drawn.parts.emplace_back(0.0, 1.0);
+    // Cheapest insertion: the transitions it adds less the one it replaces.
+    double best = INFINITY;
+    size_t best_at = 0;
+    Traversal best_t;
+    for (bool reverse : {false, true}) {
+      const Traversal t{piece, reverse, 0};
+      const Leg x = leg_of(t);
+      for (size_t at = 0; at <= legs.size(); ++at) {
+        double delta = at > 0 ? between(legs[at - 1], x) : enter(x);
+        if (at < legs.size()) delta += between(x, legs[at]) - (at > 0 ? between(legs[at - 1], legs[at]) : enter(legs[at]));
+        if (delta < best - 1e-12) best = delta, best_at = at, best_t = t;
+      }
+    }
+    steps.insert(steps.begin() + static_cast<long>(best_at), best_t);
+    legs.insert(legs.begin() + static_cast<long>(best_at), leg_of(best_t));
   }
   store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
 }

@@ -8,6 +8,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "core/params.hpp"
@@ -24,7 +25,8 @@ struct RouteOptions {
   std::map<std::string, double> overrides;
 };
 
-// Reads scene.primitives; routes pieces of them: a line or arc is split where another
+// Reads scene.primitives (a primitive's own route_deviation_px, when set, replaces
+// route.deviation_px for it); routes pieces of them: a line or arc is split where another
 // primitive's end touches its interior (within snap_px), so a line through a T is drawn in two
 // tour steps (with t0/t1) and the stem joins it without a pen lift. Writes scene.robot (ppi, footprint, pen time, start pose),
 // scene.tour, scene.commands (each drawing command tagged with its primitive id; a merged
@@ -37,6 +39,13 @@ void route(Scene& scene, const RouteOptions& options);
 // edited), with the same scale and options; writes scene.robot and the config as route() does.
 // Throws Error(not_found) when the tour names a primitive the scene does not have.
 void emit_tour(Scene& scene, const RouteOptions& options);
+
+// Re-emits the tour after an edit, keeping it: steps of primitives that are gone are dropped,
+// every other step keeps its place, direction and entry, and the primitives in `place` (and
+// any the tour does not name) are taken out and inserted one by one, in the scene's primitive
+// order, where they add the least turning and pen-up travel (both directions tried). Without
+// a step to keep, the scene is routed afresh (route()). Writes what route() writes.
+void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std::string>& place);
 
 // A primitive held at a fixed position of the tour (0-based), drawn in the given direction.
 struct PinnedStep {

@@ -51,6 +51,8 @@ class RunSimplifier {
                 const SimplifyParams& params)
       : cost_(cost), params_(params) {
     size_t m = b - a;
+    for (size_t k = a; k < b; ++k)
+      tol_.push_back(params.leg_deviation_px.empty() ? params.deviation_px : params.leg_deviation_px[k]);
     pts_.push_back(p0);
     for (size_t k = a; k < b; ++k) pts_.push_back(legs[k].end);
     for (size_t k = 0; k < m; ++k) {
@@ -70,7 +72,7 @@ class RunSimplifier {
     for (int j = 1; j <= m; ++j)
       for (int i = j - 1; i >= std::max(0, j - params_.window); --i) {
         if (j == i + 1) out.push_back(original(i));
-        if (params_.deviation_px <= 0) continue;
+        if (tolerance(i, j) <= 0) continue;
         if (j > i + 1 || !straight_[i]) {
           if (auto c = chord(i, j)) out.push_back(*c);
         }
@@ -133,9 +135,12 @@ class RunSimplifier {
     return finish_arc(i, i + 1, shapes_[i].bulge);
   }
 
+  // The deviation a command replacing legs i..j-1 is allowed: the smallest of theirs.
+  double tolerance(int i, int j) const { return *std::min_element(tol_.begin() + i, tol_.begin() + j); }
+
   // Every checked point of legs i..j-1 within the deviation of `s`.
   bool within(int i, int j, const Shape& s, bool candidate_straight) const {
-    double tol = params_.deviation_px;
+    const double tol = tolerance(i, j);
     for (int k = i; k < j; ++k) {
       // The distance to a segment is convex along a straight leg: its ends decide.
       if (straight_[k] && candidate_straight) {
@@ -210,6 +215,7 @@ class RunSimplifier {
   std::vector<bool> straight_;
   std::vector<Polyline> dense_;
   std::vector<double> len_;
+  std::vector<double> tol_;  // per leg: the deviation allowed for it
 };
 
 std::string join_ids(const std::vector<std::string>& ids, size_t a, size_t b) {
@@ -292,7 +298,9 @@ SimplifiedLegs simplify_legs(const std::vector<Leg>& legs, const std::vector<std
         cands.push_back(*t);
       }
     };
-    const bool tangents = params.deviation_px > 0;
+    const bool tangents = params.deviation_px > 0 || std::any_of(params.leg_deviation_px.begin(),
+                                                                  params.leg_deviation_px.end(),
+                                                                  [](double d) { return d > 0; });
     if (tangents && q && std::isfinite(h) && dist(*q, p0) <= cost.join_px) extend(-1, 0, 0, h, 0.0);
     for (int node = 1; node <= m; ++node) {
       for (int ci : ending[node]) {

@@ -24,6 +24,9 @@ namespace sv {
 struct SimplifyParams {
   double deviation_px = 0.25;  // 0: keep every leg as it is
   int window = 24;             // legs one command may replace
+  // Per leg, when not empty: the deviation allowed for that leg (a command replacing several
+  // legs keeps within the smallest of theirs).
+  std::vector<double> leg_deviation_px;
 };
 
 struct SimplifiedLegs {

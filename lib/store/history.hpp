@@ -1,4 +1,5 @@
-// Reading the store's history: the revision chain and the log of ref moves, as tool results.
+// Reading and moving the store's history: the revision chain, where HEAD is, checkout and
+// branches, as data (the history tools format it).
 #pragma once
 #include "core/scene.hpp"
 #include "store/store.hpp"
@@ -22,14 +23,23 @@ Scene read_scene_leniently(const Store& store, const std::string& id, std::strin
 // chain goes on through the parent its object still names, if any.
 std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit);
 
-// Tool results ({"ok", "tool", "llm_text", ...}) of the history commands.
-json history_log(const Store& store, const std::string& rev, size_t limit);
-json history_status(const Store& store);
-// HEAD to a branch (symbolic) or a revision (detached): previous and current revision, branch.
-json history_checkout(Store& store, const std::string& rev);
+// Where HEAD is: its branch ("" when detached), its revision ("" before the first) and every
+// branch. Throws Error(corrupt_object) when HEAD names an invalid branch.
+struct HeadState {
+  std::string branch, revision;
+  std::vector<std::string> branches;
+};
+HeadState head_state(const Store& store);
+
+// HEAD to a branch (symbolic) or a revision (detached); returns where it was and is.
+struct HeadMove {
+  std::string previous, current, branch;  // branch "" when detached
+};
+HeadMove checkout_head(Store& store, const std::string& rev);
+
 // Creates branch `name` at `rev` (conflict if it exists; invalid_selection for a bad name) and,
-// when `switch_head`, points HEAD at it.
-json history_branch(Store& store, const std::string& name, const std::string& rev, bool switch_head = false);
+// when `switch_head`, points HEAD at it. Returns the revision id.
+std::string create_branch(Store& store, const std::string& name, const std::string& rev, bool switch_head);
 
 std::string format_time_utc(long long t);
 

@@ -49,17 +49,8 @@ FidelityReference fidelity_reference(const ToolContext& ctx, const Scene& s, std
   return ref;
 }
 
-double round3(double v) { return round_to(v, 1e-3); }
-json point_json(Vec2 p) { return json::array({round3(p.x), round3(p.y)}); }
 json rect_json(const BBox& b) {
   return {{"kind", "rect"}, {"rect", {round3(b.x0), round3(b.y0), round3(b.x1), round3(b.y1)}}};
-}
-std::string pt_text(Vec2 p) { return fmt::format("({:.4g},{:.4g})", round_to(p.x, 0.1), round_to(p.y, 0.1)); }
-
-const Primitive& primitive_or_throw(const Scene& s, const std::string& id) {
-  const Primitive* p = s.primitive(id);
-  if (!p) throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
-  return *p;
 }
 
 Vec2 shape_mid(const Shape& s) { return s.at(0.5); }

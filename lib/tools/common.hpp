@@ -24,14 +24,7 @@ cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why);
 // What the fidelity of `s` is measured against (eval/ink_reference.hpp); when that is the stroke
 // graph, the warning saying so is added to `warnings` (once).
 FidelityReference fidelity_reference(const ToolContext& ctx, const Scene& s, std::vector<std::string>& warnings);
-
-// Rounding for output: numbers in results carry no noise below these quanta.
-double round3(double v);
-json point_json(Vec2 p);
 json rect_json(const BBox& b);  // {"kind": "rect", "rect": [x0, y0, x1, y1]}
-std::string pt_text(Vec2 p);    // "(12.5,30)"
-
-const Primitive& primitive_or_throw(const Scene& s, const std::string& id);
 
 // The catalog's PrimitiveSummary.
 json primitive_summary(const Primitive& p, const Drawing& d);

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "edit/joints.hpp"
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/schema_parts.hpp"
@@ -17,7 +18,7 @@ namespace {
 
 namespace S = schema;
 
-double join_px(const Scene& s) { return std::max(1.0, 0.5 * stroke_width_of(s)); }
+using edit::join_px;
 
 // ---------------------------------------------------------------- DeletePrimitive
 
@@ -67,6 +68,7 @@ ToolResult add_primitive(const ToolContext& ctx, const json& req) {
   p.shape = shape_from_spec(req["spec"]);
   p.id = fresh_primitive_id(out);
   p.semantic_role = "unknown";
+  p.route_deviation_px = 0;  // drawn as given
   ToolResult r;
   r.touched = {p.id};
   if (req["insert_after_primitive_id"].is_string()) {
@@ -141,6 +143,11 @@ ToolResult define_region(const ToolContext& ctx, const json& req) {
   auto it = std::find_if(out.regions.begin(), out.regions.end(), [&](const json& e) { return e.value("name", "") == name; });
   std::string id;
   if (it != out.regions.end()) {
+    if (!req["replace"].get<bool>())
+      throw Error(Code::invalid_selection,
+                  fmt::format("a region named '{}' exists already ({}); pass replace=true to redefine it", name,
+                              (*it)["id"].get<std::string>()),
+                  {{"reason", "name taken"}, {"name", name}, {"region_id", (*it)["id"]}});
     id = (*it)["id"];
     entry["id"] = id;
     *it = entry;
@@ -207,7 +214,12 @@ void add_edit_tools(std::vector<Tool>& out) {
   out.push_back({"DefineRegion", "mutation", "sv-edit", "",
                  "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
                  "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
-                 S::object({{"region", S::region("the area")}, {"name", S::string("its name")}}, {"region", "name"}),
+                 S::object({{"region", S::region("the area")},
+                            {"name", S::string("its name")},
+                            {"replace", S::with_default(S::boolean("redefine an existing region of this name (else "
+                                                                   "that is refused)"),
+                                                        false)}},
+                           {"region", "name"}),
                  S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit});
   out.push_back({"LabelSemanticRoles", "semantic", "sv-edit", "",
                  "Label primitives with semantic roles so later filters and edits can target them.",

@@ -46,21 +46,6 @@ Shape shape_from_spec(const json& spec) {
   return s;
 }
 
-size_t primitive_index(const Scene& s, const std::string& id) {
-  if (s.primitives)
-    for (size_t i = 0; i < s.primitives->size(); ++i)
-      if ((*s.primitives)[i].id == id) return i;
-  throw Error(Code::not_found, "no primitive " + id, {{"id", id}});
-}
-
-Scene editable(const Scene& s) {
-  if (!s.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
-  Scene out = s;
-  out.warnings.clear();
-  carry_id_marks(s, out);  // ids the edit removes stay used
-  return out;
-}
-
 int connected_components(const std::vector<Primitive>& prims, double join_px, std::vector<int>& component) {
   // Vertices: the primitives; an edge joins two whose ends (or, for circles, any samples) meet.
   using G = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
@@ -88,12 +73,6 @@ double covered_length_px(const Scene& s, const std::vector<Polyline>& reference)
   laid_out.commands.reset();
   const double diag = s.source ? std::hypot(s.source->width, s.source->height) : 1000.0;
   return measure_coverage(drawing_of(laid_out).strokes, reference, default_tolerance(stroke_width_of(s)), diag).covered_px;
-}
-
-std::string id_list(const std::vector<std::string>& ids) {
-  std::string out;
-  for (const auto& id : ids) out += (out.empty() ? "" : ",") + id;
-  return out;
 }
 
 }  // namespace sv

@@ -1,5 +1,5 @@
-// What the edit tools share: the catalog's ReplacementSpec, primitive lookup in an editable
-// copy, the connectivity of the drawing, and the source ink an edit uncovers.
+// What the edit tools share: the catalog's ReplacementSpec, the connectivity of the drawing,
+// and the source ink an edit uncovers.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,11 +14,6 @@ json replacement_spec_schema(const std::string& doc);
 // center, radius). Throws Error(invalid_selection) for a missing field or an undrawable shape.
 Shape shape_from_spec(const json& spec);
 
-// The index of primitive `id` in s.primitives; throws Error(not_found).
-size_t primitive_index(const Scene& s, const std::string& id);
-// A copy of the scene to edit (throws Error(invalid_scene) when it has no primitives).
-Scene editable(const Scene& s);
-
 // Connected components of the drawing: primitives are joined where their ends meet (within
 // `join_px`); a primitive's component index, by position in s.primitives, skipping `without`.
 // Returns the number of components.
@@ -27,8 +22,5 @@ int connected_components(const std::vector<Primitive>& prims, double join_px, st
 // Length (px) of the reference centrelines (eval/ink_reference.hpp) the scene's primitives
 // cover at the default tolerance: the numerator of its recall.
 double covered_length_px(const Scene& s, const std::vector<Polyline>& reference);
-
-// The id list as short text: "p_0001,p_0002".
-std::string id_list(const std::vector<std::string>& ids);
 
 }  // namespace sv

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
@@ -15,6 +16,8 @@ json edit_metrics(const Scene& s, const std::vector<Polyline>& reference) {
   Scores sc = score(s, reference, default_tolerance(stroke_width_of(s)), Scope{});
   json m = metrics_json(sc, {"primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"});
   if (sc.timed) m["draw_time_s"] = round3(sc.draw_time_s);
+  // What cannot be measured (fidelity without anything to measure against) is left out.
+  for (auto it = m.begin(); it != m.end();) it = it->is_number() && std::isfinite(it->get<double>()) ? std::next(it) : m.erase(it);
   return m;
 }
 

@@ -165,6 +165,35 @@ std::vector<Primitive> take_primitives(Scene& out, const std::set<std::string>& 
   return taken;
 }
 
+// A stage run in a region changes the settings there only: the drawing's own stay as they were
+// (a key only the request set is dropped from them), and each of the request's overrides is
+// recorded as the region's, "region:LABEL:KEY" in the config (GetConfig lists it).
+void keep_settings_outside(Scene& out, const Scene& before, const std::map<std::string, double>& requested,
+                           const Scope& scope, const std::string& stage) {
+  json config = json::object();
+  for (auto it = out.config.begin(); it != out.config.end(); ++it) {
+    if (before.config.contains(it.key())) config[it.key()] = before.config[it.key()];
+    else if (!requested.count(it.key())) config[it.key()] = it.value();
+  }
+  for (auto it = before.config.begin(); it != before.config.end(); ++it)
+    if (!config.contains(it.key())) config[it.key()] = it.value();
+  out.config = config;
+  const std::string where = scope.describe();
+  for (const auto& [key, value] : requested)
+    set_config(out, "region:" + where + ":" + key, value, "user",
+               fmt::format("{} inside {} only (RerunStage {})", key, where, stage));
+}
+
+// "N primitive(s) replaced by M": the taken primitives the refit removed and the new ones it
+// made (an unchanged shape keeps its id and counts as neither).
+std::string replaced_text(const std::vector<Primitive>& taken, const Scene& out, const std::set<std::string>& fresh) {
+  size_t removed = 0;
+  for (const auto& p : taken) removed += out.primitive(p.id) == nullptr;
+  std::string text = fmt::format("{} primitive(s) replaced by {}", removed, fresh.size());
+  if (size_t same = taken.size() - removed) text += fmt::format(", {} unchanged", same);
+  return text;
+}
+
 ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   const std::string stage = req["stage"];
   Scene out = ctx.scene;
@@ -182,14 +211,25 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   if (stage == "route_optimize") {
     if (!out.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
     RouteOptions o = route_options_of(ctx.scene);
-    for (const auto& [k, v] : overrides_for(Scene{}, given, {"route."})) o.overrides[k] = v;
+    const auto requested = overrides_for(Scene{}, given, {"route."});
     const double before_s = drawing_of(ctx.scene).total_s;
     if (scope.everything()) {
+      for (const auto& [k, v] : requested) o.overrides[k] = v;
       route(out, o);
     } else {
       // Everything outside the region keeps its place and direction in the tour; the region's
       // primitives are re-ordered and re-oriented among their own places.
       if (!out.tour) throw Error(Code::invalid_scene, "the scene has no tour to keep outside the region (run sv-route first)");
+      // A region's route setting is its primitives' own: the other keys shape the whole tour.
+      for (const auto& [k, v] : requested) {
+        if (k != "route.deviation_px")
+          throw Error(Code::invalid_selection,
+                      fmt::format("{} applies to the whole drawing: in a region only route.deviation_px can be set", k),
+                      {{"key", k}});
+        if (!(v >= 0)) throw Error(Code::invalid_selection, "route.deviation_px must be at least 0", {{"key", k}});
+        for (Primitive& p : *out.primitives)
+          if (scope.touches(p)) p.route_deviation_px = v;
+      }
       std::vector<PinnedStep> pins;
       std::set<std::string> seen;
       for (const TourStep& t : *out.tour) {
@@ -198,6 +238,7 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
         if (p && !scope.touches(*p)) pins.push_back({seen.size() - 1, t.primitive, t.reverse});
       }
       route_with_pins(out, o, pins, true);
+      keep_settings_outside(out, ctx.scene, requested, scope, stage);
     }
     r.reroute = false;
     summary = fmt::format("re-routed: draw time {:.2f} s -> {:.2f} s", before_s, drawing_of(out).total_s);
@@ -212,9 +253,9 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
     for (const auto& p : old)
       if (!p.edge.empty()) edges.insert(p.edge);
     auto [fresh, rel] = fit_edges(ctx.scene, edges, overrides, out);
-    const size_t n = fresh.size();
     adopt(out, std::move(fresh), rel, old, r.touched);
-    summary = fmt::format("{} {} edge(s): {} primitive(s) replaced by {}", stage, edges.size(), old.size(), n);
+    if (!scope.everything()) keep_settings_outside(out, ctx.scene, overrides_for(Scene{}, given, {"fit."}), scope, stage);
+    summary = fmt::format("{} {} edge(s): {}", stage, edges.size(), replaced_text(old, out, r.touched));
   } else {  // skeletonize, graph: trace the source again
     std::string why;
     cv::Mat gray = source_raster(ctx, ctx.scene, &why);
@@ -272,10 +313,11 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
         *out.primitives = std::move(kept);
       }
       auto [fresh, rel] = fit_edges(out, new_edges, overrides_for(ctx.scene, json::object(), {"fit."}), out);
-      const size_t n = fresh.size();
       adopt(out, std::move(fresh), rel, old, r.touched);
-      summary = fmt::format("re-traced {} edge(s): {} primitive(s) replaced by {}", new_edges.size(), old.size(), n);
+      summary = fmt::format("re-traced {} edge(s): {}", new_edges.size(), replaced_text(old, out, r.touched));
     }
+    if (!scope.everything())
+      keep_settings_outside(out, ctx.scene, overrides_for(Scene{}, given, {"skeleton.", "graph."}), scope, stage);
   }
   if (!scope.everything()) summary += " in " + scope.describe();
   std::vector<std::string> affected(r.touched.begin(), r.touched.end());
@@ -359,7 +401,9 @@ void add_stage_edit_tools(std::vector<Tool>& out) {
                  "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
                  "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
                  "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
-                 "stays). The highest-leverage edit: fix the threshold, not the primitive.",
+                 "stays, and only route.deviation_px can be set there). Overrides given with a region hold inside it "
+                 "only and are recorded as region:REGION:KEY. The highest-leverage edit: fix the threshold, not the "
+                 "primitive.",
                  S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
                             {"region", S::region("only here (default: the whole drawing)")},
                             {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},

@@ -3,6 +3,8 @@
 //
 // The final mark is the ref refs/tags/final: Commit and Done point it at the chosen revision and
 // log the rationale or the summary, so the harness reads the answer with `sv-commit show final`.
+#include "tools/history_tools.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -326,6 +328,48 @@ ToolResult done(const ToolContext& ctx, const json& req) {
 }
 
 }  // namespace
+
+json history_log(const Store& store, const std::string& rev, size_t limit) {
+  std::string id = store.resolve(rev);
+  json revs = json::array(), warnings = json::array();
+  std::string text;
+  for (const auto& r : revision_chain(store, id, limit)) {
+    revs.push_back({{"revision_id", r.id}, {"parent_revision_id", r.parent.empty() ? json(nullptr) : json(r.parent)},
+                    {"created_by_tool", r.tool}, {"args", r.args}, {"note", r.note},
+                    {"timestamp", format_time_utc(r.time)}});
+    if (!r.problem.empty()) {
+      revs.back()["problem"] = r.problem;
+      warnings.push_back(fmt::format("revision {} cannot be read (sv-commit fsck): {}", r.id.substr(0, 12), r.problem));
+    }
+    text += fmt::format("{} {} {}{}\n", r.id.substr(0, 12), format_time_utc(r.time),
+                        r.problem.empty() ? r.tool : "UNREADABLE (" + r.problem + ")", r.note.empty() ? "" : "  " + r.note);
+  }
+  return {{"ok", true}, {"tool", "log"}, {"revisions", revs}, {"current_revision_id", store.head_id()},
+          {"warnings", warnings}, {"llm_text", text}};
+}
+
+json history_status(const Store& store) {
+  const HeadState h = head_state(store);
+  std::string text = fmt::format("HEAD {} {}", h.branch.empty() ? "detached at" : "on branch " + h.branch,
+                                 h.revision.empty() ? "(no revisions yet)" : h.revision.substr(0, 12));
+  return {{"ok", true}, {"tool", "status"}, {"branch", h.branch.empty() ? json(nullptr) : json(h.branch)},
+          {"current_revision_id", h.revision.empty() ? json(nullptr) : json(h.revision)}, {"branches", h.branches},
+          {"llm_text", text}};
+}
+
+json history_checkout(Store& store, const std::string& rev) {
+  const HeadMove m = checkout_head(store, rev);
+  return {{"ok", true}, {"tool", "checkout"}, {"previous_revision_id", m.previous.empty() ? json(nullptr) : json(m.previous)},
+          {"current_revision_id", m.current}, {"branch", m.branch.empty() ? json(nullptr) : json(m.branch)},
+          {"llm_text", fmt::format("HEAD now {} ({})", m.current.substr(0, 12),
+                                   m.branch.empty() ? "detached" : "on branch " + m.branch)}};
+}
+
+json history_branch(Store& store, const std::string& name, const std::string& rev, bool switch_head) {
+  const std::string id = create_branch(store, name, rev, switch_head);
+  return {{"ok", true}, {"tool", "branch"}, {"branch", name}, {"revision_id", id},
+          {"llm_text", fmt::format("branch {} at {}{}", name, id.substr(0, 12), switch_head ? "; HEAD follows it" : "")}};
+}
 
 void add_history_tools(std::vector<Tool>& out) {
   const json rev = S::string("a revision: HEAD, a branch, a full id or a unique prefix of at least 4 hex digits");

@@ -38,8 +38,8 @@ struct ToolResult {
   std::vector<std::string> warnings;
   std::map<std::string, cv::Mat> images;  // name -> BGR picture, written as PNG by the runner
   // Edit tools: the edited scene (sections the edit did not touch as they were). The runner
-  // settles it — relations of `touched` primitives re-solved, the route re-optimized unless
-  // `reroute` is off, the simulation re-run — before it is recorded.
+  // settles it — relations of `touched` primitives re-solved, the tour kept with the `touched`
+  // ones placed again unless `reroute` is off, the simulation re-run — before it is recorded.
   std::optional<Scene> scene;
   std::set<std::string> touched;  // primitives whose geometry the edit changed or created
   bool reroute = true;

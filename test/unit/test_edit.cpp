@@ -143,8 +143,10 @@ TEST_CASE("DefineRegion names an area later calls scope to", "[edit]") {
   Region r = resolve_region(d.scene, {{"kind", "named"}, {"name", "frame"}});
   CHECK(r.contains({50, 50}));
   CHECK(!r.contains({170, 60}));
-  // Redefining keeps the id; another name gets the next.
-  Scene again = edit(d.scene, "DefineRegion", {{"name", "frame"}, {"region", {{"kind", "rect"}, {"rect", {0, 0, 50, 50}}}}}).scene;
+  // Redefining (when asked to) keeps the id; another name gets the next.
+  Scene again = edit(d.scene, "DefineRegion",
+                     {{"name", "frame"}, {"region", {{"kind", "rect"}, {"rect", {0, 0, 50, 50}}}}, {"replace", true}})
+                    .scene;
   CHECK(again.regions.size() == 1);
   CHECK(again.regions[0]["id"] == "r_0001");
   CHECK(edit(again, "DefineRegion", {{"name", "eye"}, {"region", {{"kind", "primitive_set"}, {"primitive_ids", {"p_0005"}}}}})
