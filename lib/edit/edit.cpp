@@ -85,10 +85,10 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
       check_shape(p.shape, p.id);
       check_on_page(p.shape, after, p.id);
     }
-  if (!touched.empty() || after.relations.size() != before.relations.size()) {
-    auto w = resolve_relations(after, touched);
-    warnings.insert(warnings.end(), w.begin(), w.end());
-  }
+  // Always: an edit that only removes primitives (DeletePrimitive) touches nothing, yet the
+  // relations naming them must go.
+  auto w = resolve_relations(after, touched);
+  warnings.insert(warnings.end(), w.begin(), w.end());
   // Downstream sections follow the edited primitives: a scene that had a route gets a new one.
   if (before.tour && after.primitives) {
     if (after.primitives->empty()) {
