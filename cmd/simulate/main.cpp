@@ -1,10 +1,9 @@
-// sv-simulate: see man/sv-simulate.1. Its first argument may name one of its registered tools
+// sv-simulate: see man/sv-simulate.1. Besides the stage, its registered tools are subcommands
 // (render, evaluate-revision, compare-revisions, project-pareto-position).
+#include "cli/shell.hpp"
 #include "cli/stages.hpp"
-#include "tools/tool.hpp"
 
 int main(int argc, char** argv) {
-  if (argc > 1 && sv::is_tool_subcommand(argv[1], "sv-simulate"))
-    return sv::run_tool_subcommand(argc, argv, "sv-simulate");
-  return sv::run_stage_main(argc, argv, sv::simulate_stage());
+  const sv::Stage stage = sv::simulate_stage();
+  return sv::run_main(argc, argv, {stage.name, stage.summary, &stage});
 }

@@ -1,4 +1,8 @@
 // sv-skeleton: see man/sv-skeleton.1.
+#include "cli/shell.hpp"
 #include "cli/stages.hpp"
 
-int main(int argc, char** argv) { return sv::run_stage_main(argc, argv, sv::skeleton_stage()); }
+int main(int argc, char** argv) {
+  const sv::Stage stage = sv::skeleton_stage();
+  return sv::run_main(argc, argv, {stage.name, stage.summary, &stage});
+}

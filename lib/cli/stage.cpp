@@ -11,6 +11,7 @@
 #include <iterator>
 #include <new>
 
+#include "cli/shell.hpp"
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/scene_check.hpp"
@@ -121,20 +122,6 @@ int guarded(const std::string& prog, const bool& envelope_on_stdout, const std::
   }
 }
 
-std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: usage: %s (see --help)\n", app.get_name().c_str(), e.what());
-    return 2;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 // The stage's work on one input: the new scene, its revision fields filled but not its id.
@@ -211,95 +198,81 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
 
 }  // namespace
 
-int run_stage_main(int argc, char** argv, const Stage& stage) {
-  CLI::App app{stage.summary, stage.name};
-  app.set_version_flag("--version", std::string(SV_VERSION));
-  std::vector<std::string> inputs;
-  std::string output, output_dir, rev, note;
-  std::optional<std::string> store_flag;
-  bool no_store = false;
+void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common, StageArgs& args) {
   std::string what = stage.reads_image ? "image file" : "scene file";
   std::string kinds = stage.reads_image ? "PNG, JPEG, TIFF, BMP, WebP" : "";
   std::string sep = kinds.empty() ? "" : "; ";
-  app.add_option("input", inputs,
+  app.add_option("input", args.inputs,
                  stage.batch ? what + "s (" + kinds + sep + "several with --output-dir), or - for standard input"
                              : what + (kinds.empty() ? "" : " (" + kinds + ")") + ", or - for standard input");
-  app.add_option("-o,--output", output, "write the scene here instead of standard output");
   if (stage.batch)
-    app.add_option("--output-dir", output_dir,
+    app.add_option("--output-dir", args.output_dir,
                    "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png, "
                    "NAME.jpg (any image) or NAME.json; records nothing in a store");
-  app.add_option("--store", store_flag, "revision store (default: $SV_STORE, else the nearest .svrev upward)");
-  app.add_flag("--no-store", no_store, "do not record the revision in a store");
-  app.add_option("--rev", rev, "store mode: read this revision (HEAD, a branch, an id or a unique prefix), "
-                               "record the result and print the tool envelope");
-  app.add_option("--note", note, "a note kept with the revision");
+  add_common_options(app, common, opt::store | opt::rev | opt::note | opt::output);
   if (stage.add_options) stage.add_options(app);
-  if (auto status = parse_command_line(app, argc, argv)) return *status;
-  const bool store_mode = !rev.empty();
-  if (!output_dir.empty()) {
-    return guarded(stage.name, false, [&]() -> int {
-      if (store_mode || !output.empty())
-        throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
-      if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
-      return run_batch(stage, inputs, output_dir, recorded_args(argc, argv, inputs), note);
-    });
+}
+
+int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv) {
+  const std::vector<std::string>& inputs = args.inputs;
+  const std::string& output = common.output;
+  const std::string& note = common.note;
+  const bool store_mode = !common.rev.empty();
+  if (!args.output_dir.empty()) {
+    if (store_mode || !output.empty())
+      throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
+    if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
+    return run_batch(stage, inputs, args.output_dir, recorded_args(argc, argv, inputs), note);
   }
-  return guarded(stage.name, store_mode, [&]() -> int {
-    if (inputs.size() > 1)
-      throw Error(Code::invalid_selection,
-                  stage.batch ? "several inputs need --output-dir (batch mode)" : "one input at a time");
-    if (store_mode && no_store) throw Error(Code::invalid_selection, "--rev needs a store; --no-store contradicts it");
-    std::optional<Store> store;
-    if (!no_store)
-      if (auto root = Store::locate(store_flag)) store.emplace(*root);
-    if (store_mode && !store) throw Error(Code::not_found, "--rev needs a store and none was found (sv-commit init)");
+  if (inputs.size() > 1)
+    throw Error(Code::invalid_selection,
+                stage.batch ? "several inputs need --output-dir (batch mode)" : "one input at a time");
+  std::optional<Store> store = open_store(common);
 
-    StageInput in;
-    in.store = store ? &*store : nullptr;
-    std::string expected_head, parent;
-    if (store_mode) {
-      expected_head = store->head_id();
-      parent = store->resolve(rev);
-      in.scene = store->read_scene(parent);
-      in.path = "rev:" + parent;
-      if (stage.reads_image) {
-        if (!in.scene.source) throw Error(Code::invalid_scene, "revision has no source image to re-read");
-        in.bytes = store->read_object(in.scene.source->sha256);
-        in.path = in.scene.source->path;
-      }
-    } else {
-      parent = read_stage_input(stage, inputs.empty() ? "-" : inputs[0], in);
+  StageInput in;
+  in.store = store ? &*store : nullptr;
+  std::string expected_head, parent;
+  if (store_mode) {
+    expected_head = store->head_id();
+    parent = store->resolve(common.rev);
+    in.scene = store->read_scene(parent);
+    in.path = "rev:" + parent;
+    if (stage.reads_image) {
+      if (!in.scene.source) throw Error(Code::invalid_scene, "revision has no source image to re-read");
+      in.bytes = store->read_object(in.scene.source->sha256);
+      in.path = in.scene.source->path;
     }
+  } else {
+    parent = read_stage_input(stage, inputs.empty() ? "-" : inputs[0], in);
+  }
 
-    json result;
-    Scene out = transform(stage, in, parent, recorded_args(argc, argv, inputs), note, result);
+  json result;
+  Scene out = transform(stage, in, parent, recorded_args(argc, argv, inputs), note, result);
 
-    if (store) {
-      if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);
-      std::string id = store->put_scene(out);
-      if (!store_mode) expected_head = store->head_id();
-      std::string why = stage.name + (note.empty() ? "" : ": " + note);
-      store->advance_head(expected_head, id, why);
-    } else {
-      require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
-      assign_revision_id(out);
-    }
+  if (store) {
+    if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);
+    std::string id = store->put_scene(out);
+    if (!store_mode) expected_head = store->head_id();
+    std::string why = stage.name + (note.empty() ? "" : ": " + note);
+    store->advance_head(expected_head, id, why);
+  } else {
+    require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
+    assign_revision_id(out);
+  }
 
-    if (store_mode) {
-      if (!output.empty()) write_output(output, dump_scene(out));
-      json env = {{"ok", true}, {"tool", stage.name}, {"revision_id", out.revision.id},
-                  {"parent_revision_id", parent}, {"warnings", out.warnings}};
-      for (auto it = result.begin(); it != result.end(); ++it) env[it.key()] = it.value();
-      if (!env.contains("human_text")) env["human_text"] = env.value("llm_text", "");
-      write_output("-", env.dump() + "\n");
-    } else {
-      write_output(output, dump_scene(out));
-    }
-    if (stage.finish) stage.finish(out);
-    print_warnings(stage, "", out);
-    return 0;
-  });
+  if (store_mode) {
+    if (!output.empty()) write_output(output, dump_scene(out));
+    json env = {{"ok", true}, {"tool", stage.name}, {"revision_id", out.revision.id},
+                {"parent_revision_id", parent}, {"warnings", out.warnings}};
+    for (auto it = result.begin(); it != result.end(); ++it) env[it.key()] = it.value();
+    if (!env.contains("human_text")) env["human_text"] = env.value("llm_text", "");
+    write_output("-", env.dump() + "\n");
+  } else {
+    write_output(output, dump_scene(out));
+  }
+  if (stage.finish) stage.finish(out);
+  print_warnings(stage, "", out);
+  return 0;
 }
 
 }  // namespace sv

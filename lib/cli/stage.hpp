@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/scene.hpp"
 
@@ -41,11 +42,17 @@ struct Stage {
 // Parses "KEY=VALUE" settings (--set) into user overrides; refuses non-numeric values.
 std::map<std::string, double> parse_settings(const std::vector<std::string>& settings);
 
-int run_stage_main(int argc, char** argv, const Stage& stage);
+struct CommonOptions;
 
-// Parses the command line; on --help/--version or a usage error returns the exit status
-// (0, or 2 with one line on stderr), otherwise nullopt.
-std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
+// What the stage's own command line gives besides the shared options.
+struct StageArgs {
+  std::vector<std::string> inputs;
+  std::string output_dir;
+};
+// Declares the stage's input, its batch option, the shared options a stage takes and its own.
+void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common, StageArgs& args);
+// Runs the parsed stage (argv: for the revision's recorded arguments); 0 or throws sv::Error.
+int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv);
 
 // Writes text to stdout ("" or "-") or to a file, atomically (temporary file, rename).
 void write_output(const std::string& path, const std::string& text);

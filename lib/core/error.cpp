@@ -1,5 +1,7 @@
 #include "core/error.hpp"
 
+#include <fmt/format.h>
+
 namespace sv {
 
 int exit_status(Code c) {
@@ -36,9 +38,36 @@ const char* code_name(Code c) {
   return "internal";
 }
 
+namespace {
+
+// What each code means for the caller, and what to do about it (DESIGN §4).
+const char* code_meaning(Code c) {
+  switch (c) {
+    case Code::invalid_raster: return "the image cannot be read as a drawing";
+    case Code::invalid_scene: return "the scene document is not valid against the scene schema";
+    case Code::unsupported_version: return "the scene was written by a version this one cannot read";
+    case Code::not_found: return "something the request names does not exist";
+    case Code::invalid_selection: return "the request is not valid: fix it and call again";
+    case Code::unsolvable_constraint: return "the constraints asked for cannot all hold";
+    case Code::no_result: return "there is nothing to return for this input";
+    case Code::conflict: return "another writer moved HEAD meanwhile: read HEAD again and redo the step";
+    case Code::corrupt_object: return "a stored object fails its hash or schema (sv-commit fsck lists them)";
+    case Code::io_error: return "a file could not be read or written";
+    case Code::internal: return "a defect in sv: please report it with the request";
+  }
+  return "a defect in sv";
+}
+
+}  // namespace
+
 nlohmann::json Error::envelope() const {
+  std::string human = fmt::format("{}: {}\n{} (exit status {}).", code_name(code_), what(), code_meaning(code_),
+                                  exit_status(code_));
+  if (!details_.empty()) human += "\nDetails: " + details_.dump();
   return {{"ok", false},
-          {"error", {{"code", code_name(code_)}, {"message", what()}, {"details", details_}}}};
+          {"error", {{"code", code_name(code_)}, {"message", what()}, {"details", details_}}},
+          {"llm_text", fmt::format("{}: {}", code_name(code_), what())},
+          {"human_text", human}};
 }
 
 }  // namespace sv

@@ -128,6 +128,7 @@ Coverage measure_coverage(const std::vector<Polyline>& drawn, const std::vector<
     c.precision = dp.in / dp.w;
     c.precision_tol1 = dp.in1 / dp.w;
   }
+  c.covered_px = rp.in;
   if (rp.w > 0) {
     c.recall = rp.in / rp.w;
     c.recall_tol1 = rp.in1 / rp.w;

@@ -15,6 +15,7 @@ struct Coverage {
   double precision_tol1 = 0, recall_tol1 = 0, f1_tol1 = 0;  // at a fixed 1 px
   double chamfer_px = 0, hausdorff_px = 0;
   double drawn_length_px = 0, reference_length_px = 0;
+  double covered_px = 0;  // reference length within tol of the drawing (a dot counts 1 px): recall's numerator
   nlohmann::json to_json() const;
 };
 

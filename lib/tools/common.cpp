@@ -8,8 +8,6 @@
 
 #include "cli/stage.hpp"
 #include "core/error.hpp"
-#include "core/hash.hpp"
-#include "raster/image.hpp"
 #include "store/store.hpp"
 
 namespace sv {
@@ -41,21 +39,14 @@ const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& hold
 }
 
 cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why) {
-  if (!s.source) {
-    *why = "the scene has no source image";
-    return {};
-  }
-  const std::string& sha = s.source->sha256;
-  if (ctx.store && ctx.store->has_object(sha)) return decode_image(ctx.store->read_object(sha));
-  std::error_code ec;
-  if (!s.source->path.empty() && s.source->path != "-" && std::filesystem::is_regular_file(s.source->path, ec)) {
-    std::string bytes = read_input(s.source->path, size_t(1) << 30);
-    if (sha256_hex(bytes) == sha) return decode_image(bytes);
-    *why = "the file at " + s.source->path + " is not the source any more (its SHA-256 differs)";
-    return {};
-  }
-  *why = "the source raster is neither in a store nor readable at " + s.source->path;
-  return {};
+  return source_image(s, ctx.store, why);
+}
+
+FidelityReference fidelity_reference(const ToolContext& ctx, const Scene& s, std::vector<std::string>& warnings) {
+  FidelityReference ref = fidelity_reference(s, ctx.store);
+  if (!ref.warning.empty() && std::find(warnings.begin(), warnings.end(), ref.warning) == warnings.end())
+    warnings.push_back(ref.warning);
+  return ref;
 }
 
 double round3(double v) { return round_to(v, 1e-3); }

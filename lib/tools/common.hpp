@@ -4,7 +4,9 @@
 #include <opencv2/core.hpp>
 #include <string>
 
-#include "tools/measure.hpp"
+#include "eval/drawing.hpp"
+#include "eval/ink_reference.hpp"
+#include "eval/score.hpp"
 #include "tools/region.hpp"
 #include "tools/tool.hpp"
 #include "tools/view.hpp"
@@ -18,6 +20,10 @@ const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& hold
 // The source raster (8-bit gray): the store's blob, else the file at source.path when its
 // SHA-256 matches. Empty with `why` set when neither is available.
 cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why);
+
+// What the fidelity of `s` is measured against (eval/ink_reference.hpp); when that is the stroke
+// graph, the warning saying so is added to `warnings` (once).
+FidelityReference fidelity_reference(const ToolContext& ctx, const Scene& s, std::vector<std::string>& warnings);
 
 // Rounding for output: numbers in results carry no noise below these quanta.
 double round3(double v);

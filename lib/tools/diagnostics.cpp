@@ -338,8 +338,9 @@ ToolResult analyze_coverage_tool(const ToolContext& ctx, const json& req) {
   const double sw = stroke_width_of(s);
   const double tol = req["tolerance_px"].is_null() ? default_tolerance(sw) : req["tolerance_px"].get<double>();
   Drawing d = drawing_of(s);
-  CoverageReport cov = analyze_coverage(s, d, tol, scope, req["cluster_findings"].get<bool>());
-  if (!s.graph) r.warnings.push_back("no stroke graph: nothing to compare the drawing with");
+  const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
+  CoverageReport cov = analyze_coverage(s, d, ref.paths, tol, scope, req["cluster_findings"].get<bool>());
+  if (ref.paths.empty()) r.warnings.push_back("no reference centrelines: nothing to compare the drawing with");
   json findings = json::array();
   std::string text;
   BBox pad;
@@ -356,9 +357,9 @@ ToolResult analyze_coverage_tool(const ToolContext& ctx, const json& req) {
   const Coverage& m = cov.metrics;
   r.fields = {{"precision", round3(m.precision)}, {"recall", round3(m.recall)}, {"f1", round3(m.f1)},
               {"chamfer_px", round3(m.chamfer_px)}, {"hausdorff_px", round3(m.hausdorff_px)}, {"tolerance_px", round3(tol)},
-              {"findings", findings}};
-  r.llm_text = fmt::format("vs stroke-graph centrelines at {:.1f} px: precision {:.3f} recall {:.3f} f1 {:.3f} chamfer {:.2f} px; "
-                           "{} findings\n", tol, m.precision, m.recall, m.f1, m.chamfer_px, findings.size()) + text;
+              {"findings", findings}, {"reference", ref.describe()}};
+  r.llm_text = fmt::format("vs {} at {:.1f} px: precision {:.3f} recall {:.3f} f1 {:.3f} chamfer {:.2f} px; {} findings\n",
+                           ref.describe(), tol, m.precision, m.recall, m.f1, m.chamfer_px, findings.size()) + text;
   View v = scene_view(ctx, s, scope, "coverage: red missed ink, green spurious ink");
   for (const auto& [id, path] : d.pieces) v.polyline(path, color::ink, 1);
   int radius = std::max(1, static_cast<int>(std::lround(0.5 * sw * v.transform().scale)));
@@ -941,7 +942,7 @@ void add_diagnostic_tools(std::vector<Tool>& out) {
                  identify_noise});
   out.push_back({"AnalyzeCoverage", "diagnostics", "sv-diagnose", "",
                  "Where the drawing misses source ink or draws where there is none, clustered into regions with "
-                 "severity; precision, recall, f1 and chamfer against the stroke graph.",
+                 "severity; precision, recall, f1 and chamfer against the source image's ink centrelines.",
                  S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
                             {"tolerance_px", S::nullable(S::number("distance that still counts as covered (default max(2, stroke width / 2))", 0))},
                             {"cluster_findings", S::with_default(S::boolean("group adjacent disagreements into regions"), true)}}),
@@ -950,12 +951,14 @@ void add_diagnostic_tools(std::vector<Tool>& out) {
                             {"findings", S::array(S::object({{"region", S::rect_region()},
                                                              {"kind", S::enumeration({"missed_ink", "spurious_ink"}, "")},
                                                              {"area_px", S::integer("ink area: length times stroke width")},
-                                                             {"length_px", S::number("centreline length", 0)},
+                                                             {"length_px", S::number("centreline length (a dot counts one stroke width)", 0)},
                                                              {"nearest_primitive_id", S::nullable(S::string(""))},
                                                              {"nearest_distance_px", S::number("", 0)},
                                                              {"severity", S::enumeration({"minor", "moderate", "severe"}, "by length: under 2, under 8, else stroke widths")},
                                                              {"location", finding_location_schema()}},
-                                                            {"region", "kind", "area_px", "nearest_primitive_id", "severity", "location"}), "largest first")}},
+                                                            {"region", "kind", "area_px", "nearest_primitive_id", "severity", "location"}), "largest first")},
+                            {"reference", S::string("what the drawing is compared with: the source image's ink centrelines, "
+                                                    "or the stroke graph's when the image is unavailable")}},
                            {"precision", "recall", "f1", "chamfer_px", "findings"}),
                  analyze_coverage_tool});
   out.push_back({"IdentifyExpensiveOperations", "diagnostics", "sv-diagnose", "",

@@ -47,11 +47,12 @@ ToolResult delete_primitive(const ToolContext& ctx, const json& req) {
                     {{"reason", "disconnects"}, {"separated_primitive_id", kept[i].id}});
     }
   }
-  const double covered = covered_length_px(ctx.scene);
+  ToolResult r;
+  const std::vector<Polyline> ref = fidelity_reference(ctx, ctx.scene, r.warnings).paths;
+  const double covered = covered_length_px(ctx.scene, ref);
   std::erase_if(prims, [&](const Primitive& p) { return gone.count(p.id) > 0; });
   if (out.tour) std::erase_if(*out.tour, [&](const TourStep& t) { return gone.count(t.primitive) > 0; });
-  const double loss = std::max(0.0, covered - covered_length_px(out));
-  ToolResult r;
+  const double loss = std::max(0.0, covered - covered_length_px(out, ref));
   r.fields = {{"coverage_loss_px", static_cast<int>(std::lround(loss))}};
   r.llm_text = fmt::format("deleted {}: {:.0f} px of source centreline no longer covered", id_list({gone.begin(), gone.end()}), loss);
   r.scene = std::move(out);
@@ -189,7 +190,7 @@ void add_edit_tools(std::vector<Tool>& out) {
                             {"confirm_no_topology_break",
                              S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true)}},
                            {"primitive_ids"}),
-                 S::object({{"coverage_loss_px", S::integer("length of source centreline no longer covered")}}),
+                 S::object({{"coverage_loss_px", S::integer("length of the source image's ink centrelines no longer covered")}}),
                  delete_primitive, ToolKind::edit});
   out.push_back({"AddPrimitive", "mutation", "sv-edit", "",
                  "Insert a primitive the fitter never produced (missed ink, an implied stroke); the route takes it in.",

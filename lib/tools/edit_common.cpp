@@ -4,6 +4,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
@@ -81,14 +82,12 @@ int connected_components(const std::vector<Primitive>& prims, double join_px, st
   return prims.empty() ? 0 : static_cast<int>(boost::connected_components(g, component.data()));
 }
 
-double covered_length_px(const Scene& s) {
-  double total = 0;
-  for (const auto& p : reference_paths(s)) total += polyline_length(p);
+double covered_length_px(const Scene& s, const std::vector<Polyline>& reference) {
   // The primitives themselves, not a command stream that may predate the edit.
   Scene laid_out = s;
   laid_out.commands.reset();
-  Scores sc = score(laid_out, default_tolerance(stroke_width_of(s)), Scope{});
-  return sc.recall * total;
+  const double diag = s.source ? std::hypot(s.source->width, s.source->height) : 1000.0;
+  return measure_coverage(drawing_of(laid_out).strokes, reference, default_tolerance(stroke_width_of(s)), diag).covered_px;
 }
 
 std::string id_list(const std::vector<std::string>& ids) {

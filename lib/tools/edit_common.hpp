@@ -24,8 +24,9 @@ Scene editable(const Scene& s);
 // Returns the number of components.
 int connected_components(const std::vector<Primitive>& prims, double join_px, std::vector<int>& component);
 
-// Length (px) of the stroke graph's centrelines the scene covers at the default tolerance.
-double covered_length_px(const Scene& s);
+// Length (px) of the reference centrelines (eval/ink_reference.hpp) the scene's primitives
+// cover at the default tolerance: the numerator of its recall.
+double covered_length_px(const Scene& s, const std::vector<Polyline>& reference);
 
 // The id list as short text: "p_0001,p_0002".
 std::string id_list(const std::vector<std::string>& ids);

@@ -6,14 +6,13 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
-#include "eval/coverage.hpp"
 #include "tools/common.hpp"
 
 namespace sv {
 
-json edit_metrics(const Scene& s) {
+json edit_metrics(const Scene& s, const std::vector<Polyline>& reference) {
   if (!s.primitives) return json::object();
-  Scores sc = score(s, default_tolerance(stroke_width_of(s)), Scope{});
+  Scores sc = score(s, reference, default_tolerance(stroke_width_of(s)), Scope{});
   json m = metrics_json(sc, {"primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"});
   if (sc.timed) m["draw_time_s"] = round3(sc.draw_time_s);
   return m;
@@ -48,10 +47,31 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
   }
   for (const auto& [id, p] : old_ids)
     if (!new_ids.count(id)) out.removed.push_back(id);
-  out.before = edit_metrics(ctx.scene);
-  out.after = edit_metrics(out.scene);
+  // Edits keep the source, so both sides are measured against its ink.
+  const FidelityReference ref = fidelity_reference(ctx, ctx.scene, out.warnings);
+  out.before = edit_metrics(ctx.scene, ref.paths);
+  out.after = edit_metrics(out.scene, ref.paths);
   return out;
 }
+
+namespace {
+
+// The catalog's edit kinds (OptimizationCandidate.edit_kind) that are not a tool's own name in
+// snake case: the tool that carries each out, and what it adds to the payload.
+struct EditKind {
+  const char* kind;
+  const char* tool;
+  const char* target_kind;  // MergePrimitives' target_kind, or nullptr
+};
+const EditKind kEditKinds[] = {
+    {"reverse_primitive_direction", "ReverseDirection", nullptr},
+    {"replace_with_line", "MergePrimitives", "line"},
+    {"replace_with_arc", "MergePrimitives", "arc"},
+    {"replace_with_circle", "MergePrimitives", "circle"},
+    {"merge_arc_chain_to_circle", "MergePrimitives", "circle"},
+};
+
+}  // namespace
 
 std::vector<EditStep> parse_batch(const json& list) {
   if (!list.is_array() || list.empty())
@@ -65,6 +85,11 @@ std::vector<EditStep> parse_batch(const json& list) {
     if (e.contains("kind") && e.contains("payload")) {  // the catalog's EditSpec
       name = e["kind"].is_string() ? e["kind"].get<std::string>() : "";
       request = e["payload"];
+      for (const auto& k : kEditKinds)
+        if (name == k.kind) {
+          name = k.tool;
+          if (k.target_kind && request.is_object()) request["target_kind"] = k.target_kind;
+        }
     } else if (e.contains("tool") && e["tool"].is_string()) {
       name = e["tool"];
       request.erase("tool");

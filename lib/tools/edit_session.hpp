@@ -25,8 +25,8 @@ struct EditSession {
 };
 
 // The scoreboard an edit reports: draw_time_s, primitive_count, pen_up_count, precision,
-// recall, f1, chamfer_px (fidelity against the stroke graph at the default tolerance).
-json edit_metrics(const Scene& s);
+// recall, f1, chamfer_px (fidelity against `reference` at the default tolerance).
+json edit_metrics(const Scene& s, const std::vector<Polyline>& reference);
 
 // Runs the steps on ctx.scene. Throws the first step's Error (nothing is kept).
 EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps);

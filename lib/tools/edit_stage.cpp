@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "core/error.hpp"
@@ -287,9 +288,9 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
 // ---------------------------------------------------------------- SimulateEdit
 
 // What AnalyzeCoverage would find: how many clusters of missed or spurious ink, and their length.
-json coverage_findings(const Scene& s) {
+json coverage_findings(const Scene& s, const std::vector<Polyline>& reference) {
   if (!s.primitives) return json::object();
-  CoverageReport cov = analyze_coverage(s, drawing_of(s), default_tolerance(stroke_width_of(s)), Scope{}, true);
+  CoverageReport cov = analyze_coverage(s, drawing_of(s), reference, default_tolerance(stroke_width_of(s)), Scope{}, true);
   double missed = 0, spurious = 0;
   for (const auto& f : cov.findings) (f.kind == "missed_ink" ? missed : spurious) += f.length_px;
   return {{"coverage_findings", cov.findings.size()}, {"missed_ink_px", round3(missed)}, {"spurious_ink_px", round3(spurious)}};
@@ -310,8 +311,9 @@ ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
   const std::map<std::string, std::vector<const char*>> keys = {
       {"draw_time", {"draw_time_s"}}, {"primitive_count", {"primitive_count"}}, {"pen_up_count", {"pen_up_count"}},
       {"pixel_fidelity", {"precision", "recall", "f1", "chamfer_px"}}};
-  const std::map<std::string, json (*)(const Scene&)> measured = {{"coverage_findings", coverage_findings},
-                                                                   {"semantic_aspects", semantic_aspects}};
+  const std::vector<Polyline> ref = fidelity_reference(ctx, ctx.scene, s.warnings).paths;
+  const std::map<std::string, std::function<json(const Scene&)>> measured = {
+      {"coverage_findings", [&](const Scene& x) { return coverage_findings(x, ref); }}, {"semantic_aspects", semantic_aspects}};
   for (const auto& m : req["metrics_to_report"]) {
     const std::string name = m.get<std::string>();
     if (auto it = measured.find(name); it != measured.end()) {

@@ -39,22 +39,29 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
   const Scope scope = scope_of(s, req);
   const double sw = stroke_width_of(s), tol = default_tolerance(sw);
-  Scores sc = score(s, tol, scope);
+  const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
+  Scores sc = score(s, ref.paths, tol, scope);
   json wanted = json::array();
   for (const auto& m : req["metrics"]) {
     if (m == "semantic_overall") r.warnings.push_back("semantic_overall needs an oracle (AskOracle); not measured");
     else wanted.push_back(m);
   }
   if (!sc.timed) r.warnings.push_back("no command stream: draw time and pen-ups are 0 (run sv-route)");
-  if (!s.graph) r.warnings.push_back("no stroke graph: fidelity has nothing to compare with");
+  if (ref.paths.empty()) r.warnings.push_back("no reference centrelines: fidelity has nothing to compare with");
   json m = metrics_json(sc, wanted);
-  r.fields = {{"metrics", m}, {"evaluated_revision_id", rid}, {"tolerance_px", round3(tol)},
-              {"reference", "the stroke graph's centrelines"}};
+  r.fields = {{"metrics", m}, {"evaluated_revision_id", rid}, {"tolerance_px", round3(tol)}, {"reference", ref.describe()}};
+  std::string graph_text;
+  // How closely the drawing follows the stroke graph, apart from fidelity to the ink.
+  if (ref.from_ink && s.graph) {
+    const double graph_f1 = score(s, graph_paths(s), tol, scope).f1;
+    r.fields["graph_f1"] = round3(graph_f1);
+    graph_text = fmt::format("; f1 {:.3f} against the stroke graph", graph_f1);
+  }
   r.llm_text = fmt::format("{}{}: {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(), metrics_text(m));
-  r.human_text = r.llm_text + fmt::format(" (fidelity at {:.1f} px against the stroke graph's centrelines; times from the "
-                                          "firmware motion model at {:.1f} px/in)", tol, scene_ppi(s));
+  r.human_text = r.llm_text + fmt::format(" (fidelity at {:.1f} px against {}{}; times from the firmware motion model at "
+                                          "{:.1f} px/in)", tol, ref.describe(), graph_text, scene_ppi(s));
   Drawing d = drawing_of(s);
-  CoverageReport cov = analyze_coverage(s, d, tol, scope, true);
+  CoverageReport cov = analyze_coverage(s, d, ref.paths, tol, scope, true);
   View v = scene_view(ctx, s, scope, fmt::format("{} f1 {:.3f}, {:.1f} s", rid.substr(0, 12), sc.f1, sc.draw_time_s));
   for (const auto& [id, path] : d.pieces) v.polyline(path, color::ink, 2);
   int radius = std::max(1, static_cast<int>(std::lround(0.5 * sw * v.transform().scale)));
@@ -76,7 +83,8 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   const double tol = default_tolerance(stroke_width_of(b));
   // The region is resolved in each revision (a primitive set must exist in the one it names).
   const Scope scope_a = scope_of(a, req), scope_b = scope_of(b, req);
-  Scores sa = score(a, tol, scope_a), sb = score(b, tol, scope_b);
+  Scores sa = score(a, fidelity_reference(ctx, a, r.warnings).paths, tol, scope_a);
+  Scores sb = score(b, fidelity_reference(ctx, b, r.warnings).paths, tol, scope_b);
   json ma = metrics_json(sa, kAllMetrics), mb = metrics_json(sb, kAllMetrics), delta = json::object();
   for (auto it = mb.begin(); it != mb.end(); ++it) delta[it.key()] = round3(it.value().get<double>() - ma[it.key()].get<double>());
   std::vector<std::string> added, removed, changed;
@@ -188,9 +196,11 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   const bool lower_better = axis == "chamfer";
   const double tol = default_tolerance(stroke_width_of(s));
   const Scope scope = scope_of(s, req);
+  // Every point is measured against this revision's reference: one plane for all.
+  const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
   std::vector<Point> pts;
   auto add = [&](const std::string& name, const std::string& source, const Scene& sc) {
-    Scores x = score(sc, tol, scope_of(sc, req));
+    Scores x = score(sc, ref.paths, tol, scope_of(sc, req));
     pts.push_back({name, source, x.draw_time_s, fidelity_of(x, axis)});
   };
   add("this", rid, s);
@@ -242,7 +252,10 @@ void add_evaluation_tools(std::vector<Tool>& out) {
                             {"metrics", S::with_default(S::array(metric, "what to measure"),
                                                         json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"}))}}),
                  S::object({{"metrics", metrics}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
-                            {"reference", S::string("what fidelity is measured against")}},
+                            {"reference", S::string("what fidelity is measured against: the source image's ink "
+                                                    "centrelines, or the stroke graph's when the image is unavailable")},
+                            {"graph_f1", S::number("f1 of the drawing against the stroke graph's centrelines (only when "
+                                                   "fidelity is measured against the ink): how closely it follows the graph", 0)}},
                            {"metrics"}),
                  evaluate_revision});
   out.push_back({"CompareRevisions", "evaluation", "sv-simulate", "",

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "eval/ink_reference.hpp"
 #include "store/history.hpp"
 #include "store/store.hpp"
 #include "tools/edit_session.hpp"
@@ -28,9 +29,9 @@ std::string short_id(const std::string& id) { return id.substr(0, 12); }
 
 // edit_metrics of a revision, cached by id in .svrev/cache/metrics/ID.json (a revision's content
 // never changes, so neither do its metrics; the version guards against a changed definition).
-constexpr int kMetricsVersion = 1;
+constexpr int kMetricsVersion = 2;  // 2: fidelity against the source's ink, not the stroke graph
 
-json revision_metrics(Store& store, const std::string& id, const Scene& scene) {
+json revision_metrics(Store& store, const std::string& id, const Scene& scene, std::vector<std::string>& warnings) {
   const std::string key = "metrics/" + id + ".json";
   if (auto cached = store.read_cache(key)) {
     try {
@@ -39,8 +40,11 @@ json revision_metrics(Store& store, const std::string& id, const Scene& scene) {
     } catch (const json::exception&) {
     }
   }
-  json m = edit_metrics(scene);
-  store.write_cache(key, json{{"version", kMetricsVersion}, {"metrics", m}}.dump());
+  const FidelityReference ref = fidelity_reference(scene, &store);
+  json m = edit_metrics(scene, ref.paths);
+  // Metrics against the stroke graph stand in only until the source image is back.
+  if (ref.from_ink) store.write_cache(key, json{{"version", kMetricsVersion}, {"metrics", m}}.dump());
+  else if (std::find(warnings.begin(), warnings.end(), ref.warning) == warnings.end()) warnings.push_back(ref.warning);
   return m;
 }
 
@@ -114,7 +118,7 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
     Node n{id, s.revision.parent, s.revision.tool, s.revision.note, "", 0, nullptr, labels[id], {}, problem};
     if (auto it = first_seen.find(id); it != first_seen.end()) n.time = it->second;
     n.timestamp = format_time_utc(n.time);
-    if (with_metrics && problem.empty()) n.metrics = revision_metrics(st, id, s);
+    if (with_metrics && problem.empty()) n.metrics = revision_metrics(st, id, s, r.warnings);
     if (st.has_object(n.parent)) todo.push_back(n.parent);
     nodes.emplace(id, std::move(n));
   }
@@ -204,6 +208,11 @@ ToolResult checkout(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+// The log's reason for a step, with the request's note (--note) when it has one.
+std::string with_note(const std::string& why, const json& req) {
+  return req.contains("note") && req["note"].is_string() ? why + " — " + req["note"].get<std::string>() : why;
+}
+
 // ---------------------------------------------------------------- Revert
 
 ToolResult revert(const ToolContext& ctx, const json& req) {
@@ -226,7 +235,7 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
     scene.revision.args.push_back("Revert " + json{{"to_revision_id", target}, {"keep_branch", true}}.dump());
     scene.revision.note = "revert to " + short_id(target);
     std::string id = st.put_scene(scene);
-    st.advance_head(head, id, "Revert: content of " + short_id(target));
+    st.advance_head(head, id, with_note("Revert: content of " + short_id(target), req));
     r.fields = {{"revision_id", id}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
                 {"backup_branch", nullptr}};
     r.llm_text = fmt::format("new revision {} (parent {}) has the content of {}", short_id(id),
@@ -241,7 +250,7 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
       if (rec.id == head) ancestor = true;
     if (!ancestor) backup = "reverted/" + short_id(head);
   }
-  std::string kept = st.reset_head(head, target, backup, "Revert (discard): back to " + short_id(target));
+  std::string kept = st.reset_head(head, target, backup, with_note("Revert (discard): back to " + short_id(target), req));
   r.fields = {{"revision_id", target}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
               {"backup_branch", kept.empty() ? json(nullptr) : json(kept)}};
   std::string where = st.head_branch().empty() ? "HEAD (detached)" : "branch " + st.head_branch();
@@ -284,10 +293,10 @@ ToolResult commit(const ToolContext& ctx, const json& req) {
     throw Error(Code::no_result,
                 fmt::format("revision {} has no robot commands to commit (run sv-route on it first)", short_id(id)),
                 {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
-  json m = revision_metrics(st, id, s);
-  std::string rationale = req["rationale"].is_string() ? req["rationale"].get<std::string>() : "";
-  st.mark_final(id, "Commit" + (rationale.empty() ? std::string() : ": " + rationale));
   ToolResult r;
+  json m = revision_metrics(st, id, s, r.warnings);
+  std::string rationale = req["rationale"].is_string() ? req["rationale"].get<std::string>() : "";
+  st.mark_final(id, with_note("Commit" + (rationale.empty() ? std::string() : ": " + rationale), req));
   double time_ms = m.contains("draw_time_s") ? m["draw_time_s"].get<double>() * 1000.0 : 0.0;
   r.fields = {{"revision_id", id}, {"commands_count", commands_of(s)}, {"estimated_time_ms", time_ms}, {"final_metrics", m}};
   r.llm_text = fmt::format("final: {} ({} commands, {:.1f} s; {})", short_id(id), commands_of(s), time_ms / 1000.0,
@@ -300,8 +309,12 @@ ToolResult done(const ToolContext& ctx, const json& req) {
   const std::string id = st.resolve(req["final_revision_id"].get<std::string>());
   Scene s = st.read_scene(id);
   ToolResult r;
-  if (commands_of(s) == 0) r.warnings.push_back(fmt::format("revision {} has no robot commands", short_id(id)));
-  st.mark_final(id, "Done: " + req["summary"].get<std::string>());
+  // The harness reads the answer's command stream: a revision without one is no answer.
+  if (commands_of(s) == 0)
+    throw Error(Code::no_result,
+                fmt::format("revision {} has no robot commands to hand in (run sv-route on it first)", short_id(id)),
+                {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
+  st.mark_final(id, with_note("Done: " + req["summary"].get<std::string>(), req));
   r.fields = {{"accepted", true}, {"revision_id", id}, {"final_revision_id", id}, {"commands_count", commands_of(s)}};
   r.llm_text = fmt::format("done: {} is final ({} commands)", short_id(id), commands_of(s));
   return r;

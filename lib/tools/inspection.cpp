@@ -138,10 +138,11 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
   View v = scene_view(ctx, s, scope, "render" + (scope.everything() ? "" : " of " + scope.describe()), overlay == "source");
   std::vector<LegendEntry> legend = legend_for(by);
   if (overlay == "diff") {
-    CoverageReport cov = analyze_coverage(s, d, default_tolerance(sw), scope, true);
+    const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
+    CoverageReport cov = analyze_coverage(s, d, ref.paths, default_tolerance(sw), scope, true);
     draw_diff(v, cov, sw);
     r.fields["f1"] = round3(cov.metrics.f1);
-    r.llm_text += fmt::format("; f1 {:.3f} vs the stroke graph", cov.metrics.f1);
+    r.llm_text += fmt::format("; f1 {:.3f} vs {}", cov.metrics.f1, ref.describe());
     legend.push_back({"missed ink", color::missed});
     legend.push_back({"spurious ink", color::spurious});
   }
@@ -657,7 +658,7 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
     // A region: was ink lost there, and by which stage?
     Drawing d = drawing_of(s);
     const double sw = stroke_width_of(s);
-    CoverageReport cov = analyze_coverage(s, d, default_tolerance(sw), scope, true);
+    CoverageReport cov = analyze_coverage(s, d, fidelity_reference(ctx, s, r.warnings).paths, default_tolerance(sw), scope, true);
     double missed = 0;
     for (const auto& f : cov.findings)
       if (f.kind == "missed_ink") missed += f.length_px;
@@ -743,7 +744,7 @@ void add_inspection_tools(std::vector<Tool>& out) {
                             {"pen_up_count", S::integer("pen-up moves")},
                             {"command_count", S::integer("commands in the stream")},
                             {"from_commands", S::boolean("false when the scene has no command stream yet")},
-                            {"f1", S::number("with overlay diff: f1 against the stroke graph", 0)}},
+                            {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
                            {"primitive_counts", "draw_time_s", "pen_up_count"}),
                  get_current_render});
   json summary = S::object({{"id", S::id("primitive id")}, {"type", S::primitive_type()}, {"p0", S::point()}, {"p1", S::point()},

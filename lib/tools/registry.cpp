@@ -85,6 +85,8 @@ json request_schema(const Tool& t) {
   s["description"] = t.summary;
   if (t.kind == ToolKind::read && !s["properties"].contains("region"))
     s["properties"]["region"] = schema::region("scope the tool to this region");
+  if (t.kind == ToolKind::store && !s["properties"].contains("note"))
+    s["properties"]["note"] = schema::nullable(schema::string("kept in the log with this step, for the audit trail"));
   if (t.kind == ToolKind::edit) {
     s["properties"]["dry_run"] = schema::with_default(
         schema::boolean("report the predicted metrics and id changes, change nothing (SimulateEdit)"), false);
@@ -129,6 +131,28 @@ json result_schema(const Tool& t) {
             {"required", required}, {"additionalProperties", false}};
   if (t.result.contains("definitions")) s["definitions"] = t.result["definitions"];
   return s;
+}
+
+json error_envelope_schema() {
+  json codes = json::array();
+  for (Code c : {Code::invalid_raster, Code::invalid_scene, Code::unsupported_version, Code::not_found,
+                 Code::invalid_selection, Code::unsolvable_constraint, Code::no_result, Code::conflict,
+                 Code::corrupt_object, Code::io_error, Code::internal})
+    codes.push_back(code_name(c));
+  json error = {{"type", "object"},
+                {"properties", {{"code", {{"enum", codes}, {"description", "the error contract's code"}}},
+                                {"message", schema::string("what went wrong, in one line")},
+                                {"details", {{"type", "object"}, {"description", "machine-readable specifics"}}}}},
+                {"required", {"code", "message", "details"}},
+                {"additionalProperties", false}};
+  return {{"title", "ErrorEnvelope"},
+          {"type", "object"},
+          {"properties", {{"ok", {{"const", false}}},
+                          {"error", error},
+                          {"llm_text", schema::string("the code and the message, one line")},
+                          {"human_text", schema::string("the same with what the code means and the details")}}},
+          {"required", {"ok", "error", "llm_text", "human_text"}},
+          {"additionalProperties", false}};
 }
 
 json tools_listing(const std::string& executable) {

@@ -47,7 +47,7 @@ struct ToolResult {
 
 struct Tool {
   std::string name;        // catalog spelling, e.g. "ListPrimitives"
-  std::string group;       // inspection, diagnostics, evaluation
+  std::string group;       // the catalog section (DESIGN §5): inspection, diagnostics, ..., history
   std::string executable;  // "sv-diagnose" or "sv-simulate"
   std::string subcommand;  // kebab-case of name, unless DESIGN §4 names it otherwise
   std::string summary;     // one line
@@ -70,6 +70,9 @@ std::vector<const Tool*> tools_of(const std::string& executable);
 // result schema (the envelope plus the typed fields).
 json request_schema(const Tool& t);
 json result_schema(const Tool& t);
+// What every tool prints when it fails (DESIGN §4): {ok: false, error: {code, message, details},
+// llm_text, human_text}.
+json error_envelope_schema();
 
 // The catalog as JSON, ready to register as an agent's function-calling tools:
 // {"executable", "count", "tools": [{name, description, input_schema, output_schema, ...}]}.
@@ -86,13 +89,6 @@ json normalize_request(const Tool& t, json request);
 // to write. Checks the typed fields against the tool's own result schema (a mismatch is an
 // internal error).
 json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result);
-
-// The command-line shell shared by sv-diagnose and sv-simulate: argv[1] is a subcommand of
-// `executable` (or `tools`); returns the exit status of the error contract.
-int run_tool_subcommand(int argc, char** argv, const std::string& executable);
-// True when `word` names a tool that `executable` owns (for a main that also has other
-// subcommands).
-bool is_tool_subcommand(const std::string& word, const std::string& executable);
 
 // Registration of each group (called once by registry()).
 void add_inspection_tools(std::vector<Tool>& out);

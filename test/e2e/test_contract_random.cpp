@@ -1,28 +1,28 @@
 // The tools tell the truth: random request sequences over every registered tool, valid ones
 // drawn from each tool's own request schema and the current scene's ids, invalid ones made by
 // breaking a valid one (an unknown field, a wrong type, a value outside an enum, an unknown id).
-// Each request runs as the executables run it in store mode (run_tool_subcommand in-process,
-// --store and --rev HEAD), and after every step the store must still hold the truth: fsck clean,
+// Each request runs as the executables run it in store mode, through the library (faster than a
+// process per call), and after every step the store must still hold the truth: fsck clean,
 // every revision valid, ids never reused, a refusal or a read writing nothing, and an edit's
 // before/after equal to EvaluateRevision of its parent and of its child.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <random>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <set>
 
+#include "core/error.hpp"
 #include "core/scene.hpp"
 #include "core/scene_check.hpp"
 #include "process.hpp"
 #include "store/maintenance.hpp"
 #include "store/store.hpp"
+#include "tools/edit_session.hpp"
 #include "tools/tool.hpp"
 
 using namespace svtest;
@@ -72,43 +72,58 @@ struct Call {
   std::string err;
 };
 
-std::string read_all(FILE* f) {
-  std::fflush(f);
-  std::rewind(f);
-  std::string out;
-  char buf[65536];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  return out;
-}
-
-// Runs `executable SUBCOMMAND args...` in this process with its stdout and stderr captured: the
-// executables' own code path, without a process per call.
-Call call(const sv::Tool& tool, const std::vector<std::string>& args) {
-  std::vector<std::string> words = {tool.executable, tool.subcommand};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  FILE* out = std::tmpfile();
-  FILE* err = std::tmpfile();
-  const int saved_out = ::dup(1), saved_err = ::dup(2);
-  ::dup2(::fileno(out), 1);
-  ::dup2(::fileno(err), 2);
+// Runs a request as the executables run it in store mode, through the library: a read tool on
+// HEAD's scene, a store tool on the store, an edit on HEAD recorded as the next revision (the
+// store's id marks seeded first, so that no id the history used is handed out again; a dry run
+// records nothing). A refusal is the error contract's status and envelope; any other exception
+// is the internal error (status 6) the executables would report.
+Call call(sv::Store& st, const sv::Tool& tool, const json& req, const sv::Scene& head_scene) {
   Call c;
-  c.status = sv::run_tool_subcommand(static_cast<int>(words.size()), argv.data(), tool.executable);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ::dup2(saved_out, 1);
-  ::dup2(saved_err, 2);
-  ::close(saved_out);
-  ::close(saved_err);
-  const std::string text = read_all(out);
-  c.err = read_all(err);
-  std::fclose(out);
-  std::fclose(err);
-  c.envelope = json::parse(text, nullptr, false);
+  const std::string head = st.head_id();
+  try {
+    if (tool.kind != sv::ToolKind::edit) {
+      const sv::Scene none;
+      sv::ToolContext ctx{tool.kind == sv::ToolKind::store ? none : head_scene, &st, head};
+      sv::ToolResult r;
+      c.envelope = sv::run_tool(tool, ctx, req, r);
+    } else {
+      json item = req;
+      if (item.is_object()) item["tool"] = tool.name;
+      std::vector<sv::EditStep> steps = sv::parse_batch(json::array({item}));
+      sv::Scene scene = head_scene;
+      for (const char* kind : {"primitive", "region"})
+        if (int mark = st.id_mark(kind); mark > sv::id_high_mark(scene, kind)) scene.extra["id_marks"][kind] = mark;
+      sv::ToolContext ctx{scene, &st, head};
+      sv::EditSession session = sv::apply_edits(ctx, steps);
+      const bool dry = steps[0].request.value("dry_run", false);
+      c.envelope = {{"ok", true}, {"tool", tool.name}, {"dry_run", dry}, {"parent_revision_id", head},
+                    {"before", session.before}, {"after", session.after}, {"added_primitive_ids", session.added},
+                    {"removed_primitive_ids", session.removed}, {"changed_primitive_ids", session.changed},
+                    {"revision_id", nullptr}};
+      if (!dry) {
+        sv::Scene& out = session.scene;
+        out.revision = sv::RevisionInfo{};
+        out.revision.parent = head;
+        out.revision.tool = tool.name;
+        json args = steps[0].request;
+        args.erase("dry_run");
+        args.erase("note");
+        out.revision.args.push_back(tool.name + " " + args.dump());
+        const std::string id = st.put_scene(out);
+        st.advance_head(head, id, tool.name);
+        c.envelope["revision_id"] = id;
+      }
+    }
+    c.status = 0;
+  } catch (const sv::Error& e) {
+    c.status = sv::exit_status(e.code());
+    c.envelope = e.envelope();
+    c.err = e.what();
+  } catch (const std::exception& e) {
+    c.status = sv::exit_status(sv::Code::internal);
+    c.envelope = sv::Error(sv::Code::internal, e.what()).envelope();
+    c.err = e.what();
+  }
   return c;
 }
 
@@ -506,16 +521,11 @@ void run_sequence(const fs::path& templ, int index, unsigned seed, Totals& total
     if (gen.chance(0.3)) broken = gen.break_request(tool, req);
     chk.at(fmt::format("{} #{} step {}: {} {}{}", templ.filename().string(), index, step, tool.name, req.dump(),
                        broken.empty() ? "" : " (" + broken + ")"));
-    std::vector<std::string> args = {"--store", dir.string(), "--request", req.dump()};
-    if (tool.kind != sv::ToolKind::store) args.insert(args.end(), {"--rev", "HEAD"});
-    if (tool.kind == sv::ToolKind::read) args.insert(args.end(), {"--png", (dir / "view.png").string()});
     const StoreState before = state_of(st);
-    const Call c = call(tool, args);
+    const Call c = call(st, tool, req, scene);
     ++totals.steps;
     ++totals.calls[tool.name];
-    if (!c.envelope.is_object()) {
-      chk.defect(fmt::format("status {}, no JSON envelope on stdout; stderr: {}", c.status, c.err));
-    } else if (c.status != 0) {
+    if (c.status != 0) {
       ++totals.refused;
       // invalid_scene is the answer for a scene that lacks what the tool needs (a revision the
       // history tools checked out before sv-fit or sv-route ran); any other status 3 or 6 means the

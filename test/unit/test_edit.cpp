@@ -8,10 +8,11 @@
 #include "core/error.hpp"
 #include "core/scene_check.hpp"
 #include "edit/edit.hpp"
+#include "eval/drawing.hpp"
+#include "eval/scope.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
 #include "tools/edit_session.hpp"
-#include "tools/measure.hpp"
 #include "tools_fixture.hpp"
 
 using namespace svtest;

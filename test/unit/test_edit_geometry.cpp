@@ -4,9 +4,9 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "eval/drawing.hpp"
 #include "fit/fit.hpp"
 #include "tools/edit_session.hpp"
-#include "tools/measure.hpp"
 #include "tools_fixture.hpp"
 
 using namespace svtest;

@@ -2,6 +2,8 @@
 // labelled grid, and planted defects each found by the right tool at the right place.
 #include <catch2/catch.hpp>
 
+#include "cli/shell.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -401,11 +403,12 @@ TEST_CASE("planted: a reversed circle forces a 180 degree spin, named with its p
 }
 
 TEST_CASE("the man pages' tool tables are the registry's", "[tools]") {
-  for (const std::string exe : {"sv-diagnose", "sv-edit"}) {
+  for (const std::string exe : {"sv-diagnose", "sv-edit", "sv-simulate", "sv-commit"}) {
     CAPTURE(exe);
     std::ifstream in(std::string(SV_TEST_DATA) + "/../../man/" + exe + ".1");
     std::stringstream page;
     page << in.rdbuf();
     CHECK(page.str().find(man_table(exe)) != std::string::npos);
+    CHECK(page.str().find(man_common_options(exe)) != std::string::npos);
   }
 }

@@ -1,0 +1,72 @@
+// The one command-line shell of every sv executable (CLI11). The options executables share are
+// declared here once, with one name and one meaning everywhere; an executable is its stage (the
+// top level of sv-skeleton, sv-fit, sv-route, sv-simulate), its registered tools (one subcommand
+// each, options generated from the request schema) and its housekeeping commands (sv-commit init,
+// log, ...), all in one app: one --help, one usage error format, one error contract.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.hpp"
+
+namespace sv {
+
+struct Stage;
+
+// The shared options. Which of them a command offers is a set of flags.
+struct CommonOptions {
+  std::optional<std::string> store;  // --store DIR
+  bool no_store = false;             // --no-store
+  std::string rev;                   // --rev REV
+  std::string note;                  // --note TEXT
+  std::string output;                // -o, --output FILE
+  std::string png;                   // --png FILE
+  bool embed_images = false;         // --embed-images
+  bool json = false;                 // --json
+};
+
+namespace opt {
+enum : unsigned {
+  store = 1u << 0,     // --store, --no-store
+  rev = 1u << 1,       // --rev
+  note = 1u << 2,      // --note
+  output = 1u << 3,    // -o, --output
+  png = 1u << 4,       // --png
+  embed = 1u << 5,     // --embed-images
+  json = 1u << 6,      // --json
+};
+}
+
+// Declares the options named by `which` on `app`, bound to `o`.
+void add_common_options(CLI::App& app, CommonOptions& o, unsigned which);
+
+// The store the options name (--store, else $SV_STORE, else the nearest .svrev upward), none
+// with --no-store. --rev without a store, or with --no-store, is refused.
+std::optional<Store> open_store(const CommonOptions& o);
+
+// A housekeeping subcommand: its options are declared on its own CLI11 subcommand.
+struct ShellCommand {
+  std::string name, summary;
+  std::function<void(CLI::App&)> add_options;
+  std::function<int(const CommonOptions&)> run;
+  unsigned common = 0;  // which shared options it takes besides the executable's own
+};
+
+struct Executable {
+  std::string name, summary;
+  const Stage* stage = nullptr;  // the top level runs this stage when no subcommand is named
+  std::vector<ShellCommand> commands;
+  unsigned common = 0;  // shared options of the top level (before any subcommand)
+};
+
+// Parses argv against the executable (its stage, its registered tools, its commands) and runs
+// what it names under the error contract; returns the exit status.
+int run_main(int argc, char** argv, const Executable& exe);
+
+// The common options of an executable's tools as a roff table, for its man page.
+std::string man_common_options(const std::string& executable);
+
+}  // namespace sv

@@ -1,0 +1,316 @@
+#include "cli/tool_command.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <algorithm>
+
+#include "cli/stage.hpp"
+#include "raster/png.hpp"
+#include "core/error.hpp"
+#include "core/hash.hpp"
+#include "core/scene_check.hpp"
+#include "store/store.hpp"
+#include "core/schema.hpp"
+#include "tools/edit_session.hpp"
+#include "tools/region.hpp"
+#include "tools/view.hpp"
+
+namespace sv {
+
+namespace {
+
+[[noreturn]] void usage(const std::string& why) { throw Error(Code::invalid_selection, why); }
+
+std::string base64(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(n);
+  return out;
+}
+
+json first_type(const json& s) {
+  if (!s.contains("type")) return nullptr;
+  if (!s["type"].is_array()) return s["type"];
+  for (const auto& t : s["type"])
+    if (t != "null") return t;
+  return nullptr;
+}
+
+bool is_region_schema(const json& s) {
+  return s.contains("properties") && s["properties"].contains("vertex_id") && s["properties"].contains("primitive_ids");
+}
+
+// Under the same limits as scenes (depth, string and array sizes), checked while parsing.
+json parse_json_value(const std::string& text, const std::string& field) {
+  return parse_json_limited(text, Code::invalid_selection, "--" + field);
+}
+
+// Merges option fields over the --request object: nested objects (filter) field by field,
+// regions (objects with a "kind") as a whole.
+void merge_into(json& base, const json& over) {
+  for (auto it = over.begin(); it != over.end(); ++it) {
+    if (it.value().is_object() && !it.value().contains("kind") && base.contains(it.key()) && base[it.key()].is_object())
+      merge_into(base[it.key()], it.value());
+    else
+      base[it.key()] = it.value();
+  }
+}
+
+// Where each view goes; returns {name: path} of the files written.
+json write_views(const ToolInvocation& inv, const CommonOptions& c, const ToolResult& r, Store* store, const std::string& rid, const json& request,
+                 json& embedded, std::vector<std::string>& warnings) {
+  json written = json::object();
+  size_t i = 0;
+  // The tool's main view takes --png FILE; a sheet of findings tiles goes beside it.
+  std::vector<std::pair<std::string, cv::Mat>> views(r.images.begin(), r.images.end());
+  std::stable_partition(views.begin(), views.end(), [](const auto& v) { return v.first != "findings"; });
+  for (const auto& [name, img] : views) {
+    std::string bytes = encode_png_rgb(img);
+    if (c.embed_images) embedded[name] = base64(bytes);
+    std::filesystem::path path;
+    if (!c.png.empty()) {
+      std::filesystem::path p(c.png);
+      path = i == 0 ? p : p.parent_path() / (p.stem().string() + "-" + name + p.extension().string());
+    } else if (store) {
+      std::string key = sha256_hex(request.dump()).substr(0, 8);
+      path = store->root() / "views" / fmt::format("{}-{}-{}-{}.png", rid.substr(0, 12), inv.tool->subcommand, key, name);
+      std::filesystem::create_directories(path.parent_path());
+    } else {
+      if (!c.embed_images) warnings.push_back("view '" + name + "' not written: pass --png FILE or --embed-images, or use a store");
+      ++i;
+      continue;
+    }
+    write_output(path.string(), bytes);
+    written[name] = path.string();
+    ++i;
+  }
+  return written;
+}
+
+// The scene a tool runs on: the store's revision (--rev) or the scene file; returns its id.
+std::string read_scene_input(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store,
+                             Scene& scene) {
+  if (!c.rev.empty()) {
+    std::string rid = store->resolve(c.rev);
+    scene = store->read_scene(rid);
+    return rid;
+  }
+  scene = parse_scene(read_input(inv.input, kMaxSceneBytes));
+  return sha256_hex(canonical_bytes(scene));
+}
+
+
+// A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
+// the report is printed (dry run: nothing written anywhere, not even a view into the store) or
+// the result becomes a revision. In store mode the edited revision must still be HEAD when the
+// new one is recorded (compare-and-set under the store's lock), else conflict.
+int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list) {
+  const Tool& tool = *inv.tool;
+  json items = json::array();
+  for (json e : list) {
+    if (!e.is_object()) usage("every edit of a batch must be a JSON object");
+    if (!e.contains("tool") && !e.contains("kind")) e["tool"] = tool.name;
+    merge_into(e, inv.fields);
+    items.push_back(e);
+  }
+  std::vector<EditStep> steps = parse_batch(items);
+  bool dry_run = false;
+  std::string note;
+  for (const auto& s : steps) {
+    dry_run = dry_run || s.request.value("dry_run", false);
+    if (s.request.contains("note") && s.request["note"].is_string() && note.find(s.request["note"].get<std::string>()) == std::string::npos)
+      note += (note.empty() ? "" : "; ") + s.request["note"].get<std::string>();
+  }
+  Scene scene;
+  std::string rid = read_scene_input(inv, c, store, scene);
+  if (store) {
+    // An id is never reused within a history: the scene's own marks go back with a revert, the
+    // store's do not, so fresh ids start after the highest any revision has used.
+    for (const char* kind : {"primitive", "region"})
+      if (int mark = store->id_mark(kind); mark > id_high_mark(scene, kind)) scene.extra["id_marks"][kind] = mark;
+  }
+  const bool store_mode = !c.rev.empty();
+  const std::string head_seen = store && !store_mode ? store->head_id() : rid;
+  ToolContext ctx{scene, store ? &*store : nullptr, rid};
+  EditSession session = apply_edits(ctx, steps);
+
+  json env = {{"ok", true}, {"tool", tool.name}, {"dry_run", dry_run}, {"parent_revision_id", rid},
+              {"before", session.before}, {"after", session.after}, {"added_primitive_ids", session.added},
+              {"removed_primitive_ids", session.removed}, {"changed_primitive_ids", session.changed},
+              {"images", json::object()}, {"warnings", session.warnings}};
+  if (steps.size() == 1) {
+    for (auto it = session.results[0].begin(); it != session.results[0].end(); ++it)
+      if (it.key() != "tool") env[it.key()] = it.value();
+  } else {
+    env["edits"] = session.results;
+  }
+  env["tool"] = tool.name;
+  std::string text = session.llm_text + "\n" + edit_summary(session);
+  Scene& out = session.scene;
+  if (dry_run) {
+    env["revision_id"] = nullptr;
+    text = "dry run (nothing changed): " + text;
+  } else {
+    out.revision = RevisionInfo{};
+    out.revision.parent = rid;
+    out.revision.tool = steps.size() == 1 ? tool.name : "batch";
+    for (const auto& s : steps) {
+      json args = s.request;
+      args.erase("dry_run");
+      args.erase("note");
+      out.revision.args.push_back(s.tool->name + " " + args.dump());
+    }
+    out.revision.note = note;
+    if (store) {
+      // A stale edit is refused before anything is written; a writer that loses the race
+      // below leaves only an unreferenced object, which gc removes.
+      if (store_mode && store->head_id() != head_seen)
+        throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
+                                                store->head_id().substr(0, 12), head_seen.substr(0, 12)),
+                    {{"head", store->head_id()}, {"edited", head_seen}});
+      std::string id = store->put_scene(out);
+      store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
+    } else {
+      require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
+      assign_revision_id(out);
+    }
+    env["revision_id"] = out.revision.id;
+  }
+  env["llm_text"] = text;
+  env["human_text"] = text;
+  if (std::string err = Schema(result_schema(tool)).first_error(env); !err.empty() && steps.size() == 1)
+    throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
+  for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  if (dry_run) {
+    write_output("-", env.dump() + "\n");
+  } else if (store_mode) {
+    if (!c.output.empty()) write_output(c.output, dump_scene(out));
+    write_output("-", env.dump() + "\n");
+  } else {
+    if (!inv.result_file.empty()) write_output(inv.result_file, env.dump() + "\n");
+    write_output(c.output, dump_scene(out));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
+  const Tool& tool = *inv.tool;
+  if (!c.rev.empty() && inv.input_given) usage("--rev reads the scene from the store; an input file contradicts it");
+  if (tool.kind == ToolKind::store && inv.input_given) usage(tool.name + " works on the store; it reads no scene file");
+  if (tool.kind == ToolKind::store && !c.rev.empty())
+    usage(tool.name + " names its revisions in its own fields, not with --rev");
+  std::optional<Store> store = open_store(c);
+
+  json request = json::object();
+  if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
+  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxRequestBytes), "request-file");
+  if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, c, store, request);
+  if (!request.is_object()) usage("the request must be a JSON object");
+  merge_into(request, inv.fields);
+  if (tool.kind == ToolKind::edit) return run_edit(inv, c, store, json::array({request}));
+  request = normalize_request(tool, request);
+
+  Scene scene;
+  std::string rid;
+  if (tool.kind == ToolKind::store) {
+    if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
+    rid = store->head_id();  // history tools work on the store, not on HEAD's scene: a damaged
+                             // HEAD object must not block the checkout that recovers from it
+  } else {
+    rid = read_scene_input(inv, c, store, scene);
+  }
+  ToolContext ctx{scene, store ? &*store : nullptr, rid};
+  ToolResult result;
+  json env = run_tool(tool, ctx, request, result);
+  json embedded = json::object();
+  std::vector<std::string> warnings = result.warnings;
+  env["images"] = write_views(inv, c, result, ctx.store, rid, request, embedded, warnings);
+  env["warnings"] = warnings;
+  if (c.embed_images) env["images_png_base64"] = embedded;
+  std::string text = env.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
+  for (const auto& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  return 0;
+}
+
+json value_from_text(const json& s, const std::string& text, const std::string& field) {
+  const json type = first_type(s);
+  if (type == "integer" || type == "number") {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || !std::isfinite(v)) usage(fmt::format("--{}: '{}' is not a number", field, text));
+    if (type == "integer") {
+      if (v != std::floor(v)) usage(fmt::format("--{}: '{}' is not an integer", field, text));
+      // Beyond 2^53 a double no longer holds every integer (and the conversion below overflows).
+      if (std::abs(v) > 9007199254740992.0) usage(fmt::format("--{}: '{}' is out of range", field, text));
+      return static_cast<long long>(v);
+    }
+    return v;
+  }
+  if (type == "boolean") {
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
+    usage(fmt::format("--{}: '{}' is not true or false", field, text));
+  }
+  if (type == "string") return text;
+  if (type == "array") {
+    if (!text.empty() && text[0] == '[') return parse_json_value(text, field);
+    json out = json::array();
+    size_t start = 0;
+    while (start <= text.size()) {
+      size_t comma = text.find(',', start);
+      std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      // A tuple ("items" a list of schemas) converts each position by its own schema.
+      const json items = s.value("items", json::object());
+      const json& item = items.is_array() ? (out.size() < items.size() ? items[out.size()] : json::object()) : items;
+      if (!part.empty()) out.push_back(value_from_text(item, part, field));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return out;
+  }
+  if (type == "object") {
+    if (!text.empty() && text[0] == '{') return parse_json_value(text, field);
+    if (is_region_schema(s)) return region_from_shorthand(text);
+    usage(fmt::format("--{}: expects a JSON object", field));
+  }
+  // Several forms (a point or a parameter): the first the text reads as and that form accepts.
+  for (const char* any : {"oneOf", "anyOf"})
+    if (s.contains(any)) {
+      for (const auto& form : s[any]) {
+        try {
+          json v = value_from_text(form, text, field);
+          if (Schema(form).first_error(v).empty()) return v;
+        } catch (const Error&) {
+        }
+      }
+      usage(fmt::format("--{}: '{}' is none of the forms the field takes", field, text));
+    }
+  // Untyped (any JSON value): JSON when it parses (accept builds nothing), else the text itself.
+  if (!json::accept(text)) return text;
+  return parse_json_value(text, field);
+}
+
+
+std::string field_type_name(const json& f) {
+  if (f.contains("enum")) return f["enum"].dump();
+  if (f.contains("oneOf") || f.contains("anyOf")) {
+    std::string out;
+    for (const auto& form : f.contains("oneOf") ? f["oneOf"] : f["anyOf"])
+      out += (out.empty() ? "" : " | ") + field_type_name(form);
+    return out;
+  }
+  const json type = first_type(f);
+  return type.is_string() ? type.get<std::string>() : "json";
+}
+
+}  // namespace sv

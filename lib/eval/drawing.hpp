@@ -1,0 +1,53 @@
+// The drawing as the robot executes it: every command with its time and the primitives around
+// it, the pen-down paths by primitive, and what the scene's primitives were fitted to.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/scene.hpp"
+
+namespace sv {
+
+// One command as executed.
+struct DrawStep {
+  size_t index = 0;
+  Command cmd;
+  double time_s = 0;
+  Pose start, end;
+  Polyline path;              // swept path (empty for spins)
+  bool pen_down = false;
+  std::string after, before;  // travel: the primitives drawn just before and just after
+};
+
+struct Drawing {
+  bool from_commands = false;  // false: no command stream; strokes are the primitives themselves
+  double ppi = 0;
+  std::vector<DrawStep> steps;
+  std::vector<Polyline> strokes;               // pen-down paths
+  std::vector<std::pair<std::string, Polyline>> pieces;  // pen-down paths by primitive ("" unknown)
+  std::vector<std::pair<Vec2, Vec2>> pen_up;   // pen-up travel
+  std::map<std::string, double> primitive_s;   // drawing time of each primitive
+  std::map<std::string, int> draw_index;       // position in the draw order
+  double total_s = 0, draw_s = 0, travel_s = 0, spin_s = 0, pen_s = 0;
+  int pen_ups = 0;
+};
+
+// Pixels per inch the scene's times are computed at (robot.ppi, else its footprint, else 1).
+double scene_ppi(const Scene& s);
+// Replays the command stream (or, without one, lays the primitives out in tour or id order).
+Drawing drawing_of(const Scene& s);
+
+double stroke_width_of(const Scene& s);  // source estimate, 2 px when unknown
+
+// The edge points a primitive was fitted to (span may wrap on closed edges); empty when the
+// scene has no graph or the primitive no provenance.
+Polyline source_points(const Scene& s, const Primitive& p);
+
+// The primitive nearest to q within the scope's primitives ("" when there are none).
+std::string nearest_primitive(const Scene& s, Vec2 q, double* distance = nullptr);
+
+// Ids in draw order (tour order, then untoured ids in id order).
+std::vector<std::string> draw_order(const Scene& s);
+
+}  // namespace sv
