@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <random>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <random>
 #include <set>
 
 #include "core/error.hpp"
@@ -157,7 +157,7 @@ class Generator {
   explicit Generator(unsigned seed) : rng_(seed) {}
 
   void look_at(const sv::Scene& head, const sv::Store& st, const std::vector<std::string>& scene_ids) {
-    prims_.assign({});
+    prims_.clear();
     for (const auto& id : primitive_ids(head)) prims_.push_back(id);
     vertices_.clear();
     if (head.graph)
