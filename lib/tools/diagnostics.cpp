@@ -676,6 +676,16 @@ std::vector<std::string> vertices_near(const Scene& s, const std::vector<Vec2>& 
   return out;
 }
 
+// The end vertices of the graph edges the primitives were fitted to.
+std::vector<std::string> edge_vertices(const Scene& s, const std::vector<const Primitive*>& ps) {
+  std::vector<std::string> out;
+  for (const Primitive* p : ps)
+    if (const Edge* e = s.graph && !p->edge.empty() ? s.graph->edge(p->edge) : nullptr)
+      for (const std::string& v : {e->v0, e->v1})
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
 // Arcs and circles grouped by common centre and radius; a group whose angles nearly close a
 // circle without being one closed chain is a broken loop.
 void find_broken_loops(const std::vector<const Primitive*>& ps, double sw, std::vector<TopoFinding>& out) {
@@ -814,8 +824,7 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
         sum += d;
       }
       if (shorter->shape.length() >= sw && on >= 0.9 * smp.size())
-        out.push_back({"duplicate_edge", {a->id, b->id}, vertices_near(s, {shorter->shape.p0, shorter->shape.p1}, sw),
-                       shape_mid(shorter->shape), sum / smp.size()});
+        out.push_back({"duplicate_edge", {a->id, b->id}, edge_vertices(s, {a, b}), shape_mid(shorter->shape), sum / smp.size()});
     }
   // Redundant vertices: two pieces meeting smoothly, alone, on one line or one circle.
   for (size_t i = 0; i < ps.size(); ++i)

@@ -57,9 +57,11 @@ fs::path template_store(const Drawing& drawing) {
              drawing.scale, cv::INTER_AREA);
   const fs::path small = d / png;
   REQUIRE(cv::imwrite(small.string(), small_img));
+  // The source named by its bare name: the revisions, and so the run, do not depend on where
+  // the scratch directory is.
   const std::string cd = "cd " + d.string() + " && ";
   REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
-  Run p = run(cd + fmt::format("{} {} | {} | {} | {} >/dev/null", bin("sv-skeleton"), small.string(), bin("sv-fit"),
+  Run p = run(cd + fmt::format("{} {} | {} | {} | {} >/dev/null", bin("sv-skeleton"), png, bin("sv-fit"),
                                bin("sv-route"), bin("sv-simulate")));
   INFO(p.err);
   REQUIRE(p.status == 0);

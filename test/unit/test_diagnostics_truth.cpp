@@ -117,6 +117,14 @@ TEST_CASE("CheckTopology names the graph vertices of its findings", "[tools]") {
   REQUIRE(topo["findings"].size() == 1);
   // The stem's free end (100, 43) is vertex v_0004 of the fixture's graph.
   CHECK(topo["findings"][0]["vertex_ids"] == json({"v_0004"}));
+  // A stroke drawn twice: the ends of both source edges.
+  SceneBuilder b(200, 200, 4);
+  b.add(Shape::line({20, 100}, {180, 100}));
+  b.add(Shape::line({40, 100}, {120, 100}));
+  const json dup = run("CheckTopology", b.routed());
+  REQUIRE(dup["findings"].size() == 1);
+  CHECK(dup["findings"][0]["kind"] == "duplicate_edge");
+  CHECK(dup["findings"][0]["vertex_ids"] == json({"v_0001", "v_0002", "v_0003", "v_0004"}));
 }
 
 TEST_CASE("CheckTopology leaves the gap between two letters alone", "[tools]") {
