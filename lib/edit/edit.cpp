@@ -103,27 +103,15 @@ void check_on_page(const Shape& s, const Scene& scene, const std::string& what) 
 void settle(const Scene& before, Scene& after, const std::set<std::string>& touched, bool reroute,
             std::vector<std::string>& warnings) {
   carry_id_marks(before, after);
-  std::set<std::string> present;
   if (after.primitives)
     for (const auto& p : *after.primitives) {
       check_shape(p.shape, p.id);
       check_on_page(p.shape, after, p.id);
-      present.insert(p.id);
     }
-  // A relation goes with its primitives: once one of them is deleted or merged away it holds
-  // nothing, and a scene naming a missing primitive is not written.
-  json kept = json::array();
-  for (const auto& r : after.relations) {
-    bool whole = true;
-    if (r.is_object() && r.contains("primitives") && r["primitives"].is_array())
-      for (const auto& id : r["primitives"]) whole = whole && id.is_string() && present.count(id.get<std::string>());
-    if (whole) kept.push_back(r);
-  }
-  after.relations = std::move(kept);
-  if (!touched.empty() || after.relations.size() != before.relations.size()) {
-    auto w = resolve_relations(after, touched);
-    warnings.insert(warnings.end(), w.begin(), w.end());
-  }
+  // Always: an edit that only removes primitives (DeletePrimitive) touches nothing, yet the
+  // relations naming them must go.
+  auto w = resolve_relations(after, touched);
+  warnings.insert(warnings.end(), w.begin(), w.end());
   // Downstream sections follow the edited primitives: a scene that had a route gets a new one.
   if (before.tour && after.primitives) {
     if (after.primitives->empty()) {

@@ -77,6 +77,8 @@ json primitive_summary(const Primitive& p, const Drawing& d) {
   return o;
 }
 
+bool wants_issues(const json& filter) { return filter.is_object() && filter.contains("has_issue"); }
+
 std::vector<const Primitive*> filtered_primitives(const Scene& s, const Drawing& d, const json& filter,
                                                   const Scope& scope) {
   std::vector<const Primitive*> out;

@@ -31,6 +31,13 @@ json primitive_summary(const Primitive& p, const Drawing& d);
 // Endpoints where a shape is entered and left (circles: the point at angle 0).
 Vec2 shape_mid(const Shape& s);
 
+// The context's scene with each primitive's issues joined by what the diagnostics find
+// (AnalyzeGeometricFit, IdentifyNoise, CheckTopology, CheckForConsistency at their defaults):
+// findings are computed when a request asks for them (a has_issue filter, colour by issue),
+// never stored by a read-only tool.
+Scene with_diagnosed_issues(const ToolContext& ctx);
+bool wants_issues(const json& filter);
+
 // Which primitives a request's filter and scope keep, in draw order.
 std::vector<const Primitive*> filtered_primitives(const Scene& s, const Drawing& d, const json& filter,
                                                   const Scope& scope);

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "edit/edit.hpp"
 #include "fit/primitive_fit.hpp"
 #include "robot/motion.hpp"
 #include "tools/common.hpp"
@@ -83,7 +84,9 @@ FitReport fit_report(const Scene& sc, const Primitive& p, double threshold) {
 
 ToolResult analyze_geometric_fit(const ToolContext& ctx, const json& req) {
   ToolResult r;
-  const Scene& s = ctx.scene;
+  Scene diagnosed;
+  if (wants_issues(req["filter"])) diagnosed = with_diagnosed_issues(ctx);
+  const Scene& s = wants_issues(req["filter"]) ? diagnosed : ctx.scene;
   Scope scope = scope_of(s, req);
   Drawing d = drawing_of(s);
   const double sw = stroke_width_of(s);
@@ -178,6 +181,22 @@ struct Verdict {
   std::vector<std::string> evidence;
 };
 
+// Why an isolated short mark is a deliberate dot (the dot of an i, a full stop), "" when it is
+// not: its ink is round — the graph collapsed it to a dot, or it is no longer than it is wide —
+// and at least most of a stroke wide. A speck of noise is smaller ink, or a sliver.
+std::string deliberate_dot(const Scene& s, const Primitive& p, double sw) {
+  const Edge* e = s.graph && !p.edge.empty() ? s.graph->edge(p.edge) : nullptr;
+  if (!e) return "";
+  bool graph_dot = false;
+  for (const std::string& id : {e->v0, e->v1})
+    if (const Vertex* v = s.graph->vertex(id)) graph_dot = graph_dot || v->kind == "dot";
+  const double len = std::max(p.shape.length(), e->points.empty() ? 0.0 : dist(e->points.front(), e->points.back()));
+  const bool round = graph_dot || len <= e->width_px;
+  if (!round || e->width_px < 0.75 * sw) return "";
+  return fmt::format("isolated round mark {:.1f} px wide and {:.1f} px long ({}): a deliberate dot, not a speck",
+                     e->width_px, len, graph_dot ? "the stroke graph's dot" : "no longer than wide");
+}
+
 // Runs of consecutive primitives along one source edge, joined end to start.
 std::vector<std::vector<const Primitive*>> edge_runs(const Scene& s) {
   std::map<std::string, std::vector<const Primitive*>> by_edge;
@@ -262,10 +281,14 @@ ToolResult identify_noise(const ToolContext& ctx, const json& req) {
       for (const auto& q : *s.primitives)
         if (q.id != p.id)
           for (Vec2 e : shape_samples(p.shape)) touches = touches || q.shape.distance_to(e) <= sw;
-      if (!touches)
-        judged[p.id] = {"likely_noise", "discard",
-                        {fmt::format("isolated mark {:.1f} px long (< {:.1f} stroke widths), touching no other primitive",
-                                     p.shape.length(), np.speck_sw)}};
+      if (!touches) {
+        if (std::string why = deliberate_dot(s, p, sw); !why.empty())
+          judged[p.id] = {"likely_signal", "keep", {why}};
+        else
+          judged[p.id] = {"likely_noise", "discard",
+                          {fmt::format("isolated mark {:.1f} px long (< {:.1f} stroke widths), touching no other primitive",
+                                       p.shape.length(), np.speck_sw)}};
+      }
     }
   json list = json::array();
   std::string text;
@@ -415,15 +438,22 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
                      fmt::format("pen-up travel of {:.0f} px from {} to {}", std::abs(c.distance), name(st.after), name(st.before)),
                      st.time_s, std::abs(c.distance), "px", at});
     if (c.kind == Command::Kind::arc) {
-      double ratio = arc_line_ratio(st, d.ppi);
+      // One cause per arc, so that each second is counted once: inside the wheel base the arc
+      // is tight (that is why it is slow), else slow when it takes much longer than a line. An
+      // arc drawing several primitives (ids joined by ',') is named by its first.
+      const double ratio = arc_line_ratio(st, d.ppi);
+      const std::string first = c.primitive.substr(0, c.primitive.find(','));
+      std::string what = c.primitive;
+      std::replace(what.begin(), what.end(), ',', '+');
       if (kinds.count("tight_arc") && std::abs(c.radius) < wheel_px)
-        ops.push_back({"tight_arc", "", c.primitive,
-                       fmt::format("arc of {} with radius {:.1f} px, inside the wheel base ({:.1f} px): the inner wheel runs backwards",
-                                   c.primitive, std::abs(c.radius), wheel_px),
+        ops.push_back({"tight_arc", "", first,
+                       fmt::format("arc of {} with radius {:.1f} px, inside the wheel base ({:.1f} px): the inner wheel runs "
+                                   "backwards; it takes {:.1f}x the time of a straight line of its length",
+                                   what, std::abs(c.radius), wheel_px, ratio),
                        st.time_s, std::abs(c.radius), "px", at});
-      if (kinds.count("slow_arc") && ratio >= 1.5)
-        ops.push_back({"slow_arc", "", c.primitive,
-                       fmt::format("arc of {} takes {:.1f}x the time of a straight line of its length", c.primitive, ratio),
+      else if (kinds.count("slow_arc") && ratio >= 1.5)
+        ops.push_back({"slow_arc", "", first,
+                       fmt::format("arc of {} takes {:.1f}x the time of a straight line of its length", what, ratio),
                        st.time_s, ratio, "x", at});
     }
   }
@@ -479,6 +509,7 @@ struct Finding {
   double deviation = 0;
   std::string unit, action;
   Vec2 at;
+  json edit = nullptr;  // the edit request that makes it exact, with snap_exact
 };
 
 double line_angle_deg(const Shape& s) { return rad2deg(angle_of(s.p1 - s.p0)); }
@@ -574,11 +605,34 @@ ToolResult check_for_consistency(const ToolContext& ctx, const json& req) {
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.relation, b.deviation) < std::tie(b.relation, a.deviation);
   });
+  // snap_exact only with the edit that does it, and only when that edit holds: EnforceRelation
+  // for the relations it knows, tried on a copy with its solver (which keeps every primitive
+  // near its ink); SnapEndpoints for ends that nearly meet. Mirror symmetry about the
+  // drawing's centre is no relation an edit takes as such: look first.
+  static const std::set<std::string> enforceable = {"parallel", "perpendicular", "equal_radius", "concentric",
+                                                    "collinear", "tangent_continuity"};
+  for (auto& f : out) {
+    if (f.action != "snap_exact") continue;
+    if (f.relation == "endpoint_coincident") {
+      f.edit = {{"tool", "SnapEndpoints"}, {"tolerance_px", std::ceil(f.deviation * 100 + 1) / 100}};
+    } else if (enforceable.count(f.relation)) {
+      Scene trial = s;
+      try {
+        enforce_relations(trial, json::array({{{"kind", f.relation}, {"primitives", f.ids}}}));
+        f.edit = {{"tool", "EnforceRelation"}, {"relation", f.relation}, {"primitive_ids", f.ids}};
+      } catch (const Error&) {
+        f.action = "investigate";
+      }
+    } else {
+      f.action = "investigate";
+    }
+  }
   json list = json::array();
   std::string text;
   for (const auto& f : out) {
     list.push_back({{"relation", f.relation}, {"primitive_ids", f.ids}, {"deviation", round3(f.deviation)},
-                    {"deviation_unit", f.unit}, {"suggested_action", f.action}, {"location", point_json(f.at)}});
+                    {"deviation_unit", f.unit}, {"suggested_action", f.action}, {"location", point_json(f.at)},
+                    {"suggested_edit", f.edit}});
     text += fmt::format("{} {} off by {:.2f} {} at {} -> {}\n", f.relation, fmt::join(f.ids, ","), f.deviation, f.unit,
                         pt_text(f.at), f.action);
   }
@@ -607,6 +661,30 @@ struct TopoFinding {
   Vec2 at;
   double gap = -1;
 };
+
+// The graph vertices within `radius` of any of `points`, in graph order: where the source
+// strokes a finding is about meet or end.
+std::vector<std::string> vertices_near(const Scene& s, const std::vector<Vec2>& points, double radius) {
+  std::vector<std::string> out;
+  if (s.graph)
+    for (const auto& v : s.graph->vertices)
+      for (Vec2 q : points)
+        if (dist(v.p, q) <= radius) {
+          out.push_back(v.id);
+          break;
+        }
+  return out;
+}
+
+// The end vertices of the graph edges the primitives were fitted to.
+std::vector<std::string> edge_vertices(const Scene& s, const std::vector<const Primitive*>& ps) {
+  std::vector<std::string> out;
+  for (const Primitive* p : ps)
+    if (const Edge* e = s.graph && !p->edge.empty() ? s.graph->edge(p->edge) : nullptr)
+      for (const std::string& v : {e->v0, e->v1})
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
 
 // Arcs and circles grouped by common centre and radius; a group whose angles nearly close a
 // circle without being one closed chain is a broken loop.
@@ -670,7 +748,7 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
   const Scene& s = ctx.scene;
   Scope scope = scope_of(s, req);
   const double sw = stroke_width_of(s);
-  const double gap_tol = req["gap_tolerance_px"].is_null() ? 2.5 * sw : req["gap_tolerance_px"].get<double>();
+  const double gap_tol = req["gap_tolerance_px"].is_null() ? 1.5 * sw : req["gap_tolerance_px"].get<double>();
   const double joined = 0.05;  // ends closer than this are one vertex
   std::vector<const Primitive*> ps;
   if (s.primitives)
@@ -695,9 +773,19 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
       // Its own other end closes a loop on itself.
       if (dist(p->shape.p0, p->shape.p1) <= joined) attached = true;
       if (attached) continue;
+      // A near miss is an end that stops just short of a stroke it heads for: within half a
+      // stroke width any end counts; farther, only one whose stroke points at the other (the
+      // gap between two letters, or beside a stroke, is a separate mark).
       if (other && nearest <= gap_tol) {
-        out.push_back({"near_miss_junction", {p->id, other->id}, {}, e, nearest});
-        continue;
+        Vec2 aim;
+        double best = INFINITY;
+        for (Vec2 q : other->shape.sample(0.5))
+          if (dist(q, e) < best) best = dist(q, e), aim = q;
+        const Vec2 heading = e == p->shape.p0 ? -p->shape.start_tangent() : p->shape.end_tangent();
+        if (nearest <= 0.5 * sw || dot(heading, unit(aim - e)) >= std::cos(deg2rad(45))) {
+          out.push_back({"near_miss_junction", {p->id, other->id}, vertices_near(s, {e, aim}, sw), e, nearest});
+          continue;
+        }
       }
       // A free end is a defect only where the graph joins strokes (dots and loops end freely).
       if (s.graph && p->shape.length() >= sw) {
@@ -718,7 +806,9 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
     if (!dup) dedup.push_back(f);
   }
   out = dedup;
+  const size_t before_loops = out.size();
   find_broken_loops(ps, sw, out);
+  for (size_t k = before_loops; k < out.size(); ++k) out[k].vertices = vertices_near(s, {out[k].at}, sw);
   // Duplicate edges: most of the shorter one lies on the other.
   for (size_t i = 0; i < ps.size(); ++i)
     for (size_t j = i + 1; j < ps.size(); ++j) {
@@ -734,7 +824,7 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
         sum += d;
       }
       if (shorter->shape.length() >= sw && on >= 0.9 * smp.size())
-        out.push_back({"duplicate_edge", {a->id, b->id}, {}, shape_mid(shorter->shape), sum / smp.size()});
+        out.push_back({"duplicate_edge", {a->id, b->id}, edge_vertices(s, {a, b}), shape_mid(shorter->shape), sum / smp.size()});
     }
   // Redundant vertices: two pieces meeting smoothly, alone, on one line or one circle.
   for (size_t i = 0; i < ps.size(); ++i)
@@ -751,7 +841,7 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
       bool same_curve = A.type == PrimType::line
                           ? defl < 1.0
                           : defl < 1.0 && dist(A.center, B.center) < 0.5 && std::abs(A.radius - B.radius) < 0.01 * A.radius;
-      if (same_curve) out.push_back({"redundant_vertex", {ps[i]->id, ps[j]->id}, {}, A.p1, 0});
+      if (same_curve) out.push_back({"redundant_vertex", {ps[i]->id, ps[j]->id}, vertices_near(s, {A.p1}, sw), A.p1, 0});
     }
   json list = json::array();
   std::string text;
@@ -797,6 +887,37 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
 json finding_location_schema() { return S::point("where the finding is, image pixels"); }
 
 }  // namespace
+
+Scene with_diagnosed_issues(const ToolContext& ctx) {
+  Scene out = ctx.scene;
+  if (!out.primitives) return out;
+  std::map<std::string, std::set<std::string>> found;
+  auto run = [&](const char* name, const char* list) {
+    const Tool& t = *find_tool(name);
+    return t.run(ctx, normalize_request(t, json::object())).fields[list];
+  };
+  auto mark = [&](const json& id, const std::string& kind) { found[id.get<std::string>()].insert(kind); };
+  for (const auto& f : run("AnalyzeGeometricFit", "reports"))
+    if (f["flagged"].get<bool>() && f["suggested_kind"].is_string()) mark(f["primitive_id"], f["suggested_kind"]);
+  for (const auto& f : run("IdentifyNoise", "verdicts"))
+    if (f["verdict"] == "likely_noise") mark(f["primitive_id"], f["proposed_action"] == "smooth" ? "under_smoothed" : "spurious_stroke");
+  const std::map<std::string, std::string> topology = {{"near_miss_junction", "topology_gap"},
+                                                       {"dangling_endpoint", "topology_gap"},
+                                                       {"duplicate_edge", "topology_overlap"},
+                                                       {"broken_loop", "broken_loop"}};
+  for (const auto& f : run("CheckTopology", "findings"))
+    if (auto k = topology.find(f["kind"].get<std::string>()); k != topology.end())
+      for (const auto& id : f["primitive_ids"]) mark(id, k->second);
+  for (const auto& f : run("CheckForConsistency", "findings"))
+    if (f["suggested_action"] == "snap_exact")
+      for (const auto& id : f["primitive_ids"]) mark(id, "misaligned");
+  for (auto& p : *out.primitives) {
+    std::set<std::string> all(p.issues.begin(), p.issues.end());
+    all.insert(found[p.id].begin(), found[p.id].end());
+    p.issues.assign(all.begin(), all.end());
+  }
+  return out;
+}
 
 void add_diagnostic_tools(std::vector<Tool>& out) {
   out.push_back({"AnalyzeGeometricFit", "diagnostics", "sv-diagnose", "",
@@ -875,7 +996,8 @@ void add_diagnostic_tools(std::vector<Tool>& out) {
                             {"distance_tolerance_px", S::nullable(S::number("default: the stroke width", 0))}}),
                  S::object({{"findings", S::array(S::object({{"relation", S::string("")}, {"primitive_ids", S::array(S::string(""), "")},
                                                              {"deviation", S::number("", 0)}, {"deviation_unit", S::enumeration({"deg", "px"}, "")},
-                                                             {"suggested_action", S::enumeration({"snap_exact", "leave", "investigate"}, "")},
+                                                             {"suggested_action", S::enumeration({"snap_exact", "leave", "investigate"}, "snap_exact: suggested_edit makes it exact")},
+                                                             {"suggested_edit", S::nullable({{"type", "object"}, {"description", "with snap_exact: the edit request ({\"tool\": NAME, ...fields}, as sv-edit takes it in a batch)"}})},
                                                              {"location", finding_location_schema()}},
                                                             {"relation", "primitive_ids", "deviation", "suggested_action", "location"}), "")},
                             {"checked_relations", S::array(S::string(""), "")},
@@ -885,7 +1007,7 @@ void add_diagnostic_tools(std::vector<Tool>& out) {
   out.push_back({"CheckTopology", "diagnostics", "sv-diagnose", "",
                  "Topological defects: near-miss junctions, dangling ends the graph joins, duplicate edges, broken "
                  "loops, redundant vertices.",
-                 S::object({{"gap_tolerance_px", S::nullable(S::number("default 2.5 stroke widths", 0))}}),
+                 S::object({{"gap_tolerance_px", S::nullable(S::number("default 1.5 stroke widths", 0))}}),
                  S::object({{"findings", S::array(S::object({{"kind", S::enumeration({"near_miss_junction", "dangling_endpoint", "duplicate_edge",
                                                                                       "broken_loop", "redundant_vertex"}, "")},
                                                              {"primitive_ids", S::array(S::string(""), "")},

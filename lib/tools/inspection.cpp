@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <opencv2/imgproc.hpp>
 
 #include "core/error.hpp"
@@ -151,7 +152,9 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
     for (const auto& [a, b] : d.pen_up) v.polyline({a, b}, color::pen_up, 1, true);
     legend.push_back({"pen-up travel (dashed)", color::pen_up});
   }
-  for (const auto& [id, path] : d.pieces) v.polyline(path, piece_color(s, d, id, by), 2);
+  Scene diagnosed;
+  if (by == "issue") diagnosed = with_diagnosed_issues({s, ctx.store, rid});
+  for (const auto& [id, path] : d.pieces) v.polyline(path, piece_color(by == "issue" ? diagnosed : s, d, id, by), 2);
   if (req["show_ids"].get<bool>() && s.primitives)
     for (const auto& p : *s.primitives)
       if (scope.touches(p)) v.label_shape(p.shape, p.id, color::ink);
@@ -164,7 +167,9 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
 
 ToolResult list_primitives(const ToolContext& ctx, const json& req) {
   ToolResult r;
-  const Scene& s = ctx.scene;
+  Scene diagnosed;
+  if (wants_issues(req["filter"])) diagnosed = with_diagnosed_issues(ctx);
+  const Scene& s = wants_issues(req["filter"]) ? diagnosed : ctx.scene;
   Drawing d = drawing_of(s);
   Scope scope = scope_of(s, req);
   auto keep = filtered_primitives(s, d, req["filter"], scope);
@@ -369,22 +374,54 @@ struct Transition {
   bool pen_up = false;
 };
 
-std::map<std::string, Transition> transitions_in(const Drawing& d) {
-  std::map<std::string, Transition> in;
+// What each tour step costs, in drawing order: the travel and spins since the last stroke go to
+// the stroke that follows them, and each stroke's time to the step it draws. A primitive drawn
+// in parts has one entry per part (queued under its id); a command that continues the last
+// stroke without moving in between adds to its entry; a merged line's time is shared by length.
+struct StepCost {
+  Transition in;
+  double draw_s = 0;
+};
+
+std::map<std::string, std::deque<StepCost>> step_costs(const Scene& s, const Drawing& d) {
+  std::map<std::string, std::deque<StepCost>> out;
+  Transition pending;
+  bool moved = false;
+  std::string last;
   for (const auto& st : d.steps) {
-    if (st.pen_down || st.before.empty()) continue;
-    Transition& t = in[st.before];
-    t.time_s += st.time_s;
-    if (st.cmd.kind == Command::Kind::spin) {
-      t.spin_deg += std::abs(st.cmd.degrees);
-      if (t.kind == "none") t.kind = "spin";
-    } else {
-      t.travel_px += std::abs(st.cmd.distance);
-      t.pen_up = true;
-      t.kind = "line";
+    if (!st.pen_down) {
+      pending.time_s += st.time_s;
+      moved = true;
+      if (st.cmd.kind == Command::Kind::spin) {
+        pending.spin_deg += std::abs(st.cmd.degrees);
+        if (pending.kind == "none") pending.kind = "spin";
+      } else {
+        pending.travel_px += std::abs(st.cmd.distance);
+        pending.pen_up = true;
+        pending.kind = "line";
+      }
+      continue;
+    }
+    std::vector<std::string> ids;
+    for (size_t a = 0, b; a <= st.cmd.primitive.size(); a = b + 1) {
+      b = std::min(st.cmd.primitive.find(',', a), st.cmd.primitive.size());
+      if (b > a) ids.push_back(st.cmd.primitive.substr(a, b - a));
+    }
+    double total_len = 0;
+    for (const auto& id : ids) total_len += s.primitive(id) ? s.primitive(id)->shape.length() : 0;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      auto& q = out[ids[k]];
+      if (k > 0 || moved || ids[k] != last || q.empty()) q.push_back({k == 0 ? pending : Transition{}, 0});
+      const double len = s.primitive(ids[k]) ? s.primitive(ids[k])->shape.length() : 0;
+      q.back().draw_s += st.time_s * (total_len > 0 ? len / total_len : 1.0 / ids.size());
+    }
+    if (!ids.empty()) {
+      pending = Transition{};
+      moved = false;
+      last = ids.back();
     }
   }
-  return in;
+  return out;
 }
 
 ToolResult get_tour(const ToolContext& ctx, const json& req) {
@@ -393,24 +430,30 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
   const Scene& s = revision_scene(ctx, req["revision"], holder);
   Scope scope = scope_of(s, req);
   Drawing d = drawing_of(s);
-  auto trans = transitions_in(d);
+  auto costs = step_costs(s, d);
   json steps = json::array();
   std::vector<std::pair<double, size_t>> costly;
   if (!s.tour) r.warnings.push_back("the scene has no tour yet (run sv-route)");
   if (s.tour && !d.from_commands) r.warnings.push_back("no command stream: times are unknown (run sv-route)");
   int index = 0;
-  double transition_total = 0;
+  // Everything but drawing (spins, travel, pen lifts and drops), once: the totals add up to the
+  // simulated draw time.
+  const double transition_total = d.total_s - d.draw_s;
   if (s.tour)
     for (const auto& t : *s.tour) {
       const Primitive* p = s.primitive(t.primitive);
       if (!p) continue;
-      const Transition tr = trans.count(t.primitive) ? trans[t.primitive] : Transition{};
-      transition_total += tr.time_s;
+      StepCost cost;
+      if (auto q = costs.find(t.primitive); q != costs.end() && !q->second.empty()) {
+        cost = q->second.front();
+        q->second.pop_front();
+      }
+      const Transition& tr = cost.in;
       int i = index++;
       if (!scope.touches(*p)) continue;
       double magnitude = tr.kind == "line" ? tr.travel_px : tr.spin_deg;
       steps.push_back({{"index", i}, {"primitive_id", t.primitive}, {"direction", t.reverse ? "reverse" : "forward"},
-                       {"draw_time_ms", round3(1000 * (d.primitive_s.count(t.primitive) ? d.primitive_s[t.primitive] : 0))},
+                       {"draw_time_ms", round3(1000 * cost.draw_s)},
                        {"transition_in", {{"kind", tr.kind}, {"time_ms", round3(1000 * tr.time_s)},
                                           {"magnitude", round3(magnitude)}, {"spin_deg", round3(tr.spin_deg)},
                                           {"travel_px", round3(tr.travel_px)}}},
@@ -428,7 +471,7 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
   }
   r.fields = {{"steps", steps}, {"total_draw_time_ms", round3(1000 * d.total_s)}, {"total_pen_up_count", d.pen_ups},
               {"transition_time_ms", round3(1000 * transition_total)}};
-  std::string text = fmt::format("{} steps shown; total {:.1f} s ({:.1f} s drawing, {:.1f} s turning and travel), {} pen-ups; "
+  std::string text = fmt::format("{} steps shown; total {:.1f} s ({:.1f} s drawing, {:.1f} s turning, travel and pen lifts), {} pen-ups; "
                                  "# id dir draw_ms <- transition kind ms\n",
                                  steps.size(), d.total_s, d.draw_s, transition_total, d.pen_ups);
   for (const auto& st : steps)
@@ -720,7 +763,8 @@ void add_inspection_tools(std::vector<Tool>& out) {
   json summary = S::object({{"id", S::id("primitive id")}, {"type", S::primitive_type()}, {"p0", S::point()}, {"p1", S::point()},
                             {"bulge", S::number("tan(sweep/4)")}, {"center", S::point()}, {"radius", S::number("px", 0)},
                             {"length_px", S::number("", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
-                            {"semantic_role", S::semantic_role()}, {"issues", S::array(S::string("issue"), "")},
+                            {"semantic_role", S::semantic_role()},
+                            {"issues", S::array(S::string("issue"), "stored ones; with a has_issue filter also what the diagnostics find")},
                             {"draw_index", S::nullable(S::integer("position in the draw order"))}},
                            {"id", "type", "length_px", "est_draw_time_ms", "draw_index"});
   out.push_back({"ListPrimitives", "inspection", "sv-diagnose", "",

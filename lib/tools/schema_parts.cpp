@@ -96,7 +96,8 @@ json primitive_filter() {
   return object({{"types", array(primitive_type(), "keep only these types")},
                  {"in_region", region("keep only primitives that touch this region")},
                  {"semantic_roles", array(semantic_role(), "keep only these roles")},
-                 {"has_issue", array(issue_kind(), "keep only primitives carrying one of these issues")},
+                 {"has_issue", array(issue_kind(), "keep only primitives with one of these issues: stored ones and what the diagnostics "
+                                                   "find (AnalyzeGeometricFit, IdentifyNoise, CheckTopology, CheckForConsistency)")},
                  {"min_length_px", number("keep primitives at least this long", 0)},
                  {"max_length_px", number("keep primitives at most this long", 0)},
                  {"draw_time_above_ms", number("keep primitives whose drawing takes longer", 0)}},

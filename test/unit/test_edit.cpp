@@ -93,6 +93,15 @@ TEST_CASE("DeletePrimitive refuses to disconnect the drawing unless told, and re
   CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0042"}}}) == Code::not_found);
 }
 
+TEST_CASE("DeletePrimitive drops the relations naming what it deleted", "[edit]") {
+  Scene s = dev_drawing().routed();
+  s.relations.push_back({{"kind", "parallel"}, {"primitives", {"p_0007", "p_0008"}}});
+  EditSession gone = edit(s, "DeletePrimitive", {{"primitive_ids", {"p_0008"}}});
+  CHECK(gone.scene.relations.empty());
+  CHECK(check_scene_invariants(gone.scene) == "");
+  CHECK(!gone.warnings.empty());
+}
+
 TEST_CASE("a deleted id is never handed out again", "[edit]") {
   Scene s = dev_drawing().routed();
   Scene gone = edit(s, "DeletePrimitive", {{"primitive_ids", {"p_0008"}}}).scene;
