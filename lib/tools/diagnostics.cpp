@@ -2,6 +2,7 @@
 // robot spends its time, which near-relations and topological defects the geometry carries.
 // Every finding names the primitives it is about and where it is; distances scale with the
 // stroke width, the one knob read from the image.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -1036,8 +1037,10 @@ Scene with_diagnosed_issues(const ToolContext& ctx) {
   return out;
 }
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_diagnostic_tools(std::vector<Tool>& out) {
-  for (auto entry : {analyze_geometric_fit_entry, identify_noise_entry, analyze_coverage_tool_entry, identify_expensive_operations_entry, check_for_consistency_entry, check_topology_entry})
+  for (auto entry : {analyze_geometric_fit_entry, identify_noise_entry, analyze_coverage_tool_entry,
+                     identify_expensive_operations_entry, check_for_consistency_entry, check_topology_entry})
     out.push_back(entry());
 }
 

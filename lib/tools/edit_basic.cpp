@@ -1,5 +1,6 @@
-// sv-edit's topology, tour, stage and bookkeeping edits: delete, add, reverse, reorder, rerun a
-// stage, define a region, label semantic roles, and SimulateEdit (a dry-run batch).
+// sv-edit's small edits: DeletePrimitive, AddPrimitive, ReverseDirection, DefineRegion and
+// LabelSemanticRoles (the semantic group's, served by sv-edit). Each tool's registry entry stands
+// right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,15 +61,11 @@ ToolResult delete_primitive(const ToolContext& ctx, const json& req) {
   return r;
 }
 
-json ids_schema() {
-  return S::array(S::id("primitive id"), "");
-}
-
 Tool delete_primitive_entry() {
   return {25, "DeletePrimitive", "mutation",
           "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
           "source ink left uncovered.",
-          S::object({{"primitive_ids", ids_schema()},
+          S::object({{"primitive_ids", primitive_ids_schema()},
                      {"confirm_no_topology_break",
                       S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true)}},
                     {"primitive_ids"}),
@@ -157,7 +154,7 @@ ToolResult reverse_direction(const ToolContext& ctx, const json& req) {
 Tool reverse_direction_entry() {
   return {32, "ReverseDirection", "mutation",
           "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
-          S::object({{"primitive_ids", ids_schema()}}, {"primitive_ids"}),
+          S::object({{"primitive_ids", primitive_ids_schema()}}, {"primitive_ids"}),
           S::object({{"draw_time_delta_ms", S::number("negative is faster")}}),
           reverse_direction, ToolKind::edit};
 }
@@ -248,8 +245,10 @@ Tool label_semantic_roles_entry() {
 
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_edit_tools(std::vector<Tool>& out) {
-  for (auto entry : {delete_primitive_entry, add_primitive_entry, reverse_direction_entry, define_region_entry, label_semantic_roles_entry})
+  for (auto entry : {delete_primitive_entry, add_primitive_entry, reverse_direction_entry, define_region_entry,
+                     label_semantic_roles_entry})
     out.push_back(entry());
 }
 

@@ -1,6 +1,7 @@
 // sv-edit's geometric edits: merge, split, replace, refit, smooth, snap, enforce a relation. The
 // geometry is lib/edit's (edit/geometry.hpp); these handlers read the request, call it and
 // report what it did.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -46,15 +47,11 @@ ToolResult merge_primitives(const ToolContext& ctx, const json& req) {
   return r;
 }
 
-json ids_schema() {
-  return S::array(S::id("primitive id"), "");
-}
-
 Tool merge_primitives_entry() {
   return {23, "MergePrimitives", "mutation",
           "Replace a chain of primitives by one line, arc or circle fitted to their source points (ends at the "
           "chain's outer ends); refused when the fit leaves the tolerance.",
-          S::object({{"primitive_ids", ids_schema()},
+          S::object({{"primitive_ids", primitive_ids_schema()},
                      {"target_kind", S::with_default(S::enumeration({"line", "arc", "circle", "auto"},
                                                                     "auto: a line, else an arc, else (a closed "
                                                                     "loop) a circle"),
@@ -95,11 +92,11 @@ ToolResult split_primitive(const ToolContext& ctx, const json& req) {
 
 json point_or_t_schema() {
   return {
-         {"description",
-          "where to split: [x, y] (snapped to the nearest point on the primitive), a number t in (0, 1) (arc-length "
-          "fraction; circles from angle 0), \"auto_corner\" (the sharpest turn of the source points) or "
-          "\"auto_inflection\" (where their curvature changes sign)"},
-         {"anyOf", json::array({S::point(), {{"type", "number"}}, S::enumeration({"auto_corner", "auto_inflection"}, "")})}};
+      {"description",
+       "where to split: [x, y] (snapped to the nearest point on the primitive), a number t in (0, 1) (arc-length "
+       "fraction; circles from angle 0), \"auto_corner\" (the sharpest turn of the source points) or "
+       "\"auto_inflection\" (where their curvature changes sign)"},
+      {"anyOf", json::array({S::point(), {{"type", "number"}}, S::enumeration({"auto_corner", "auto_inflection"}, "")})}};
 }
 
 Tool split_primitive_entry() {
@@ -129,7 +126,7 @@ ToolResult replace_primitive(const ToolContext& ctx, const json& req) {
 Tool replace_primitive_entry() {
   return {26, "ReplacePrimitive", "mutation",
           "Swap primitives for one explicit shape; its ends snap onto existing endpoints nearby.",
-          S::object({{"primitive_ids", ids_schema()},
+          S::object({{"primitive_ids", primitive_ids_schema()},
                      {"replacement", replacement_spec_schema("the new primitive")},
                      {"snap_to_existing_endpoints",
                       S::with_default(S::boolean("move the new ends onto other primitives' endpoints within "
@@ -244,12 +241,12 @@ ToolResult enforce_relation(const ToolContext& ctx, const json& req) {
 
 json axis_schema() {
   return {
-         {"description",
-          "parallel/perpendicular/collinear: a direction in degrees or a line [[x0, y0], [x1, y1]]; concentric: the "
-          "centre [x, y]; mirror: a number x (the vertical axis x = number) or a line [[x0, y0], [x1, y1]] (default: "
-          "solved); horizontal/vertical: none"},
-         {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), ""), {{"type", "null"}}})},
-         {"default", nullptr}};
+      {"description",
+       "parallel/perpendicular/collinear: a direction in degrees or a line [[x0, y0], [x1, y1]]; concentric: the "
+       "centre [x, y]; mirror: a number x (the vertical axis x = number) or a line [[x0, y0], [x1, y1]] (default: "
+       "solved); horizontal/vertical: none"},
+      {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), ""), {{"type", "null"}}})},
+      {"default", nullptr}};
 }
 
 Tool enforce_relation_entry() {
@@ -263,7 +260,7 @@ Tool enforce_relation_entry() {
                                                  "pairs a0, b0, a1, b1, ... (an odd last one symmetric in itself); "
                                                  "tangent_continuity: two primitives at their shared end, or a line "
                                                  "tangent to an arc or circle")},
-                     {"primitive_ids", ids_schema()},
+                     {"primitive_ids", primitive_ids_schema()},
                      {"axis", axis_schema()},
                      {"rerun_solver", S::with_default(S::boolean("re-solve the other recorded relations of the moved "
                                                                  "primitives too"),
@@ -314,8 +311,10 @@ Tool smooth_primitive_entry() {
 
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_geometry_edit_tools(std::vector<Tool>& out) {
-  for (auto entry : {merge_primitives_entry, split_primitive_entry, replace_primitive_entry, refit_polyline_entry, snap_endpoints_entry, enforce_relation_entry, smooth_primitive_entry})
+  for (auto entry : {merge_primitives_entry, split_primitive_entry, replace_primitive_entry, refit_polyline_entry,
+                     snap_endpoints_entry, enforce_relation_entry, smooth_primitive_entry})
     out.push_back(entry());
 }
 

@@ -1,6 +1,7 @@
 // sv-edit's escalations: ReorderTour (the draw order by hand, or pins with the rest re-optimized),
 // RerunStage (a pipeline stage again with other thresholds, on a region or the whole drawing),
-// and SimulateEdit (a batch of edits as a dry run).
+// and SimulateEdit (a batch of edits as a dry run; the suggestion group's, served by sv-edit).
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -438,6 +439,7 @@ Tool simulate_edit_entry() {
 
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_stage_edit_tools(std::vector<Tool>& out) {
   for (auto entry : {reorder_tour_entry, rerun_stage_entry, simulate_edit_entry})
     out.push_back(entry());

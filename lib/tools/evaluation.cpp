@@ -1,6 +1,7 @@
 // Evaluation: the scoreboard of a revision (draw time against fidelity), the difference
 // between two revisions, and where a revision sits on the time/fidelity plane against the
 // baselines a drawing of the same source could have had.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -74,12 +75,12 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
 
 json metric_schema() {
   return S::enumeration({"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer",
-         "semantic_overall"}, "");
+                         "semantic_overall"}, "");
 }
 
 json metrics_schema() {
   return {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
-         {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
+          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
 }
 
 Tool evaluate_revision_entry() {
@@ -297,6 +298,7 @@ Tool project_pareto_position_entry() {
 
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_evaluation_tools(std::vector<Tool>& out) {
   for (auto entry : {evaluate_revision_entry, compare_revisions_entry, project_pareto_position_entry})
     out.push_back(entry());

@@ -1,5 +1,6 @@
 // sv-commit's history tools: list, check out, revert, branch, commit, done. They work on the
 // store itself (ToolKind::store): the context's scene is HEAD's and the store is always there.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 //
 // The final mark is the ref refs/tags/final: Commit and Done point it at the chosen revision and
 // log the rationale or the summary, so the harness reads the answer with `sv-commit show final`.
@@ -206,17 +207,17 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
 
 json record_schema() {
   return S::object({{"revision_id", S::string("")},
-          {"parent_revision_id", S::nullable(S::string(""))},
-          {"created_by_tool", S::string("the tool or stage that made it")},
-          {"note", S::nullable(S::string(""))},
-          {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
-          {"metrics", kMetricsSchema},
-          {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
-          {"children", S::array(S::string(""), "revisions made from it")},
-          {"problem", S::string("present when the revision cannot be read (e.g. corrupt_object): "
-                                "why (sv-commit fsck); its parent is the one its object "
-                                "still names, if any")}},
-         {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
+                    {"parent_revision_id", S::nullable(S::string(""))},
+                    {"created_by_tool", S::string("the tool or stage that made it")},
+                    {"note", S::nullable(S::string(""))},
+                    {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
+                    {"metrics", kMetricsSchema},
+                    {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
+                    {"children", S::array(S::string(""), "revisions made from it")},
+                    {"problem", S::string("present when the revision cannot be read (e.g. corrupt_object): "
+                                          "why (sv-commit fsck); its parent is the one its object "
+                                          "still names, if any")}},
+                   {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
 }
 
 Tool list_revisions_entry() {
@@ -464,8 +465,10 @@ json history_branch(Store& store, const std::string& name, const std::string& re
           {"llm_text", fmt::format("branch {} at {}{}", name, id.substr(0, 12), switch_head ? "; HEAD follows it" : "")}};
 }
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_history_tools(std::vector<Tool>& out) {
-  for (auto entry : {list_revisions_entry, checkout_entry, revert_entry, branch_revision_entry, commit_entry, done_entry})
+  for (auto entry : {list_revisions_entry, checkout_entry, revert_entry, branch_revision_entry, commit_entry,
+                     done_entry})
     out.push_back(entry());
 }
 

@@ -1,5 +1,6 @@
 // Inspection: read-only views of the scene — source, render, primitives, graph, tour, config —
 // and ExplainThreshold, which ties an outcome to the threshold that decided it.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -245,12 +246,12 @@ ToolResult list_primitives(const ToolContext& ctx, const json& req) {
 // One row of ListPrimitives (GetPrimitive's detail extends it).
 json primitive_summary_schema() {
   return S::object({{"id", S::id("primitive id")}, {"type", S::primitive_type()}, {"p0", S::point()}, {"p1", S::point()},
-          {"bulge", S::number("tan(sweep/4)")}, {"center", S::point()}, {"radius", S::number("px", 0)},
-          {"length_px", S::number("", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
-          {"semantic_role", S::semantic_role()},
-          {"issues", S::array(S::string("issue"), "stored ones; with a has_issue filter also what the diagnostics find")},
-          {"draw_index", S::nullable(S::integer("position in the draw order"))}},
-         {"id", "type", "length_px", "est_draw_time_ms", "draw_index"});
+                    {"bulge", S::number("tan(sweep/4)")}, {"center", S::point()}, {"radius", S::number("px", 0)},
+                    {"length_px", S::number("", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
+                    {"semantic_role", S::semantic_role()},
+                    {"issues", S::array(S::string("issue"), "stored ones; with a has_issue filter also what the diagnostics find")},
+                    {"draw_index", S::nullable(S::integer("position in the draw order"))}},
+                   {"id", "type", "length_px", "est_draw_time_ms", "draw_index"});
 }
 
 Tool list_primitives_entry() {
@@ -890,8 +891,10 @@ Tool explain_threshold_entry() {
 
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_inspection_tools(std::vector<Tool>& out) {
-  for (auto entry : {get_source_image_entry, get_current_render_entry, list_primitives_entry, get_primitive_entry, get_graph_entry, get_tour_entry, get_config_entry, explain_threshold_entry})
+  for (auto entry : {get_source_image_entry, get_current_render_entry, list_primitives_entry, get_primitive_entry,
+                     get_graph_entry, get_tour_entry, get_config_entry, explain_threshold_entry})
     out.push_back(entry());
 }
 
