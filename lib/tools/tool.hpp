@@ -1,8 +1,7 @@
 // The tool registry: every tool of the catalog that sv implements is one entry — catalog number
 // and name, group, one-line description, request schema, result schema, handler — defined right
-// after its handler in its group's file, and everything an agent or a person sees comes from that
-// entry: the subcommands, --schema, `tools`, --help and
-// the man-page table.
+// after its handler in its group's file; everything an agent or a person sees comes from that
+// entry: the subcommands, --schema, `tools`, --help and the man-page table.
 #pragma once
 #include <functional>
 #include <map>
