@@ -8,6 +8,17 @@
 
 namespace sv {
 
+ParamSpec param_spec(const char* key, const char* unit, const char* doc, double min, double max, ParamType type) {
+  ParamSpec s;
+  s.key = key;
+  s.unit = unit;
+  s.doc = doc;
+  s.min = min;
+  s.max = max;
+  s.type = type;
+  return s;
+}
+
 const char* param_type_name(ParamType t) {
   switch (t) {
     case ParamType::number: return "number";

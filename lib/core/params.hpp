@@ -33,6 +33,10 @@ struct ParamSpec {
   std::string set_by = "--set";
 };
 
+// A declaration with its key, unit, doc and limits; the value or derivation is filled in after.
+ParamSpec param_spec(const char* key, const char* unit, const char* doc, double min = 0,
+                     double max = std::numeric_limits<double>::infinity(), ParamType type = ParamType::number);
+
 struct ParamTable {
   std::string stage;  // "sv-fit"
   std::vector<ParamSpec> params;

@@ -14,18 +14,6 @@ struct FitParam {
   double (*derive)(double stroke_width_px, const FitParams& p) = nullptr;
 };
 
-ParamSpec spec(const char* key, const char* unit, const char* doc, double min = 0,
-               double max = std::numeric_limits<double>::infinity(), ParamType type = ParamType::number) {
-  ParamSpec s;
-  s.key = key;
-  s.unit = unit;
-  s.doc = doc;
-  s.min = min;
-  s.max = max;
-  s.type = type;
-  return s;
-}
-
 ParamSpec derived(ParamSpec s, const char* from, const char* rule) {
   s.from = from;
   s.derivation = rule;
@@ -35,24 +23,24 @@ ParamSpec derived(ParamSpec s, const char* from, const char* rule) {
 const std::vector<FitParam>& fit_params() {
   static const std::vector<FitParam> table = [] {
     std::vector<FitParam> t = {
-        {derived(spec("fit.trace_noise_px", "px",
+        {derived(param_spec("fit.trace_noise_px", "px",
                       "noise of one traced centreline point, measured about the chords of its neighbours"),
                  "image", "root-mean-square offset of each traced point from its neighbours' chord (closest 90 %), "
                           "divided by sqrt(1.5)"),
          &FitParams::trace_noise_px},
-        {spec("fit.noise_allowance", "",
+        {param_spec("fit.noise_allowance", "",
               "the tolerance allows this many times the trace noise on top of its stroke-width part"),
          &FitParams::noise_allowance},
-        {spec("fit.max_noise_allowance_px", "px", "largest noise allowance added to the tolerance"),
+        {param_spec("fit.max_noise_allowance_px", "px", "largest noise allowance added to the tolerance"),
          &FitParams::max_noise_allowance_px},
-        {spec("fit.width_tolerance_ratio", "", "the tolerance's stroke-width part is this fraction of the stroke width"),
+        {param_spec("fit.width_tolerance_ratio", "", "the tolerance's stroke-width part is this fraction of the stroke width"),
          &FitParams::width_tolerance_ratio},
-        {spec("fit.max_width_tolerance_px", "px",
+        {param_spec("fit.max_width_tolerance_px", "px",
               "largest stroke-width part of the tolerance, unless thick_tolerance_ratio * sw is larger"),
          &FitParams::max_width_tolerance_px},
-        {spec("fit.thick_tolerance_ratio", "", "a thick stroke's tolerance grows with its width at this fraction of it"),
+        {param_spec("fit.thick_tolerance_ratio", "", "a thick stroke's tolerance grows with its width at this fraction of it"),
          &FitParams::thick_tolerance_ratio},
-        {derived(spec("fit.tolerance_px", "px",
+        {derived(param_spec("fit.tolerance_px", "px",
                       "largest distance of an edge point to its primitive: min(width_tolerance_ratio * sw, "
                       "max(max_width_tolerance, thick_tolerance_ratio * sw)) + min(noise_allowance * trace_noise, "
                       "max_noise_allowance) px",
@@ -65,79 +53,79 @@ const std::vector<FitParam>& fit_params() {
            return std::min(p.width_tolerance_ratio * sw, std::max(p.max_width_tolerance_px, p.thick_tolerance_ratio * sw)) +
                   std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
          }},
-        {spec("fit.corner_angle_deg", "deg",
+        {param_spec("fit.corner_angle_deg", "deg",
               "turn within the corner window that makes a sharp corner (a forced breakpoint)", 0, 180),
          &FitParams::corner_angle_deg},
-        {derived(spec("fit.corner_window_px", "px",
+        {derived(param_spec("fit.corner_window_px", "px",
                       "arc length before and after a point over which its turn is measured: max(3, sw/2)"),
                  "stroke_width", "max(3, sw / 2)"),
          &FitParams::corner_window_px, [](double sw, const FitParams&) { return std::max(3.0, 0.5 * sw); }},
-        {spec("fit.join_corner_deg", "deg",
+        {param_spec("fit.join_corner_deg", "deg",
               "turn between adjacent pieces above which they meet at the intersection of their curves", 0, 180),
          &FitParams::join_corner_deg},
-        {derived(spec("fit.join_max_px", "px",
+        {derived(param_spec("fit.join_max_px", "px",
                       "farthest a corner intersection may lie from the breakpoint: max(2, sw/2)"),
                  "stroke_width", "max(2, sw / 2)"),
          &FitParams::join_max_px, [](double sw, const FitParams&) { return std::max(2.0, 0.5 * sw); }},
-        {spec("fit.max_sweep_deg", "deg", "largest sweep of one arc; longer ones split"), &FitParams::max_sweep_deg},
-        {spec("fit.min_arc_sagitta_px", "px", "an arc bowing less than this from its chord is a line"),
+        {param_spec("fit.max_sweep_deg", "deg", "largest sweep of one arc; longer ones split"), &FitParams::max_sweep_deg},
+        {param_spec("fit.min_arc_sagitta_px", "px", "an arc bowing less than this from its chord is a line"),
          &FitParams::min_arc_sagitta_px},
-        {spec("fit.min_arc_sweep_deg", "deg",
+        {param_spec("fit.min_arc_sweep_deg", "deg",
               "an arc turning less than this is a line (a long flat arc would swallow straight runs)"),
          &FitParams::min_arc_sweep_deg},
-        {spec("fit.arc_cost", "squared tolerances",
+        {param_spec("fit.arc_cost", "squared tolerances",
               "extra description length of an arc over a line, in squared tolerances"),
          &FitParams::arc_cost},
-        {spec("fit.circle_max_aspect", "", "largest principal-axis ratio of a closed loop fitted as one circle"),
+        {param_spec("fit.circle_max_aspect", "", "largest principal-axis ratio of a closed loop fitted as one circle"),
          &FitParams::circle_max_aspect},
-        {spec("fit.circle_cycle_edges", "edges",
+        {param_spec("fit.circle_cycle_edges", "edges",
               "most edges of a cycle through junctions (a circle cut where strokes meet or cross it) fitted as one "
               "circle when all its points are within tolerance of it; 0: never",
               0, std::numeric_limits<double>::infinity(), ParamType::integer),
          &FitParams::circle_cycle_edges},
-        {derived(spec("fit.circle_cycle_min_radius_px", "px",
+        {derived(param_spec("fit.circle_cycle_min_radius_px", "px",
                       "smallest radius of such a circle: the stroke width (a smaller cycle rings a speck of paper in "
                       "merged ink, its hole under half a stroke wide)"),
                  "stroke_width", "sw"),
          &FitParams::circle_cycle_min_radius_px, [](double sw, const FitParams&) { return sw; }},
-        {spec("fit.dot_length_px", "px", "an edge shorter than this is a dot, drawn as a line this long"),
+        {param_spec("fit.dot_length_px", "px", "an edge shorter than this is a dot, drawn as a line this long"),
          &FitParams::dot_length_px},
-        {spec("fit.beautify", "", "1: enforce near relations between primitives within tolerance; 0: leave them", 0, 1,
+        {param_spec("fit.beautify", "", "1: enforce near relations between primitives within tolerance; 0: leave them", 0, 1,
               ParamType::flag),
          &FitParams::beautify},
-        {spec("fit.relation_angle_deg", "deg",
+        {param_spec("fit.relation_angle_deg", "deg",
               "lines whose directions differ by less (or by less from a right angle) are made parallel "
               "(perpendicular)",
               0, 90),
          &FitParams::relation_angle_deg},
-        {spec("fit.relation_min_line_px", "px",
+        {param_spec("fit.relation_min_line_px", "px",
               "shortest line whose direction takes part in parallel and perpendicular relations"),
          &FitParams::relation_min_line_px},
-        {spec("fit.through_angle_deg", "deg",
+        {param_spec("fit.through_angle_deg", "deg",
               "chain ends at a junction whose directions continue each other within this (the bar of a T) are "
               "fitted as one primitive when it stays within tolerance; 0: never",
               0, 180),
          &FitParams::through_angle_deg},
-        {spec("fit.axis_angle_deg", "deg", "lines whose direction differs by less from horizontal (vertical) are made so",
+        {param_spec("fit.axis_angle_deg", "deg", "lines whose direction differs by less from horizontal (vertical) are made so",
               0, 90),
          &FitParams::axis_angle_deg},
-        {derived(spec("fit.collinear_offset_px", "px",
+        {derived(param_spec("fit.collinear_offset_px", "px",
                       "parallel lines whose ends lie this close to the longest one's line are made collinear "
                       "(one common line): the tolerance"),
                  "stroke_width", "fit.tolerance_px"),
          &FitParams::collinear_offset_px, [](double, const FitParams& p) { return p.tolerance_px; }},
-        {spec("fit.tangent_angle_deg", "deg",
+        {param_spec("fit.tangent_angle_deg", "deg",
               "consecutive pieces (not both lines) turning by less at their joint are made tangent (G1); "
               "at most join_corner_deg, so corners stay corners (more than a degree costs brush strokes "
               "ink fidelity)",
               0, 180),
          &FitParams::tangent_angle_deg},
-        {spec("fit.merge_width_ratio", "",
+        {param_spec("fit.merge_width_ratio", "",
               "0: off; else runs of adjacent pieces merge into one line or arc within this fraction of the stroke "
               "width of their points where the robot draws that faster, and a loop that close to a circle is one "
               "(sv-fit --fast: 0.5)"),
          &FitParams::merge_width_ratio},
-        {derived(spec("fit.merge_tolerance_px", "px",
+        {derived(param_spec("fit.merge_tolerance_px", "px",
                       "largest distance of a primitive from its points once runs are merged: max(tolerance, "
                       "merge_width_ratio * sw)"),
                  "stroke_width", "max(fit.tolerance_px, merge_width_ratio * sw); fit.tolerance_px when sw is unknown"),

@@ -33,13 +33,8 @@ struct SkeletonParam {
 
 SkeletonParam constant(const char* key, double value, const char* unit, const char* doc, double max = kInf,
                        double min = 0) {
-  ParamSpec s;
-  s.key = key;
+  ParamSpec s = param_spec(key, unit, doc, min, max);
   s.value = value;
-  s.unit = unit;
-  s.doc = doc;
-  s.min = min;
-  s.max = max;
   return {s};
 }
 

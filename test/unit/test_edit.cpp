@@ -19,22 +19,6 @@ using namespace svtest;
 
 namespace {
 
-EditSession edit(const Scene& s, const std::string& tool, json request) {
-  const Tool* t = find_tool(tool);
-  REQUIRE(t);
-  ToolContext ctx{s, nullptr, "0"};
-  return apply_edits(ctx, {{t, normalize_request(*t, request)}});
-}
-
-Code refusal(const Scene& s, const std::string& tool, json request) {
-  try {
-    edit(s, tool, request);
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return Code::internal;
-}
-
 std::set<std::string> ids_of(const Scene& s) {
   std::set<std::string> out;
   for (const auto& p : *s.primitives) out.insert(p.id);
@@ -84,13 +68,13 @@ TEST_CASE("DeletePrimitive refuses to disconnect the drawing unless told, and re
   b.add(Shape::line({60, 50}, {110, 50}));
   b.add(Shape::line({110, 50}, {160, 50}));
   Scene chain = b.routed();
-  CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0002"}}}) == Code::no_result);
+  CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0002"}}}).code() == Code::no_result);
   EditSession forced =
       edit(chain, "DeletePrimitive", {{"primitive_ids", {"p_0002"}}, {"confirm_no_topology_break", false}});
   CHECK(ids_of(forced.scene) == std::set<std::string>{"p_0001", "p_0003"});
   // Deleting an end of the chain disconnects nothing.
   CHECK(edit(chain, "DeletePrimitive", {{"primitive_ids", {"p_0003"}}}).removed.size() == 1);
-  CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0042"}}}) == Code::not_found);
+  CHECK(refusal(chain, "DeletePrimitive", {{"primitive_ids", {"p_0042"}}}).code() == Code::not_found);
 }
 
 TEST_CASE("DeletePrimitive drops the relations naming what it deleted", "[edit]") {
@@ -123,13 +107,13 @@ TEST_CASE("AddPrimitive: fresh id, placed where asked or routed, bad shapes refu
   REQUIRE(a.scene.tour);
   CHECK((*a.scene.tour)[2].primitive == id);  // right after p_0002, as asked
   check_consistent(a.scene);
-  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {5, 5}}}}}) == Code::invalid_selection);
-  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "circle"}, {"center", {5, 5}}}}}) == Code::invalid_selection);
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {5, 5}}}}}).code() == Code::invalid_selection);
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "circle"}, {"center", {5, 5}}}}}).code() == Code::invalid_selection);
   // Far off the page (a typo) is refused before the router would spend its time on it.
-  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {0, 0}}, {"p1", {1e300, 0}}}}}) ==
+  CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {0, 0}}, {"p1", {1e300, 0}}}}}).code() ==
         Code::invalid_selection);
   CHECK(refusal(s, "AddPrimitive", {{"spec", {{"type", "line"}, {"p0", {5, 5}}, {"p1", {9, 5}}}},
-                                    {"insert_after_primitive_id", "p_0999"}}) == Code::not_found);
+                                    {"insert_after_primitive_id", "p_0999"}}).code() == Code::not_found);
 }
 
 TEST_CASE("ReverseDirection flips the tour step and reports the time it costs", "[edit]") {
@@ -160,7 +144,7 @@ TEST_CASE("DefineRegion names an area later calls scope to", "[edit]") {
   CHECK(again.regions[0]["id"] == "r_0001");
   CHECK(edit(again, "DefineRegion", {{"name", "eye"}, {"region", {{"kind", "primitive_set"}, {"primitive_ids", {"p_0005"}}}}})
             .results[0]["region_id"] == "r_0002");
-  CHECK(refusal(s, "DefineRegion", {{"name", "x"}, {"region", {{"kind", "primitive_set"}, {"primitive_ids", {"p_0099"}}}}}) ==
+  CHECK(refusal(s, "DefineRegion", {{"name", "x"}, {"region", {{"kind", "primitive_set"}, {"primitive_ids", {"p_0099"}}}}}).code() ==
         Code::not_found);
 }
 
@@ -170,7 +154,7 @@ TEST_CASE("LabelSemanticRoles sets roles and counts the changes", "[edit]") {
   CHECK(l.results[0]["updated_count"] == 2);
   CHECK(l.scene.primitive("p_0005")->semantic_role == "silhouette");
   CHECK(l.changed == std::vector<std::string>{"p_0001", "p_0005"});
-  CHECK(refusal(s, "LabelSemanticRoles", {{"assignments", json::array({json::array({"p_0077", "frame"})})}}) == Code::not_found);
+  CHECK(refusal(s, "LabelSemanticRoles", {{"assignments", json::array({json::array({"p_0077", "frame"})})}}).code() == Code::not_found);
 }
 
 TEST_CASE("ReorderTour: a full order exactly, or pins with the rest re-optimized", "[edit]") {
@@ -184,8 +168,8 @@ TEST_CASE("ReorderTour: a full order exactly, or pins with the rest re-optimized
   CHECK(f.scene.tour->back().primitive == "p_0001");
   check_consistent(f.scene);
   full.erase(full.begin());
-  CHECK(refusal(s, "ReorderTour", {{"full_order", full}}) == Code::invalid_selection);  // p_0008 left out
-  CHECK(refusal(s, "ReorderTour", json::object()) == Code::invalid_selection);
+  CHECK(refusal(s, "ReorderTour", {{"full_order", full}}).code() == Code::invalid_selection);  // p_0008 left out
+  CHECK(refusal(s, "ReorderTour", json::object()).code() == Code::invalid_selection);
 
   // Pinning p_0008 first: the optimizer's tour around the pin is never slower than the same
   // pin with the rest left in their order.
@@ -198,7 +182,7 @@ TEST_CASE("ReorderTour: a full order exactly, or pins with the rest re-optimized
   CHECK(opt.results[0]["draw_time_after_ms"].get<double>() <= fixed.results[0]["draw_time_after_ms"].get<double>() + 1e-6);
   CHECK(opt.results[0]["draw_time_after_ms"].get<double>() < opt.results[0]["draw_time_before_ms"].get<double>());
   check_consistent(opt.scene);
-  CHECK(refusal(s, "ReorderTour", {{"pinned_positions", json::array({json::array({8, "p_0001", "forward"})})}}) == Code::invalid_selection);
+  CHECK(refusal(s, "ReorderTour", {{"pinned_positions", json::array({json::array({8, "p_0001", "forward"})})}}).code() == Code::invalid_selection);
 }
 
 TEST_CASE("RerunStage re-routes, refits and keeps the ids of what did not change", "[edit]") {
@@ -228,11 +212,11 @@ TEST_CASE("RerunStage re-routes, refits and keeps the ids of what did not change
     else CHECK((t.primitive == (*scrambled.tour)[i].primitive && t.reverse == (*scrambled.tour)[i].reverse));
   }
   CHECK(square == std::set<std::string>{"p_0001", "p_0002", "p_0003", "p_0004"});
-  CHECK(refusal(s, "RerunStage", {{"stage", "vectorize"}, {"config_overrides", {{"no_such_key", 1}}}}) ==
+  CHECK(refusal(s, "RerunStage", {{"stage", "vectorize"}, {"config_overrides", {{"no_such_key", 1}}}}).code() ==
         Code::invalid_selection);
   Scene no_source = s;
   no_source.source->path = "/nonexistent/drawing.png";
-  CHECK(refusal(no_source, "RerunStage", {{"stage", "skeletonize"}}) == Code::no_result);
+  CHECK(refusal(no_source, "RerunStage", {{"stage", "skeletonize"}}).code() == Code::no_result);
 }
 
 TEST_CASE("RerunStage in a region never gives two primitives one id", "[edit]") {

@@ -13,23 +13,6 @@ using namespace svtest;
 
 namespace {
 
-EditSession edit(const Scene& s, const std::string& tool, const json& request) {
-  const Tool* t = find_tool(tool);
-  REQUIRE(t != nullptr);
-  ToolContext ctx{s, nullptr, ""};
-  return apply_edits(ctx, {EditStep{t, normalize_request(*t, request)}});
-}
-
-// The refusal of an edit: its error (code internal when it did not refuse).
-Error refusal(const Scene& s, const std::string& tool, const json& request) {
-  try {
-    edit(s, tool, request);
-  } catch (const Error& e) {
-    return e;
-  }
-  return Error(Code::internal, "no refusal");
-}
-
 const Primitive& prim(const Scene& s, const std::string& id) {
   const Primitive* p = s.primitive(id);
   REQUIRE(p != nullptr);

@@ -17,13 +17,6 @@ using namespace svtest;
 
 namespace {
 
-EditSession edit(const Scene& s, const std::string& tool, json request) {
-  const Tool* t = find_tool(tool);
-  REQUIRE(t);
-  ToolContext ctx{s, nullptr, "0"};
-  return apply_edits(ctx, {{t, normalize_request(*t, request)}});
-}
-
 // Makes `polys`, inked at the scene's stroke width, the scene's source image (a file beside the
 // test's scratch files).
 void set_source(Scene& s, const std::vector<Polyline>& polys) {

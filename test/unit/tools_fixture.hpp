@@ -2,6 +2,7 @@
 // or the source points given), a primitive fitted to all of it, a tour step in order, and the
 // command stream the router emits for that tour.
 #pragma once
+#include <catch2/catch.hpp>
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,6 +16,8 @@
 
 #include "core/scene.hpp"
 #include "route/route.hpp"
+#include "core/error.hpp"
+#include "tools/edit_session.hpp"
 #include "tools/tool.hpp"
 
 namespace svtest {
@@ -171,6 +174,24 @@ inline json run(const std::string& name, const Scene& s, json request = json::ob
   json env = run_tool(*t, ctx, normalize_request(*t, request), r);
   if (out) *out = r;
   return env;
+}
+
+// One edit through the session (settle included), as sv-edit runs it.
+inline EditSession edit(const Scene& s, const std::string& tool, const json& request) {
+  const Tool* t = find_tool(tool);
+  REQUIRE(t != nullptr);
+  ToolContext ctx{s, nullptr, "0"};
+  return apply_edits(ctx, {EditStep{t, normalize_request(*t, request)}});
+}
+
+// The refusal of an edit: its error (code internal when it did not refuse).
+inline Error refusal(const Scene& s, const std::string& tool, const json& request) {
+  try {
+    edit(s, tool, request);
+  } catch (const Error& e) {
+    return e;
+  }
+  return Error(Code::internal, "no refusal");
 }
 
 }  // namespace svtest
