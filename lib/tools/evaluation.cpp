@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <opencv2/imgproc.hpp>
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "render/view.hpp"
+#include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "store/history.hpp"
 #include "store/store.hpp"
@@ -239,6 +242,98 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+// ---------------------------------------------------------------- RobotSimulate
+
+// The catalog's SimStep from a step of the scene's simulation (seconds -> milliseconds).
+json sim_step(const json& st) {
+  json step = {{"op", st["op"]},
+               {"primitive_id", st["primitive"]},
+               {"duration_ms", round_to(st["duration_s"].get<double>() * 1000, 1e-3)},
+               {"start_pose", st["start"]},
+               {"end_pose", st["end"]},
+               {"notes", st["notes"]}};
+  if (st.contains("trace")) step["trace"] = st["trace"];
+  return step;
+}
+
+std::string pose_text(const json& p) {
+  return fmt::format("({:.1f}, {:.1f}, {:.1f}°)", p[0].get<double>(), p[1].get<double>(), p[2].get<double>());
+}
+
+constexpr size_t kLoggedSteps = 150;  // steps the text lists; `steps` has them all
+
+ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
+  ToolResult r;
+  Scene holder;
+  std::string rid;
+  Scene run = revision_scene(ctx, req["revision_id"], holder, &rid);
+  if (!run.commands || !run.robot) {
+    r.warnings.push_back("no command stream: the robot has nothing to execute (run sv-route)");
+    r.fields = {{"total_time_ms", 0}, {"steps", json::array()}, {"simulated_revision_id", rid}};
+    r.llm_text = rid.substr(0, 12) + ": no command stream, nothing to simulate";
+    return r;
+  }
+  // The same replay sv-simulate runs, so the times are the scene's simulated metrics.
+  simulate(run, SimulateOptions{req["return_trace"].get<bool>()});
+  const json& sim = run.simulation;
+  const double total_ms = round_to(sim["total_s"].get<double>() * 1000, 1e-3);
+  json steps = json::array();
+  std::string log;
+  size_t noted = 0;
+  for (const json& st : sim["steps"]) {
+    json step = sim_step(st);
+    noted += !step["notes"].empty();
+    if (steps.size() < kLoggedSteps) {
+      std::string notes;
+      for (const auto& n : step["notes"]) notes += "; " + n.get<std::string>();
+      log += fmt::format("{:>4} {:<8} {:<8} {:>9.1f} ms {} -> {}{}\n", steps.size(), step["op"].get<std::string>(),
+                         st["primitive"].is_null() ? "-" : st["primitive"].get<std::string>(),
+                         step["duration_ms"].get<double>(), pose_text(st["start"]), pose_text(st["end"]), notes);
+    }
+    steps.push_back(std::move(step));
+  }
+  if (steps.size() > kLoggedSteps) log += fmt::format("... {} more steps (all in `steps`)\n", steps.size() - kLoggedSteps);
+  r.fields = {{"total_time_ms", total_ms},
+              {"motion_time_ms", round_to(sim["motion_time_s"].get<double>() * 1000, 1e-3)},
+              {"pen_time_ms", round_to(sim["pen_time_s"].get<double>() * 1000, 1e-3)},
+              {"ppi", sim["ppi"]},
+              {"simulated_revision_id", rid},
+              {"steps", steps}};
+  r.llm_text = fmt::format("{}: {} steps, {:.1f} s ({:.1f} s moving, {:.1f} s pen lifts and drops) at {:.1f} px/in; {} with "
+                           "notes\n",
+                           rid.substr(0, 12), steps.size(), total_ms / 1000, sim["motion_time_s"].get<double>(),
+                           sim["pen_time_s"].get<double>(), sim["ppi"].get<double>(), noted) + log;
+  r.human_text = r.llm_text + "(an animated SVG of the robot drawing it: sv-simulate --animate FILE)";
+
+  // The trace over the drawing: pen-down paths coloured by when they are drawn (blue first, red
+  // last), pen-up travel dashed, long-way spins ringed.
+  const Scope scope = scope_of(run, req);
+  View v = scene_view(ctx, run, scope, fmt::format("{} robot: {:.1f} s, {} steps", rid.substr(0, 12), total_ms / 1000, steps.size()));
+  std::map<size_t, double> begin_s;  // command -> when the robot starts it
+  double t = 0;
+  for (const json& st : sim["steps"]) {
+    if (st["op"] != "pen_up" && st["op"] != "pen_down") begin_s[st["command"].get<size_t>()] = t;
+    t += st["duration_s"].get<double>();
+  }
+  const double total_s = std::max(t, 1e-9);
+  for (const DrawnPiece& p : drawn_pieces(run, 1.0)) {
+    if (p.pen_down) v.polyline(p.path, color::ramp(begin_s[p.command] / total_s), 2);
+    else v.polyline(p.path, color::pen_up, 1, true);
+  }
+  for (const json& st : sim["steps"]) {
+    if (st["op"] != "spin" || st["notes"].dump().find("the long way") == std::string::npos) continue;
+    Vec2 at{st["start"][0].get<double>(), st["start"][1].get<double>()};
+    v.ring(at, 8, color::circle, 2);
+    v.text(at, fmt::format("spin {:.0f} deg", (*run.commands)[st["command"].get<size_t>()].degrees), color::circle);
+  }
+  Vec2 start{run.robot->start.x, run.robot->start.y};
+  v.dot(start, color::spurious, 4);
+  v.legend({{"drawn first", color::ramp(0)}, {"drawn last", color::ramp(1)}, {"pen-up travel", color::pen_up},
+            {"long-way spin", color::circle}, {"start", color::spurious}});
+  r.images["robot"] = v.finish();
+  return r;
+}
+
 }  // namespace
 
 void add_evaluation_tools(std::vector<Tool>& out) {
@@ -283,6 +378,31 @@ void add_evaluation_tools(std::vector<Tool>& out) {
                             {"fidelity_axis", S::string("")}},
                            {"dominated_by", "dominates", "on_pareto_front"}),
                  project_pareto_position});
+  const json pose = S::tuple({S::number("x, image pixels"), S::number("y, image pixels"), S::number("heading, degrees")},
+                             "x, y, heading");
+  const json step = S::object(
+      {{"op", S::enumeration({"line", "spin", "arc", "pen_up", "pen_down"}, "")},
+       {"primitive_id", S::nullable(S::string("the primitive a line or arc draws (ids ','-joined when one command "
+                                                        "draws several); null for spins, pen changes and travel"))},
+       {"duration_ms", S::number("from the firmware's motion model", 0)},
+       {"start_pose", pose},
+       {"end_pose", pose},
+       {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
+       {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees); only with return_trace")}},
+      {"op", "primitive_id", "duration_ms", "start_pose", "end_pose", "notes"});
+  out.push_back({"RobotSimulate", "evaluation", "sv-simulate", "",
+                 "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
+                 "and notes; the trace over the drawing.",
+                 S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                            {"return_trace", S::with_default(S::boolean("add each step's per-tick pose log (large)"), false)}}),
+                 S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
+                            {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
+                            {"pen_time_ms", S::number("pen lifts and drops", 0)},
+                            {"ppi", S::number("the robot's scale, pixels per inch", 0)},
+                            {"simulated_revision_id", S::string("")},
+                            {"steps", S::array(step, "in the order the robot executes them")}},
+                           {"total_time_ms", "steps"}),
+                 robot_simulate});
 }
 
 }  // namespace sv
