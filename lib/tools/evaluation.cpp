@@ -246,8 +246,18 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
 
 // The catalog's SimStep from a step of the scene's simulation (seconds -> milliseconds).
 json sim_step(const json& st) {
+  json ids = json::array();
+  if (st["primitive"].is_string()) {
+    const std::string list = st["primitive"];
+    for (size_t a = 0; a < list.size();) {
+      const size_t b = std::min(list.find(',', a), list.size());
+      ids.push_back(list.substr(a, b - a));
+      a = b + 1;
+    }
+  }
   json step = {{"op", st["op"]},
-               {"primitive_id", st["primitive"]},
+               {"primitive_id", ids.empty() ? json(nullptr) : ids[0]},
+               {"primitive_ids", ids},
                {"duration_ms", round_to(st["duration_s"].get<double>() * 1000, 1e-3)},
                {"start_pose", st["start"]},
                {"end_pose", st["end"]},
@@ -382,14 +392,15 @@ void add_evaluation_tools(std::vector<Tool>& out) {
                              "x, y, heading");
   const json step = S::object(
       {{"op", S::enumeration({"line", "spin", "arc", "pen_up", "pen_down"}, "")},
-       {"primitive_id", S::nullable(S::string("the primitive a line or arc draws (ids ','-joined when one command "
-                                                        "draws several); null for spins, pen changes and travel"))},
+       {"primitive_id", S::nullable(S::id("the primitive a line or arc draws (the first, when it draws several); "
+                                               "null for spins, pen changes and travel"))},
+       {"primitive_ids", S::array(S::id(""), "every primitive the step draws")},
        {"duration_ms", S::number("from the firmware's motion model", 0)},
        {"start_pose", pose},
        {"end_pose", pose},
        {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
        {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees); only with return_trace")}},
-      {"op", "primitive_id", "duration_ms", "start_pose", "end_pose", "notes"});
+      {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"});
   out.push_back({"RobotSimulate", "evaluation", "sv-simulate", "",
                  "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
                  "and notes; the trace over the drawing.",
