@@ -67,8 +67,8 @@ std::string write_view(const ExportInput& in, const ExportSettings& s) {
   ViewOptions vo;
   const std::string color_by = setting(s, kColorBy);
   vo.color_by = color_by == "order" ? ColorBy::draw_order : color_by == "none" ? ColorBy::none : ColorBy::primitive_type;
-  vo.pen_up = on(s, "--pen-up");
-  vo.ids = on(s, "--ids");
+  vo.pen_up = on(s, "--show-pen-up-paths");
+  vo.ids = on(s, "--show-ids");
   if (!on(s, "--no-source")) vo.source = source_underlay(in.scene, in.store);
   return encode_png_rgb(render_view(in.scene, vo));
 }
@@ -92,8 +92,8 @@ const std::vector<ExportBackend>& export_backends() {
         switch_option("--gcode-no-flip", "keep the image's y-down axis (the plot comes out mirrored)")},
        write_gcode},
       {"view", "--png", ".png", "write a view of what the robot draws (labelled grid) to this PNG file",
-       {kColorBy, switch_option("--pen-up", "draw pen-up travel, dashed, in the PNG view"),
-        switch_option("--ids", "write primitive ids beside the primitives in the PNG view"),
+       {kColorBy, switch_option("--show-pen-up-paths", "draw pen-up travel, dashed, in the PNG view"),
+        switch_option("--show-ids", "write primitive ids beside the primitives in the PNG view"),
         switch_option("--no-source", "do not draw the source image under the PNG view")},
        write_view},
       {"svg", "--svg", ".svg", "write the drawing as SVG with true arcs to this file", {}, write_svg},

@@ -40,6 +40,7 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   Scene holder;
   std::string rid;
   const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  r.revision_id = rid;
   const Scope scope = scope_of(s, req);
   const double sw = stroke_width_of(s), tol = default_tolerance(sw);
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
@@ -191,6 +192,7 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   Scene holder;
   std::string rid;
   const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  r.revision_id = rid;
   std::string axis = req["fidelity_axis"];
   if (axis == "semantic_overall") {
     r.warnings.push_back("semantic_overall needs an oracle (AskOracle); projecting on f1 instead");

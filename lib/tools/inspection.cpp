@@ -123,6 +123,7 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
   Scene holder;
   std::string rid;
   const Scene& s = revision_scene(ctx, req["revision"], holder, &rid);
+  r.revision_id = rid;
   Scope scope = scope_of(s, req);
   Drawing d = drawing_of(s);
   const std::string overlay = req["overlay"], by = req["color_by"];
@@ -427,7 +428,7 @@ std::map<std::string, std::deque<StepCost>> step_costs(const Scene& s, const Dra
 ToolResult get_tour(const ToolContext& ctx, const json& req) {
   ToolResult r;
   Scene holder;
-  const Scene& s = revision_scene(ctx, req["revision"], holder);
+  const Scene& s = revision_scene(ctx, req["revision"], holder, &r.revision_id);
   Scope scope = scope_of(s, req);
   Drawing d = drawing_of(s);
   auto costs = step_costs(s, d);

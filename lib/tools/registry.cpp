@@ -229,7 +229,9 @@ json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolRe
   json env = {{"ok", true}, {"tool", t.name}, {"llm_text", result.llm_text},
               {"human_text", result.human_text.empty() ? result.llm_text : result.human_text},
               {"images", json::object()}, {"warnings", result.warnings}};
-  if (!ctx.revision_id.empty()) env["revision_id"] = ctx.revision_id;
+  // The revision the result is about: the one the request named, else the one the tool ran on.
+  const std::string& about = result.revision_id.empty() ? ctx.revision_id : result.revision_id;
+  if (!about.empty()) env["revision_id"] = about;
   for (auto it = result.fields.begin(); it != result.fields.end(); ++it) env[it.key()] = it.value();
   if (std::string err = Schema(result_schema(t)).first_error(env); !err.empty())
     throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", t.name, err));

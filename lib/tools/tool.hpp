@@ -37,6 +37,7 @@ struct ToolResult {
   std::string llm_text, human_text;
   std::vector<std::string> warnings;
   std::map<std::string, cv::Mat> images;  // name -> BGR picture, written as PNG by the runner
+  std::string revision_id;  // the revision measured, when the request named another than the context's
   // Edit tools: the edited scene (sections the edit did not touch as they were). The runner
   // settles it — relations of `touched` primitives re-solved, the tour kept with the `touched`
   // ones placed again unless `reroute` is off, the simulation re-run — before it is recorded.

@@ -153,3 +153,31 @@ TEST_CASE("shell: Done refuses a revision the robot cannot draw", "[e2e][shell]"
   CHECK(parse(done)["error"]["code"] == "no_result");
   CHECK(in_dir(d, "sv-commit", "--json status").out.find("final") == std::string::npos);
 }
+
+TEST_CASE("shell: the stage's view options are named as render's fields", "[e2e][shell]") {
+  fs::path d = shell_store("shell-view-names");
+  const fs::path png = d / "view.png";
+  Run stage = run("cd " + d.string() + " && " + bin("sv-commit") + " show HEAD | " + bin("sv-simulate") +
+                  " --no-store --show-pen-up-paths --show-ids --png " + png.string() + " > /dev/null");
+  CHECK(stage.status == 0);
+  Run tool = in_dir(d, "sv-simulate", "render --rev HEAD --show-pen-up-paths --show-ids --png " + (d / "r.png").string());
+  CHECK(tool.status == 0);
+  CHECK(fs::exists(png));
+  CHECK(run(bin("sv-simulate") + " --pen-up < /dev/null").status == 2);  // the old name is gone
+}
+
+TEST_CASE("shell: a tool given another revision reports that revision", "[e2e][shell]") {
+  fs::path d = shell_store("shell-revision-id");
+  json log = parse(in_dir(d, "sv-commit", "--json log"));
+  const std::string routed = log["revisions"][1]["revision_id"];  // the one before HEAD
+  for (const std::string cmd : {"evaluate-revision --revision-id " + routed, "render --revision " + routed,
+                                "project-pareto-position --revision-id " + routed}) {
+    CAPTURE(cmd);
+    Run r = in_dir(d, "sv-simulate", cmd + " --rev HEAD");
+    REQUIRE(r.status == 0);
+    CHECK(parse(r)["revision_id"] == routed);
+  }
+  Run tour = in_dir(d, "sv-diagnose", "get-tour --revision " + routed + " --rev HEAD");
+  REQUIRE(tour.status == 0);
+  CHECK(parse(tour)["revision_id"] == routed);
+}
