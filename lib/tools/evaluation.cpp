@@ -279,9 +279,10 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
   Scene holder;
   std::string rid;
   Scene run = revision_scene(ctx, req["revision_id"], holder, &rid);
+  r.revision_id = rid;
   if (!run.commands || !run.robot) {
     r.warnings.push_back("no command stream: the robot has nothing to execute (run sv-route)");
-    r.fields = {{"total_time_ms", 0}, {"steps", json::array()}, {"simulated_revision_id", rid}};
+    r.fields = {{"total_time_ms", 0}, {"steps", json::array()}};
     r.llm_text = rid.substr(0, 12) + ": no command stream, nothing to simulate";
     return r;
   }
@@ -309,7 +310,6 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
               {"motion_time_ms", round_to(sim["motion_time_s"].get<double>() * 1000, 1e-3)},
               {"pen_time_ms", round_to(sim["pen_time_s"].get<double>() * 1000, 1e-3)},
               {"ppi", sim["ppi"]},
-              {"simulated_revision_id", rid},
               {"steps", steps}};
   r.llm_text = fmt::format("{}: {} steps, {:.1f} s ({:.1f} s moving, {:.1f} s pen lifts and drops) at {:.1f} px/in; {} with "
                            "notes\n",
@@ -412,7 +412,6 @@ void add_evaluation_tools(std::vector<Tool>& out) {
                             {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
                             {"pen_time_ms", S::number("pen lifts and drops", 0)},
                             {"ppi", S::number("the robot's scale, pixels per inch", 0)},
-                            {"simulated_revision_id", S::string("")},
                             {"steps", S::array(step, "in the order the robot executes them")}},
                            {"total_time_ms", "steps"}),
                  robot_simulate});
