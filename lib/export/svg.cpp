@@ -153,8 +153,8 @@ std::string render_svg_animated(const Scene& scene, double speedup) {
     if (op != "pen_up" && op != "pen_down") when[st["command"].get<size_t>()] = {total, total + d};
     total += d;
   }
-  SvgDrawing g = svg_drawing(scene);
   if (!(total > 0)) return render_svg(scene);  // nothing takes time: the still drawing is all there is
+  const SvgDrawing g = svg_drawing(scene);
   // Each stroke is revealed by its dash offset as its pieces are drawn; before its first piece
   // it is hidden, after its last it stays frozen whole. Without animation (the file's still
   // image) every stroke is whole, so the still image is the last frame.
@@ -177,7 +177,7 @@ std::string render_svg_animated(const Scene& scene, double speedup) {
   out += svg_travel(g);
   // The robot: a dot along the pieces (resting through spins and pen changes), shown only while
   // the animation plays.
-  Pose p = scene.robot->start;
+  const Pose& p = scene.robot->start;
   std::vector<std::pair<double, std::string>> xs = {{0, num(p.x)}}, ys = {{0, num(p.y)}};
   for (const DrawnPiece& piece : g.pieces) {
     const auto [b, e] = when.at(piece.command);

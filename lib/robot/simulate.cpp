@@ -23,8 +23,8 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
     case Command::Kind::spin:
       // The firmware turns by the signed angle it is sent; it never takes the shorter way itself.
       if (std::abs(c.degrees) > 180)
-        notes.push_back(fmt::format("spin of {:.1f}°: the robot turns the long way ({:.1f}° the other way)", c.degrees,
-                                    std::copysign(360 - std::abs(c.degrees), -c.degrees)));
+        notes.push_back(fmt::format("spin of {:.1f}°: the robot turns the long way ({:.1f}° faces the same way)",
+                                    c.degrees, wrap_deg(c.degrees)));
       else if (std::abs(c.degrees) < 1)
         notes.push_back(fmt::format("spin under 1 deg ({:.3f}) still costs {:.3f} s", c.degrees, spin_time_s(c.degrees)));
       break;

@@ -140,7 +140,7 @@ TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot
   CHECK(ops == std::vector<std::string>{"pen_down", "line", "spin", "pen_up", "line", "pen_down", "arc"});
   CHECK(steps[1]["primitive"] == "p_0001");
   CHECK(steps[2]["primitive"].is_null());
-  CHECK(steps[2]["notes"][0] == "spin of 270.0°: the robot turns the long way (-90.0° the other way)");
+  CHECK(steps[2]["notes"][0] == "spin of 270.0°: the robot turns the long way (-90.0° faces the same way)");
   CHECK(steps[4]["notes"].dump().find("pen-up shorter than a stroke width") != std::string::npos);
   CHECK(steps[4]["notes"].dump().find("pen-up travel 4 px") != std::string::npos);
   CHECK(steps[4]["end"][1].get<double>() == Approx(4));  // backwards while facing -y
@@ -176,7 +176,7 @@ TEST_CASE("the step log: its durations add up to the total, a planted 359 degree
     if (st["command"] == 1 && st["op"] == "spin") {
       CHECK(noted);
       CHECK(notes.find("spin of 359.0°") != std::string::npos);
-      CHECK(notes.find("-1.0° the other way") != std::string::npos);
+      CHECK(notes.find("-1.0° faces the same way") != std::string::npos);
     }
     if (st["op"] == "line" && st["command"] == 2) CHECK(notes.find("pen-up travel 310 px") != std::string::npos);
   }
