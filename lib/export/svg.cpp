@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <map>
 #include <set>
 
 #include "core/error.hpp"
@@ -145,14 +144,9 @@ std::string render_svg_animated(const Scene& scene, double speedup) {
     simulate(timed, {});
   }
   const json& sim = simulated ? scene.simulation : timed.simulation;
-  std::map<size_t, std::pair<double, double>> when;  // command -> its begin and end, s
+  const auto when = command_times(sim);
   double total = 0;
-  for (const json& st : sim["steps"]) {
-    const double d = st["duration_s"].get<double>();
-    const std::string op = st["op"];
-    if (op != "pen_up" && op != "pen_down") when[st["command"].get<size_t>()] = {total, total + d};
-    total += d;
-  }
+  for (const json& st : sim["steps"]) total += st["duration_s"].get<double>();
   if (!(total > 0)) return render_svg(scene);  // nothing takes time: the still drawing is all there is
   const SvgDrawing g = svg_drawing(scene);
   // Each stroke is revealed by its dash offset as its pieces are drawn; before its first piece

@@ -21,8 +21,7 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
   std::vector<std::string> notes;
   switch (c.kind) {
     case Command::Kind::spin:
-      // The firmware turns by the signed angle it is sent; it never takes the shorter way itself.
-      if (std::abs(c.degrees) > 180)
+      if (long_way_spin(c))
         notes.push_back(fmt::format("spin of {:.1f}°: the robot turns the long way ({:.1f}° faces the same way)",
                                     c.degrees, wrap_deg(c.degrees)));
       else if (std::abs(c.degrees) < 1)
@@ -72,6 +71,19 @@ json trace_of(const Move& m, const Command& c) {
 }
 
 }  // namespace
+
+bool long_way_spin(const Command& c) { return c.kind == Command::Kind::spin && std::abs(c.degrees) > 180; }
+
+std::map<size_t, std::pair<double, double>> command_times(const json& simulation) {
+  std::map<size_t, std::pair<double, double>> when;
+  double t = 0;
+  for (const json& st : simulation["steps"]) {
+    const double d = st["duration_s"].get<double>();
+    if (st["op"] != "pen_up" && st["op"] != "pen_down") when[st["command"].get<size_t>()] = {t, t + d};
+    t += d;
+  }
+  return when;
+}
 
 void simulate(Scene& scene, const SimulateOptions& options) {
   if (!scene.commands || !scene.robot)

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <opencv2/imgproc.hpp>
 
 #include "core/error.hpp"
@@ -321,22 +320,18 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
   // last), pen-up travel dashed, long-way spins ringed.
   const Scope scope = scope_of(run, req);
   View v = scene_view(ctx, run, scope, fmt::format("{} robot: {:.1f} s, {} steps", rid.substr(0, 12), total_ms / 1000, steps.size()));
-  std::map<size_t, double> begin_s;  // command -> when the robot starts it
-  double t = 0;
-  for (const json& st : sim["steps"]) {
-    if (st["op"] != "pen_up" && st["op"] != "pen_down") begin_s[st["command"].get<size_t>()] = t;
-    t += st["duration_s"].get<double>();
-  }
-  const double total_s = std::max(t, 1e-9);
+  const auto when = command_times(sim);
+  const double total_s = std::max(sim["total_s"].get<double>(), 1e-9);
   for (const DrawnPiece& p : drawn_pieces(run, 1.0)) {
-    if (p.pen_down) v.polyline(p.path, color::ramp(begin_s[p.command] / total_s), 2);
+    if (p.pen_down) v.polyline(p.path, color::ramp(when.at(p.command).first / total_s), 2);
     else v.polyline(p.path, color::pen_up, 1, true);
   }
   for (const json& st : sim["steps"]) {
-    if (st["op"] != "spin" || st["notes"].dump().find("the long way") == std::string::npos) continue;
-    Vec2 at{st["start"][0].get<double>(), st["start"][1].get<double>()};
+    const Command& c = (*run.commands)[st["command"].get<size_t>()];
+    if (st["op"] != "spin" || !long_way_spin(c)) continue;
+    const Vec2 at{st["start"][0].get<double>(), st["start"][1].get<double>()};
     v.ring(at, 8, color::circle, 2);
-    v.text(at, fmt::format("spin {:.0f} deg", (*run.commands)[st["command"].get<size_t>()].degrees), color::circle);
+    v.text(at, fmt::format("spin {:.0f} deg", c.degrees), color::circle);
   }
   Vec2 start{run.robot->start.x, run.robot->start.y};
   v.dot(start, color::spurious, 4);
