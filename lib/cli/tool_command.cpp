@@ -107,6 +107,25 @@ std::string read_scene_input(const ToolInvocation& inv, const CommonOptions& c, 
 }
 
 
+// What a person reviewing the edit reads besides the compact text: every id with its geometry
+// before and after, and where the result went.
+std::string edit_details(const Scene& before, const EditSession& session, const json& revision, const std::string& parent) {
+  std::string out;
+  auto line = [&](const char* what, const std::string& id, const Scene& s) {
+    if (const Primitive* p = s.primitive(id)) out += fmt::format("{} {}: {}\n", what, id, shape_text(p->shape));
+  };
+  for (const auto& id : session.removed) line("removed", id, before);
+  for (const auto& id : session.changed) {
+    line("changed", id, before);
+    line("     to", id, session.scene);
+  }
+  for (const auto& id : session.added) line("added", id, session.scene);
+  for (const auto& w : session.warnings) out += "warning: " + w + "\n";
+  out += revision.is_string() ? fmt::format("recorded as revision {} (parent {})", revision.get<std::string>(), parent)
+                              : fmt::format("nothing recorded; the edit was measured on {}", parent);
+  return out;
+}
+
 // A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
 // the report is printed (dry run: nothing written anywhere, not even a view into the store) or
 // the result becomes a revision. In store mode the edited revision must still be HEAD when the
@@ -184,7 +203,7 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
     env["revision_id"] = out.revision.id;
   }
   env["llm_text"] = text;
-  env["human_text"] = text;
+  env["human_text"] = text + "\n" + edit_details(ctx.scene, session, env["revision_id"], rid);
   if (std::string err = Schema(result_schema(tool)).first_error(env); !err.empty() && steps.size() == 1)
     throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
   for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
@@ -235,6 +254,12 @@ int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
   std::vector<std::string> warnings = result.warnings;
   env["images"] = write_views(inv, c, result, ctx.store, rid, request, embedded, warnings);
   env["warnings"] = warnings;
+  // A person also reads where the pictures are and what the tool could not do.
+  std::string human = env["human_text"];
+  for (auto it = env["images"].begin(); it != env["images"].end(); ++it)
+    human += fmt::format("\n{} view: {}", it.key(), it.value().get<std::string>());
+  for (const auto& w : warnings) human += "\nwarning: " + w;
+  env["human_text"] = human;
   if (c.embed_images) env["images_png_base64"] = embedded;
   std::string text = env.dump() + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);

@@ -434,6 +434,16 @@ double round3(double v) { return round_to(v, 1e-3); }
 json point_json(Vec2 p) { return json::array({round3(p.x), round3(p.y)}); }
 std::string pt_text(Vec2 p) { return fmt::format("({:.4g},{:.4g})", round_to(p.x, 0.1), round_to(p.y, 0.1)); }
 
+std::string shape_text(const Shape& s) {
+  switch (s.type) {
+    case PrimType::line: return fmt::format("line {} to {}, {:.1f} px", pt_text(s.p0), pt_text(s.p1), s.length());
+    case PrimType::arc:
+      return fmt::format("arc {} to {} bulge {:.3f}, {:.1f} px", pt_text(s.p0), pt_text(s.p1), s.bulge, s.length());
+    case PrimType::circle: return fmt::format("circle at {} radius {:.1f} px", pt_text(s.center), s.radius);
+  }
+  return "";
+}
+
 const Primitive& primitive_or_throw(const Scene& s, const std::string& id) {
   const Primitive* p = s.primitive(id);
   if (!p) throw Error(Code::not_found, "no primitive " + id, {{"id", id}});

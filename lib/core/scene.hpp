@@ -219,6 +219,7 @@ double round_to(double v, double quantum);
 double round3(double v);
 json point_json(Vec2 p);
 std::string pt_text(Vec2 p);  // "(12.5,30)"
+std::string shape_text(const Shape& s);  // "line (1,2) to (30,2), 29.0 px"
 
 // The primitive `id`; throws Error(not_found).
 const Primitive& primitive_or_throw(const Scene& s, const std::string& id);

@@ -309,12 +309,8 @@ std::vector<std::string> resolve_relations(Scene& s, const std::set<std::string>
       if (complete) kept.push_back(r);
       continue;
     }
-    if (complete) {
-      kept.push_back(r);
-      continue;
-    }
-    warnings.push_back(fmt::format("relation {} of {} dropped: a primitive is gone", r.value("kind", "?"),
-                                   r.value("primitives", json::array()).dump()));
+    // A relation goes with its primitives: deleting one is what the user asked, not a warning.
+    if (complete) kept.push_back(r);
   }
   s.relations = kept;
   if (touched.empty() || !s.primitives) return warnings;

@@ -2,6 +2,7 @@
 // robot spends its time, which near-relations and topological defects the geometry carries.
 // Every finding names the primitives it is about and where it is; distances scale with the
 // stroke width, the one knob read from the image.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,6 +43,9 @@ double signed_distance(const Shape& s, Vec2 q) {
   }
   return s.distance_to(q);
 }
+
+// Where each finding of the diagnostics is.
+json finding_location_schema() { return S::point("where the finding is, image pixels"); }
 
 FitReport fit_report(const Scene& sc, const Primitive& p, double threshold) {
   FitReport r;
@@ -128,6 +132,24 @@ ToolResult analyze_geometric_fit(const ToolContext& ctx, const json& req) {
             {fmt::format(">= {:.1f} px (flagged)", threshold), color::ramp(1)}});
   r.images["fit"] = v.finish();
   return r;
+}
+
+Tool analyze_geometric_fit_entry() {
+  return {9, "AnalyzeGeometricFit", "diagnostics",
+          "Per-primitive fit against the source points it was fitted to: rms, max deviation, Hausdorff, "
+          "directed chamfer; flags and the issue kind to suspect.",
+          S::object({{"filter", S::with_default(S::primitive_filter(), json::object())},
+                     {"metrics", S::with_default(S::array(S::enumeration({"rms", "max_dev", "hausdorff", "directed_chamfer"}, ""), "measures to report"),
+                                                 json::array({"rms", "max_dev"}))},
+                     {"flag_threshold_px", S::nullable(S::number("flag above this deviation (default half a stroke width, at least 1 px)", 0))}}),
+          S::object({{"reports", S::array(S::object({{"primitive_id", S::string("")}, {"rms_px", S::number("", 0)}, {"max_dev_px", S::number("", 0)},
+                                                     {"hausdorff_px", S::number("", 0)}, {"directed_chamfer_px", S::number("", 0)},
+                                                     {"flagged", S::boolean("")}, {"suggested_kind", S::nullable(S::issue_kind())},
+                                                     {"location", finding_location_schema()}, {"point_count", S::integer("")}},
+                                                    {"primitive_id", "rms_px", "max_dev_px", "flagged", "suggested_kind", "location"}), "worst first")},
+                     {"flag_threshold_px", S::number("", 0)}, {"flagged_count", S::integer("")}},
+                    {"reports", "flag_threshold_px"}),
+          analyze_geometric_fit};
 }
 
 // ---------------------------------------------------------------- IdentifyNoise
@@ -328,6 +350,23 @@ ToolResult identify_noise(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool identify_noise_entry() {
+  return {10, "IdentifyNoise", "diagnostics",
+          "Signal or noise, per primitive, with evidence: hand tremor encoded as zig-zag pieces, isolated specks.",
+          S::object({{"in_region", S::region("only primitives touching this region")},
+                     {"sensitivity", S::with_default(S::enumeration({"aggressive", "balanced", "conservative"}, ""), "balanced")}}),
+          S::object({{"verdicts", S::array(S::object({{"primitive_id", S::string("")},
+                                                      {"verdict", S::enumeration({"likely_noise", "ambiguous", "likely_signal"}, "")},
+                                                      {"evidence", S::array(S::string(""), "measured facts behind the verdict")},
+                                                      {"proposed_action", S::enumeration({"smooth", "discard", "keep", "investigate"}, "")},
+                                                      {"location", finding_location_schema()}},
+                                                     {"primitive_id", "verdict", "evidence", "proposed_action", "location"}), "")},
+                     {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
+                     {"sensitivity", S::string("")}},
+                    {"verdicts"}),
+          identify_noise};
+}
+
 // ---------------------------------------------------------------- AnalyzeCoverage
 
 ToolResult analyze_coverage_tool(const ToolContext& ctx, const json& req) {
@@ -385,6 +424,30 @@ ToolResult analyze_coverage_tool(const ToolContext& ctx, const json& req) {
       t.box(cov.findings[i].box, color::highlight, 1);
     });
   return r;
+}
+
+Tool analyze_coverage_tool_entry() {
+  return {11, "AnalyzeCoverage", "diagnostics",
+          "Where the drawing misses source ink or draws where there is none, clustered into regions with "
+          "severity; precision, recall, f1 and chamfer against the source image's ink centrelines.",
+          S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
+                     {"tolerance_px", S::nullable(S::number("distance that still counts as covered (default max(2, stroke width / 2))", 0))},
+                     {"cluster_findings", S::with_default(S::boolean("group adjacent disagreements into regions"), true)}}),
+          S::object({{"precision", S::number("", 0)}, {"recall", S::number("", 0)}, {"f1", S::number("", 0)},
+                     {"chamfer_px", S::number("", 0)}, {"hausdorff_px", S::number("", 0)}, {"tolerance_px", S::number("", 0)},
+                     {"findings", S::array(S::object({{"region", S::rect_region()},
+                                                      {"kind", S::enumeration({"missed_ink", "spurious_ink"}, "")},
+                                                      {"area_px", S::integer("ink area: length times stroke width")},
+                                                      {"length_px", S::number("centreline length (a dot counts one stroke width)", 0)},
+                                                      {"nearest_primitive_id", S::nullable(S::string(""))},
+                                                      {"nearest_distance_px", S::number("", 0)},
+                                                      {"severity", S::enumeration({"minor", "moderate", "severe"}, "by length: under 2, under 8, else stroke widths")},
+                                                      {"location", finding_location_schema()}},
+                                                     {"region", "kind", "area_px", "nearest_primitive_id", "severity", "location"}), "largest first")},
+                     {"reference", S::string("what the drawing is compared with: the source image's ink centrelines, "
+                                             "or the stroke graph's when the image is unavailable")}},
+                    {"precision", "recall", "f1", "chamfer_px", "findings"}),
+          analyze_coverage_tool};
 }
 
 // ---------------------------------------------------------------- IdentifyExpensiveOperations
@@ -499,6 +562,24 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
   v.legend({{"spin", color::missed}, {"pen-up travel", color::line}, {"slow or tight arc", color::arc}});
   r.images["operations"] = v.finish();
   return r;
+}
+
+Tool identify_expensive_operations_entry() {
+  return {12, "IdentifyExpensiveOperations", "diagnostics",
+          "Where the robot's time goes: spins, pen-up travel, slow and tight arcs, costliest first, with a Pareto summary.",
+          S::object({{"top_k", S::with_default(S::integer("at most this many operations", 1), 20)},
+                     {"kinds", S::with_default(S::array(S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, ""), ""),
+                                               json::array({"pen_up", "spin"}))}}),
+          S::object({{"operations", S::array(S::object({{"after_primitive_id", S::nullable(S::string(""))},
+                                                        {"before_primitive_id", S::nullable(S::string(""))},
+                                                        {"kind", S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, "")},
+                                                        {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees, px or ratio", 0)},
+                                                        {"unit", S::string("deg, px or x")}, {"rationale", S::string("")},
+                                                        {"location", finding_location_schema()}},
+                                                       {"after_primitive_id", "before_primitive_id", "kind", "time_ms", "rationale", "location"}), "costliest first")},
+                     {"pareto_summary", S::string("")}, {"total_time_ms", S::number("", 0)}},
+                    {"operations", "pareto_summary"}),
+          identify_expensive_operations};
 }
 
 // ---------------------------------------------------------------- CheckForConsistency
@@ -651,6 +732,28 @@ ToolResult check_for_consistency(const ToolContext& ctx, const json& req) {
   v.legend({{"in a near relation", color::highlight}, {"other", color::faded}});
   r.images["consistency"] = v.finish();
   return r;
+}
+
+Tool check_for_consistency_entry() {
+  return {13, "CheckForConsistency", "diagnostics",
+          "Near-but-not-exact relations: parallel, perpendicular, equal radius, concentric, collinear, endpoint "
+          "coincidence, tangent continuity (G1), mirror symmetry.",
+          S::object({{"relations", S::with_default(S::array(S::enumeration({"parallel", "perpendicular", "equal_radius", "concentric", "collinear",
+                                                                             "endpoint_coincident", "tangent_continuity", "symmetry_horizontal",
+                                                                             "symmetry_vertical"}, ""), ""),
+                                                   json::array({"parallel", "perpendicular", "equal_radius", "concentric", "endpoint_coincident"}))},
+                     {"angular_tolerance_deg", S::with_default(S::number("", 0), 5.0)},
+                     {"distance_tolerance_px", S::nullable(S::number("default: the stroke width", 0))}}),
+          S::object({{"findings", S::array(S::object({{"relation", S::string("")}, {"primitive_ids", S::array(S::string(""), "")},
+                                                      {"deviation", S::number("", 0)}, {"deviation_unit", S::enumeration({"deg", "px"}, "")},
+                                                      {"suggested_action", S::enumeration({"snap_exact", "leave", "investigate"}, "snap_exact: suggested_edit makes it exact")},
+                                                      {"suggested_edit", S::nullable({{"type", "object"}, {"description", "with snap_exact: the edit request ({\"tool\": NAME, ...fields}, as sv-edit takes it in a batch)"}})},
+                                                      {"location", finding_location_schema()}},
+                                                     {"relation", "primitive_ids", "deviation", "suggested_action", "location"}), "")},
+                     {"checked_relations", S::array(S::string(""), "")},
+                     {"angular_tolerance_deg", S::number("", 0)}, {"distance_tolerance_px", S::number("", 0)}},
+                    {"findings"}),
+          check_for_consistency};
 }
 
 // ---------------------------------------------------------------- CheckTopology
@@ -884,7 +987,22 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
   return r;
 }
 
-json finding_location_schema() { return S::point("where the finding is, image pixels"); }
+Tool check_topology_entry() {
+  return {14, "CheckTopology", "diagnostics",
+          "Topological defects: near-miss junctions, dangling ends the graph joins, duplicate edges, broken "
+          "loops, redundant vertices.",
+          S::object({{"gap_tolerance_px", S::nullable(S::number("default 1.5 stroke widths", 0))}}),
+          S::object({{"findings", S::array(S::object({{"kind", S::enumeration({"near_miss_junction", "dangling_endpoint", "duplicate_edge",
+                                                                               "broken_loop", "redundant_vertex"}, "")},
+                                                      {"primitive_ids", S::array(S::string(""), "")},
+                                                      {"vertex_ids", S::array(S::string(""), "graph vertices involved")},
+                                                      {"location", finding_location_schema()},
+                                                      {"gap_px", S::nullable(S::number("", 0))}},
+                                                     {"kind", "primitive_ids", "location", "gap_px"}), "")},
+                     {"gap_tolerance_px", S::number("", 0)}},
+                    {"findings"}),
+          check_topology};
+}
 
 }  // namespace
 
@@ -919,105 +1037,11 @@ Scene with_diagnosed_issues(const ToolContext& ctx) {
   return out;
 }
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_diagnostic_tools(std::vector<Tool>& out) {
-  out.push_back({"AnalyzeGeometricFit", "diagnostics", "sv-diagnose", "",
-                 "Per-primitive fit against the source points it was fitted to: rms, max deviation, Hausdorff, "
-                 "directed chamfer; flags and the issue kind to suspect.",
-                 S::object({{"filter", S::with_default(S::primitive_filter(), json::object())},
-                            {"metrics", S::with_default(S::array(S::enumeration({"rms", "max_dev", "hausdorff", "directed_chamfer"}, ""), "measures to report"),
-                                                        json::array({"rms", "max_dev"}))},
-                            {"flag_threshold_px", S::nullable(S::number("flag above this deviation (default half a stroke width, at least 1 px)", 0))}}),
-                 S::object({{"reports", S::array(S::object({{"primitive_id", S::string("")}, {"rms_px", S::number("", 0)}, {"max_dev_px", S::number("", 0)},
-                                                            {"hausdorff_px", S::number("", 0)}, {"directed_chamfer_px", S::number("", 0)},
-                                                            {"flagged", S::boolean("")}, {"suggested_kind", S::nullable(S::issue_kind())},
-                                                            {"location", finding_location_schema()}, {"point_count", S::integer("")}},
-                                                           {"primitive_id", "rms_px", "max_dev_px", "flagged", "suggested_kind", "location"}), "worst first")},
-                            {"flag_threshold_px", S::number("", 0)}, {"flagged_count", S::integer("")}},
-                           {"reports", "flag_threshold_px"}),
-                 analyze_geometric_fit});
-  out.push_back({"IdentifyNoise", "diagnostics", "sv-diagnose", "",
-                 "Signal or noise, per primitive, with evidence: hand tremor encoded as zig-zag pieces, isolated specks.",
-                 S::object({{"in_region", S::region("only primitives touching this region")},
-                            {"sensitivity", S::with_default(S::enumeration({"aggressive", "balanced", "conservative"}, ""), "balanced")}}),
-                 S::object({{"verdicts", S::array(S::object({{"primitive_id", S::string("")},
-                                                             {"verdict", S::enumeration({"likely_noise", "ambiguous", "likely_signal"}, "")},
-                                                             {"evidence", S::array(S::string(""), "measured facts behind the verdict")},
-                                                             {"proposed_action", S::enumeration({"smooth", "discard", "keep", "investigate"}, "")},
-                                                             {"location", finding_location_schema()}},
-                                                            {"primitive_id", "verdict", "evidence", "proposed_action", "location"}), "")},
-                            {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
-                            {"sensitivity", S::string("")}},
-                           {"verdicts"}),
-                 identify_noise});
-  out.push_back({"AnalyzeCoverage", "diagnostics", "sv-diagnose", "",
-                 "Where the drawing misses source ink or draws where there is none, clustered into regions with "
-                 "severity; precision, recall, f1 and chamfer against the source image's ink centrelines.",
-                 S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
-                            {"tolerance_px", S::nullable(S::number("distance that still counts as covered (default max(2, stroke width / 2))", 0))},
-                            {"cluster_findings", S::with_default(S::boolean("group adjacent disagreements into regions"), true)}}),
-                 S::object({{"precision", S::number("", 0)}, {"recall", S::number("", 0)}, {"f1", S::number("", 0)},
-                            {"chamfer_px", S::number("", 0)}, {"hausdorff_px", S::number("", 0)}, {"tolerance_px", S::number("", 0)},
-                            {"findings", S::array(S::object({{"region", S::rect_region()},
-                                                             {"kind", S::enumeration({"missed_ink", "spurious_ink"}, "")},
-                                                             {"area_px", S::integer("ink area: length times stroke width")},
-                                                             {"length_px", S::number("centreline length (a dot counts one stroke width)", 0)},
-                                                             {"nearest_primitive_id", S::nullable(S::string(""))},
-                                                             {"nearest_distance_px", S::number("", 0)},
-                                                             {"severity", S::enumeration({"minor", "moderate", "severe"}, "by length: under 2, under 8, else stroke widths")},
-                                                             {"location", finding_location_schema()}},
-                                                            {"region", "kind", "area_px", "nearest_primitive_id", "severity", "location"}), "largest first")},
-                            {"reference", S::string("what the drawing is compared with: the source image's ink centrelines, "
-                                                    "or the stroke graph's when the image is unavailable")}},
-                           {"precision", "recall", "f1", "chamfer_px", "findings"}),
-                 analyze_coverage_tool});
-  out.push_back({"IdentifyExpensiveOperations", "diagnostics", "sv-diagnose", "",
-                 "Where the robot's time goes: spins, pen-up travel, slow and tight arcs, costliest first, with a Pareto summary.",
-                 S::object({{"top_k", S::with_default(S::integer("at most this many operations", 1), 20)},
-                            {"kinds", S::with_default(S::array(S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, ""), ""),
-                                                      json::array({"pen_up", "spin"}))}}),
-                 S::object({{"operations", S::array(S::object({{"after_primitive_id", S::nullable(S::string(""))},
-                                                               {"before_primitive_id", S::nullable(S::string(""))},
-                                                               {"kind", S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, "")},
-                                                               {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees, px or ratio", 0)},
-                                                               {"unit", S::string("deg, px or x")}, {"rationale", S::string("")},
-                                                               {"location", finding_location_schema()}},
-                                                              {"after_primitive_id", "before_primitive_id", "kind", "time_ms", "rationale", "location"}), "costliest first")},
-                            {"pareto_summary", S::string("")}, {"total_time_ms", S::number("", 0)}},
-                           {"operations", "pareto_summary"}),
-                 identify_expensive_operations});
-  out.push_back({"CheckForConsistency", "diagnostics", "sv-diagnose", "",
-                 "Near-but-not-exact relations: parallel, perpendicular, equal radius, concentric, collinear, endpoint "
-                 "coincidence, tangent continuity (G1), mirror symmetry.",
-                 S::object({{"relations", S::with_default(S::array(S::enumeration({"parallel", "perpendicular", "equal_radius", "concentric", "collinear",
-                                                                                    "endpoint_coincident", "tangent_continuity", "symmetry_horizontal",
-                                                                                    "symmetry_vertical"}, ""), ""),
-                                                          json::array({"parallel", "perpendicular", "equal_radius", "concentric", "endpoint_coincident"}))},
-                            {"angular_tolerance_deg", S::with_default(S::number("", 0), 5.0)},
-                            {"distance_tolerance_px", S::nullable(S::number("default: the stroke width", 0))}}),
-                 S::object({{"findings", S::array(S::object({{"relation", S::string("")}, {"primitive_ids", S::array(S::string(""), "")},
-                                                             {"deviation", S::number("", 0)}, {"deviation_unit", S::enumeration({"deg", "px"}, "")},
-                                                             {"suggested_action", S::enumeration({"snap_exact", "leave", "investigate"}, "snap_exact: suggested_edit makes it exact")},
-                                                             {"suggested_edit", S::nullable({{"type", "object"}, {"description", "with snap_exact: the edit request ({\"tool\": NAME, ...fields}, as sv-edit takes it in a batch)"}})},
-                                                             {"location", finding_location_schema()}},
-                                                            {"relation", "primitive_ids", "deviation", "suggested_action", "location"}), "")},
-                            {"checked_relations", S::array(S::string(""), "")},
-                            {"angular_tolerance_deg", S::number("", 0)}, {"distance_tolerance_px", S::number("", 0)}},
-                           {"findings"}),
-                 check_for_consistency});
-  out.push_back({"CheckTopology", "diagnostics", "sv-diagnose", "",
-                 "Topological defects: near-miss junctions, dangling ends the graph joins, duplicate edges, broken "
-                 "loops, redundant vertices.",
-                 S::object({{"gap_tolerance_px", S::nullable(S::number("default 1.5 stroke widths", 0))}}),
-                 S::object({{"findings", S::array(S::object({{"kind", S::enumeration({"near_miss_junction", "dangling_endpoint", "duplicate_edge",
-                                                                                      "broken_loop", "redundant_vertex"}, "")},
-                                                             {"primitive_ids", S::array(S::string(""), "")},
-                                                             {"vertex_ids", S::array(S::string(""), "graph vertices involved")},
-                                                             {"location", finding_location_schema()},
-                                                             {"gap_px", S::nullable(S::number("", 0))}},
-                                                            {"kind", "primitive_ids", "location", "gap_px"}), "")},
-                            {"gap_tolerance_px", S::number("", 0)}},
-                           {"findings"}),
-                 check_topology});
+  for (auto entry : {analyze_geometric_fit_entry, identify_noise_entry, analyze_coverage_tool_entry,
+                     identify_expensive_operations_entry, check_for_consistency_entry, check_topology_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

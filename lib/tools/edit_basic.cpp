@@ -1,5 +1,6 @@
-// sv-edit's topology, tour, stage and bookkeeping edits: delete, add, reverse, reorder, rerun a
-// stage, define a region, label semantic roles, and SimulateEdit (a dry-run batch).
+// sv-edit's small edits: DeletePrimitive, AddPrimitive, ReverseDirection, DefineRegion and
+// LabelSemanticRoles (the semantic group's, served by sv-edit). Each tool's registry entry stands
+// right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,6 +61,18 @@ ToolResult delete_primitive(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool delete_primitive_entry() {
+  return {25, "DeletePrimitive", "mutation",
+          "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
+          "source ink left uncovered.",
+          S::object({{"primitive_ids", primitive_ids_schema()},
+                     {"confirm_no_topology_break",
+                      S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true)}},
+                    {"primitive_ids"}),
+          S::object({{"coverage_loss_px", S::integer("length of the source image's ink centrelines no longer covered")}}),
+          delete_primitive, ToolKind::edit};
+}
+
 // ---------------------------------------------------------------- AddPrimitive
 
 ToolResult add_primitive(const ToolContext& ctx, const json& req) {
@@ -87,6 +100,17 @@ ToolResult add_primitive(const ToolContext& ctx, const json& req) {
   r.llm_text = fmt::format("added {} {} ({:.1f} px)", p.id, prim_type_name(p.shape.type), p.shape.length());
   r.scene = std::move(out);
   return r;
+}
+
+Tool add_primitive_entry() {
+  return {31, "AddPrimitive", "mutation",
+          "Insert a primitive the fitter never produced (missed ink, an implied stroke); the route takes it in.",
+          S::object({{"spec", replacement_spec_schema("the new primitive")},
+                     {"insert_after_primitive_id",
+                      S::nullable(S::id("draw it right after this primitive (default: the route decides)"))}},
+                    {"spec"}),
+          S::object({{"new_primitive_id", S::string("")}}),
+          add_primitive, ToolKind::edit};
 }
 
 // ---------------------------------------------------------------- ReverseDirection
@@ -127,6 +151,14 @@ ToolResult reverse_direction(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool reverse_direction_entry() {
+  return {32, "ReverseDirection", "mutation",
+          "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
+          S::object({{"primitive_ids", primitive_ids_schema()}}, {"primitive_ids"}),
+          S::object({{"draw_time_delta_ms", S::number("negative is faster")}}),
+          reverse_direction, ToolKind::edit};
+}
+
 // ---------------------------------------------------------------- DefineRegion
 
 ToolResult define_region(const ToolContext& ctx, const json& req) {
@@ -164,6 +196,20 @@ ToolResult define_region(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool define_region_entry() {
+  return {35, "DefineRegion", "mutation",
+          "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
+          "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
+          S::object({{"region", S::region("the area")},
+                     {"name", S::string("its name")},
+                     {"replace", S::with_default(S::boolean("redefine an existing region of this name (else "
+                                                            "that is refused)"),
+                                                 false)}},
+                    {"region", "name"}),
+          S::object({{"region_id", S::string("")}, {"name", S::string("")}}),
+          define_region, ToolKind::edit};
+}
+
 // ---------------------------------------------------------------- LabelSemanticRoles
 
 ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
@@ -186,48 +232,24 @@ ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool label_semantic_roles_entry() {
+  return {17, "LabelSemanticRoles", "semantic",
+          "Label primitives with semantic roles so later filters and edits can target them.",
+          S::object({{"assignments",
+                      S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"), "")},
+                     {"rationale", S::nullable(S::string("for the audit trail"))}},
+                    {"assignments"}),
+          S::object({{"updated_count", S::integer("")}}),
+          label_semantic_roles, ToolKind::edit, "sv-edit"};
+}
+
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_edit_tools(std::vector<Tool>& out) {
-  const json ids = S::array(S::id("primitive id"), "");
-  out.push_back({"DeletePrimitive", "mutation", "sv-edit", "",
-                 "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
-                 "source ink left uncovered.",
-                 S::object({{"primitive_ids", ids},
-                            {"confirm_no_topology_break",
-                             S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true)}},
-                           {"primitive_ids"}),
-                 S::object({{"coverage_loss_px", S::integer("length of the source image's ink centrelines no longer covered")}}),
-                 delete_primitive, ToolKind::edit});
-  out.push_back({"AddPrimitive", "mutation", "sv-edit", "",
-                 "Insert a primitive the fitter never produced (missed ink, an implied stroke); the route takes it in.",
-                 S::object({{"spec", replacement_spec_schema("the new primitive")},
-                            {"insert_after_primitive_id",
-                             S::nullable(S::id("draw it right after this primitive (default: the route decides)"))}},
-                           {"spec"}),
-                 S::object({{"new_primitive_id", S::string("")}}), add_primitive, ToolKind::edit});
-  out.push_back({"ReverseDirection", "mutation", "sv-edit", "",
-                 "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
-                 S::object({{"primitive_ids", ids}}, {"primitive_ids"}),
-                 S::object({{"draw_time_delta_ms", S::number("negative is faster")}}), reverse_direction,
-                 ToolKind::edit});
-  out.push_back({"DefineRegion", "mutation", "sv-edit", "",
-                 "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
-                 "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
-                 S::object({{"region", S::region("the area")},
-                            {"name", S::string("its name")},
-                            {"replace", S::with_default(S::boolean("redefine an existing region of this name (else "
-                                                                   "that is refused)"),
-                                                        false)}},
-                           {"region", "name"}),
-                 S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit});
-  out.push_back({"LabelSemanticRoles", "semantic", "sv-edit", "",
-                 "Label primitives with semantic roles so later filters and edits can target them.",
-                 S::object({{"assignments",
-                             S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"), "")},
-                            {"rationale", S::nullable(S::string("for the audit trail"))}},
-                           {"assignments"}),
-                 S::object({{"updated_count", S::integer("")}}), label_semantic_roles, ToolKind::edit});
+  for (auto entry : {delete_primitive_entry, add_primitive_entry, reverse_direction_entry, define_region_entry,
+                     label_semantic_roles_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

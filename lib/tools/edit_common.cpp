@@ -13,6 +13,8 @@
 
 namespace sv {
 
+json primitive_ids_schema() { return schema::array(schema::id("primitive id"), ""); }
+
 json replacement_spec_schema(const std::string& doc) {
   namespace S = schema;
   return S::object({{"type", S::primitive_type()},

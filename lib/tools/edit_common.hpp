@@ -1,5 +1,5 @@
-// What the edit tools share: the catalog's ReplacementSpec, the connectivity of the drawing,
-// and the source ink an edit uncovers.
+// What the edit tools share: the catalog's ReplacementSpec and the id-list schema, the
+// connectivity of the drawing, and the source ink an edit uncovers.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,6 +10,8 @@ namespace sv {
 
 // JSON Schema of the catalog's ReplacementSpec: {type, p0, p1, bulge, center, radius}.
 json replacement_spec_schema(const std::string& doc);
+// JSON Schema of a list of primitive ids, as the edits take them.
+json primitive_ids_schema();
 // The shape a ReplacementSpec describes (a line needs p0, p1; an arc p0, p1, bulge; a circle
 // center, radius). Throws Error(invalid_selection) for a missing field or an undrawable shape.
 Shape shape_from_spec(const json& spec);

@@ -1,6 +1,7 @@
 // sv-edit's geometric edits: merge, split, replace, refit, smooth, snap, enforce a relation. The
 // geometry is lib/edit's (edit/geometry.hpp); these handlers read the request, call it and
 // report what it did.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -46,6 +47,27 @@ ToolResult merge_primitives(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool merge_primitives_entry() {
+  return {23, "MergePrimitives", "mutation",
+          "Replace a chain of primitives by one line, arc or circle fitted to their source points (ends at the "
+          "chain's outer ends); refused when the fit leaves the tolerance.",
+          S::object({{"primitive_ids", primitive_ids_schema()},
+                     {"target_kind", S::with_default(S::enumeration({"line", "arc", "circle", "auto"},
+                                                                    "auto: a line, else an arc, else (a closed "
+                                                                    "loop) a circle"),
+                                                     "auto")},
+                     {"fit_tolerance_px",
+                      S::nullable(S::number("largest distance of a point to the merged shape (default: the "
+                                            "scene's fit.tolerance_px)",
+                                            0))}},
+                    {"primitive_ids"}),
+          S::object({{"new_primitive_id", S::string("")},
+                     {"kind", S::string("line, arc or circle")},
+                     {"fit_rms_px", S::number("")},
+                     {"fit_max_px", S::number("")}}),
+          merge_primitives, ToolKind::edit};
+}
+
 ToolResult split_primitive(const ToolContext& ctx, const json& req) {
   const json& at = req["at"];
   edit::SplitAt where;
@@ -68,6 +90,26 @@ ToolResult split_primitive(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+json point_or_t_schema() {
+  return {
+      {"description",
+       "where to split: [x, y] (snapped to the nearest point on the primitive), a number t in (0, 1) (arc-length "
+       "fraction; circles from angle 0), \"auto_corner\" (the sharpest turn of the source points) or "
+       "\"auto_inflection\" (where their curvature changes sign)"},
+      {"anyOf", json::array({S::point(), {{"type", "number"}}, S::enumeration({"auto_corner", "auto_inflection"}, "")})}};
+}
+
+Tool split_primitive_entry() {
+  return {24, "SplitPrimitive", "mutation",
+          "Split a primitive in two at a point, a parameter, its sharpest corner or its inflection; both pieces "
+          "get fresh ids (a circle becomes two half circles).",
+          S::object({{"primitive_id", S::id("the primitive to split")}, {"at", point_or_t_schema()}},
+                    {"primitive_id", "at"}),
+          S::object({{"new_primitive_ids", S::array(S::string(""), "the two pieces, in drawing order")},
+                     {"split_point", S::point("where the pieces meet")}}),
+          split_primitive, ToolKind::edit};
+}
+
 ToolResult replace_primitive(const ToolContext& ctx, const json& req) {
   const std::vector<std::string> ids = ids_of(req["primitive_ids"]);
   const Shape shape = shape_from_spec(req["replacement"]);
@@ -79,6 +121,21 @@ ToolResult replace_primitive(const ToolContext& ctx, const json& req) {
                            drawn.length(),
                            e.snapped_ends ? fmt::format(", {} end(s) snapped onto existing endpoints", e.snapped_ends) : "");
   return r;
+}
+
+Tool replace_primitive_entry() {
+  return {26, "ReplacePrimitive", "mutation",
+          "Swap primitives for one explicit shape; its ends snap onto existing endpoints nearby.",
+          S::object({{"primitive_ids", primitive_ids_schema()},
+                     {"replacement", replacement_spec_schema("the new primitive")},
+                     {"snap_to_existing_endpoints",
+                      S::with_default(S::boolean("move the new ends onto other primitives' endpoints within "
+                                                 "max(2 px, stroke width)"),
+                                      true)}},
+                    {"primitive_ids", "replacement"}),
+          S::object({{"new_primitive_id", S::string("")},
+                     {"snapped_end_count", S::integer("ends moved onto existing endpoints")}}),
+          replace_primitive, ToolKind::edit};
 }
 
 ToolResult refit_polyline(const ToolContext& ctx, const json& req) {
@@ -109,6 +166,32 @@ ToolResult refit_polyline(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool refit_polyline_entry() {
+  return {27, "RefitPolyline", "mutation",
+          "Re-run the fitter on the span of one source edge the primitives cover, with overrides (no arcs, no circle, "
+          "more or fewer pieces, forced breakpoints); the run's ends stay where they were.",
+          S::object({{"primitive_ids", S::array(S::id("primitive id"), "consecutive primitives of one source edge")},
+                     {"force_subdivide", S::with_default(S::boolean("end with more pieces than before (the longest is "
+                                                                    "split at its middle until it does)"),
+                                                         false)},
+                     {"forbid_arc_shortcut", S::with_default(S::boolean("lines only"), false)},
+                     {"forbid_circle_shortcut", S::with_default(S::boolean("a closed loop may not become one circle"), false)},
+                     {"mdl_lambda_scale", S::nullable(S::number("multiplies fit.arc_cost, the description-length "
+                                                                "penalty of an arc over a line",
+                                                                0))},
+                     {"extra_split_points", S::with_default(S::array(S::point(), "forced breakpoints (snapped to the "
+                                                                                 "nearest source point)"),
+                                                            json::array())}},
+                    {"primitive_ids"}),
+          S::object({{"new_primitive_ids", S::array(S::string(""), "")},
+                     {"fit_summary", S::array(S::object({{"primitive_id", S::string("")},
+                                                         {"type", S::primitive_type()},
+                                                         {"fit_rms_px", S::number("")},
+                                                         {"fit_max_px", S::number("")}}),
+                                              "one entry per new primitive")}}),
+          refit_polyline, ToolKind::edit};
+}
+
 ToolResult snap_endpoints(const ToolContext& ctx, const json& req) {
   std::vector<std::string> vertices;
   if (req["vertex_ids"].is_array()) vertices = ids_of(req["vertex_ids"]);
@@ -121,6 +204,24 @@ ToolResult snap_endpoints(const ToolContext& ctx, const json& req) {
   r.llm_text = fmt::format("snapped {} near-miss junction(s) within {:.2f} px ({}), largest move {:.2f} px",
                            affected.size(), tol, affected.size() <= 8 ? affected.dump() : std::string("..."), max_move);
   return r;
+}
+
+Tool snap_endpoints_entry() {
+  return {28, "SnapEndpoints", "mutation",
+          "Close near-miss junctions: ends of different primitives closer than the tolerance (but not one "
+          "point) move to their mean, an end that nearly meets another primitive's interior (a T) moves onto "
+          "it; arcs keep passing through their middle. Refused (no_result) when nothing is within the "
+          "tolerance.",
+          S::object({{"vertex_ids", S::nullable(S::array(S::id("graph vertex id"), "only clusters near these "
+                                                                                   "vertices (default: all)"))},
+                     {"tolerance_px", S::nullable(S::number("default max(1, stroke width / 2)", 0))},
+                     {"rerun_solver", S::with_default(S::boolean("re-solve the relations of the moved "
+                                                                 "primitives"),
+                                                      true)}}),
+          S::object({{"affected_vertex_ids", S::array(S::string("the nearest graph vertex id, or \"at x,y\""),
+                                                      "the clusters snapped")},
+                     {"max_displacement_px", S::number("largest end move")}}),
+          snap_endpoints, ToolKind::edit};
 }
 
 ToolResult enforce_relation(const ToolContext& ctx, const json& req) {
@@ -136,6 +237,39 @@ ToolResult enforce_relation(const ToolContext& ctx, const json& req) {
   r.llm_text = fmt::format("{} {} enforced: residual {:.4g} {}; moved {}", kind, id_list(ids), residual, unit,
                            moved.empty() ? "nothing" : id_list(moved));
   return r;
+}
+
+json axis_schema() {
+  return {
+      {"description",
+       "parallel/perpendicular/collinear: a direction in degrees or a line [[x0, y0], [x1, y1]]; concentric: the "
+       "centre [x, y]; mirror: a number x (the vertical axis x = number) or a line [[x0, y0], [x1, y1]] (default: "
+       "solved); horizontal/vertical: none"},
+      {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), ""), {{"type", "null"}}})},
+      {"default", nullptr}};
+}
+
+Tool enforce_relation_entry() {
+  return {29, "EnforceRelation", "mutation",
+          "Make a relation exact with the beautify solver, every primitive held within tolerance of its source points; "
+          "refused (unsolvable_constraint) when it cannot hold. Recorded in the scene's relations and re-solved after "
+          "later edits.",
+          S::object({{"relation", S::enumeration({"parallel", "perpendicular", "equal_radius", "concentric", "collinear",
+                                                  "tangent_continuity", "mirror", "horizontal", "vertical"},
+                                                 "perpendicular: every other line at right angles to the first; mirror: "
+                                                 "pairs a0, b0, a1, b1, ... (an odd last one symmetric in itself); "
+                                                 "tangent_continuity: two primitives at their shared end, or a line "
+                                                 "tangent to an arc or circle")},
+                     {"primitive_ids", primitive_ids_schema()},
+                     {"axis", axis_schema()},
+                     {"rerun_solver", S::with_default(S::boolean("re-solve the other recorded relations of the moved "
+                                                                 "primitives too"),
+                                                      true)}},
+                    {"relation", "primitive_ids"}),
+          S::object({{"residual_after", S::number("how far from exact the relation is")},
+                     {"residual_unit", S::enumeration({"deg", "px"}, "")},
+                     {"affected_primitive_ids", S::array(S::string(""), "primitives whose geometry moved")}}),
+          enforce_relation, ToolKind::edit};
 }
 
 ToolResult smooth_primitive(const ToolContext& ctx, const json& req) {
@@ -156,137 +290,32 @@ ToolResult smooth_primitive(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool smooth_primitive_entry() {
+  return {30, "SmoothPrimitive", "mutation",
+          "Refit one primitive to its source points as a single line, arc or circle, ignoring the tolerance "
+          "(ends shared with neighbours stay put); the id stays the same.",
+          S::object({{"primitive_id", S::id("the primitive")},
+                     {"strength", S::with_default(S::enumeration({"mild", "moderate", "strong"},
+                                                                 "share of the worst points ignored: 0, 5 "
+                                                                 "or 15 %"),
+                                                  "moderate")},
+                     {"target_kind", S::nullable(S::enumeration({"line", "arc"}, "default: keep the type"))}},
+                    {"primitive_id"}),
+          S::object({{"new_primitive_id", S::string("the same id: changed in place")},
+                     {"kind", S::string("")},
+                     {"rms_before", S::number("px, the old shape against the source points")},
+                     {"rms_after", S::number("px, the new shape against the same points")},
+                     {"max_after_px", S::number("")}}),
+          smooth_primitive, ToolKind::edit};
+}
+
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_geometry_edit_tools(std::vector<Tool>& out) {
-  const json ids = S::array(S::id("primitive id"), "");
-  const json point_or_t = {
-      {"description",
-       "where to split: [x, y] (snapped to the nearest point on the primitive), a number t in (0, 1) (arc-length "
-       "fraction; circles from angle 0), \"auto_corner\" (the sharpest turn of the source points) or "
-       "\"auto_inflection\" (where their curvature changes sign)"},
-      {"anyOf", json::array({S::point(), {{"type", "number"}}, S::enumeration({"auto_corner", "auto_inflection"}, "")})}};
-  const json axis = {
-      {"description",
-       "parallel/perpendicular/collinear: a direction in degrees or a line [[x0, y0], [x1, y1]]; concentric: the "
-       "centre [x, y]; mirror: a number x (the vertical axis x = number) or a line [[x0, y0], [x1, y1]] (default: "
-       "solved); horizontal/vertical: none"},
-      {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), ""), {{"type", "null"}}})},
-      {"default", nullptr}};
-  out.push_back({"MergePrimitives", "mutation", "sv-edit", "",
-                 "Replace a chain of primitives by one line, arc or circle fitted to their source points (ends at the "
-                 "chain's outer ends); refused when the fit leaves the tolerance.",
-                 S::object({{"primitive_ids", ids},
-                            {"target_kind", S::with_default(S::enumeration({"line", "arc", "circle", "auto"},
-                                                                           "auto: a line, else an arc, else (a closed "
-                                                                           "loop) a circle"),
-                                                            "auto")},
-                            {"fit_tolerance_px",
-                             S::nullable(S::number("largest distance of a point to the merged shape (default: the "
-                                                   "scene's fit.tolerance_px)",
-                                                   0))}},
-                           {"primitive_ids"}),
-                 S::object({{"new_primitive_id", S::string("")},
-                            {"kind", S::string("line, arc or circle")},
-                            {"fit_rms_px", S::number("")},
-                            {"fit_max_px", S::number("")}}),
-                 merge_primitives, ToolKind::edit});
-  out.push_back({"SplitPrimitive", "mutation", "sv-edit", "",
-                 "Split a primitive in two at a point, a parameter, its sharpest corner or its inflection; both pieces "
-                 "get fresh ids (a circle becomes two half circles).",
-                 S::object({{"primitive_id", S::id("the primitive to split")}, {"at", point_or_t}},
-                           {"primitive_id", "at"}),
-                 S::object({{"new_primitive_ids", S::array(S::string(""), "the two pieces, in drawing order")},
-                            {"split_point", S::point("where the pieces meet")}}),
-                 split_primitive, ToolKind::edit});
-  out.push_back({"ReplacePrimitive", "mutation", "sv-edit", "",
-                 "Swap primitives for one explicit shape; its ends snap onto existing endpoints nearby.",
-                 S::object({{"primitive_ids", ids},
-                            {"replacement", replacement_spec_schema("the new primitive")},
-                            {"snap_to_existing_endpoints",
-                             S::with_default(S::boolean("move the new ends onto other primitives' endpoints within "
-                                                        "max(2 px, stroke width)"),
-                                             true)}},
-                           {"primitive_ids", "replacement"}),
-                 S::object({{"new_primitive_id", S::string("")},
-                            {"snapped_end_count", S::integer("ends moved onto existing endpoints")}}),
-                 replace_primitive, ToolKind::edit});
-  out.push_back(
-      {"RefitPolyline", "mutation", "sv-edit", "",
-       "Re-run the fitter on the span of one source edge the primitives cover, with overrides (no arcs, no circle, "
-       "more or fewer pieces, forced breakpoints); the run's ends stay where they were.",
-       S::object({{"primitive_ids", S::array(S::id("primitive id"), "consecutive primitives of one source edge")},
-                  {"force_subdivide", S::with_default(S::boolean("end with more pieces than before (the longest is "
-                                                                 "split at its middle until it does)"),
-                                                      false)},
-                  {"forbid_arc_shortcut", S::with_default(S::boolean("lines only"), false)},
-                  {"forbid_circle_shortcut", S::with_default(S::boolean("a closed loop may not become one circle"), false)},
-                  {"mdl_lambda_scale", S::nullable(S::number("multiplies fit.arc_cost, the description-length "
-                                                             "penalty of an arc over a line",
-                                                             0))},
-                  {"extra_split_points", S::with_default(S::array(S::point(), "forced breakpoints (snapped to the "
-                                                                              "nearest source point)"),
-                                                         json::array())}},
-                 {"primitive_ids"}),
-       S::object({{"new_primitive_ids", S::array(S::string(""), "")},
-                  {"fit_summary", S::array(S::object({{"primitive_id", S::string("")},
-                                                      {"type", S::primitive_type()},
-                                                      {"fit_rms_px", S::number("")},
-                                                      {"fit_max_px", S::number("")}}),
-                                           "one entry per new primitive")}}),
-       refit_polyline, ToolKind::edit});
-  out.push_back({"SnapEndpoints", "mutation", "sv-edit", "",
-                 "Close near-miss junctions: ends of different primitives closer than the tolerance (but not one "
-                 "point) move to their mean, an end that nearly meets another primitive's interior (a T) moves onto "
-                 "it; arcs keep passing through their middle. Refused (no_result) when nothing is within the "
-                 "tolerance.",
-                 S::object({{"vertex_ids", S::nullable(S::array(S::id("graph vertex id"), "only clusters near these "
-                                                                                          "vertices (default: all)"))},
-                            {"tolerance_px", S::nullable(S::number("default max(1, stroke width / 2)", 0))},
-                            {"rerun_solver", S::with_default(S::boolean("re-solve the relations of the moved "
-                                                                        "primitives"),
-                                                             true)}}),
-                 S::object({{"affected_vertex_ids", S::array(S::string("the nearest graph vertex id, or \"at x,y\""),
-                                                             "the clusters snapped")},
-                            {"max_displacement_px", S::number("largest end move")}}),
-                 snap_endpoints, ToolKind::edit});
-  out.push_back(
-      {"EnforceRelation", "mutation", "sv-edit", "",
-       "Make a relation exact with the beautify solver, every primitive held within tolerance of its source points; "
-       "refused (unsolvable_constraint) when it cannot hold. Recorded in the scene's relations and re-solved after "
-       "later edits.",
-       S::object({{"relation", S::enumeration({"parallel", "perpendicular", "equal_radius", "concentric", "collinear",
-                                               "tangent_continuity", "mirror", "horizontal", "vertical"},
-                                              "perpendicular: every other line at right angles to the first; mirror: "
-                                              "pairs a0, b0, a1, b1, ... (an odd last one symmetric in itself); "
-                                              "tangent_continuity: two primitives at their shared end, or a line "
-                                              "tangent to an arc or circle")},
-                  {"primitive_ids", ids},
-                  {"axis", axis},
-                  {"rerun_solver", S::with_default(S::boolean("re-solve the other recorded relations of the moved "
-                                                              "primitives too"),
-                                                   true)}},
-                 {"relation", "primitive_ids"}),
-       S::object({{"residual_after", S::number("how far from exact the relation is")},
-                  {"residual_unit", S::enumeration({"deg", "px"}, "")},
-                  {"affected_primitive_ids", S::array(S::string(""), "primitives whose geometry moved")}}),
-       enforce_relation, ToolKind::edit});
-  out.push_back({"SmoothPrimitive", "mutation", "sv-edit", "",
-                 "Refit one primitive to its source points as a single line, arc or circle, ignoring the tolerance "
-                 "(ends shared with neighbours stay put); the id stays the same.",
-                 S::object({{"primitive_id", S::id("the primitive")},
-                            {"strength", S::with_default(S::enumeration({"mild", "moderate", "strong"},
-                                                                        "share of the worst points ignored: 0, 5 "
-                                                                        "or 15 %"),
-                                                         "moderate")},
-                            {"target_kind", S::nullable(S::enumeration({"line", "arc"}, "default: keep the type"))}},
-                           {"primitive_id"}),
-                 S::object({{"new_primitive_id", S::string("the same id: changed in place")},
-                            {"kind", S::string("")},
-                            {"rms_before", S::number("px, the old shape against the source points")},
-                            {"rms_after", S::number("px, the new shape against the same points")},
-                            {"max_after_px", S::number("")}}),
-                 smooth_primitive, ToolKind::edit});
+  for (auto entry : {merge_primitives_entry, split_primitive_entry, replace_primitive_entry, refit_polyline_entry,
+                     snap_endpoints_entry, enforce_relation_entry, smooth_primitive_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

@@ -1,6 +1,7 @@
 // sv-edit's escalations: ReorderTour (the draw order by hand, or pins with the rest re-optimized),
 // RerunStage (a pipeline stage again with other thresholds, on a region or the whole drawing),
-// and SimulateEdit (a batch of edits as a dry run).
+// and SimulateEdit (a batch of edits as a dry run; the suggestion group's, served by sv-edit).
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -68,6 +69,26 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
                            before_s, after_s);
   r.scene = std::move(out);
   return r;
+}
+
+json dir_schema() {
+  return S::enumeration({"forward", "reverse"}, "");
+}
+
+Tool reorder_tour_entry() {
+  return {33, "ReorderTour", "mutation",
+          "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
+          "re-optimized around them.",
+          S::object({{"full_order",
+                      S::nullable(S::array(S::tuple({S::id("primitive id"), dir_schema()}, "[primitive_id, \"forward\"|\"reverse\"]"),
+                                           "every primitive once, in drawing order"))},
+                     {"pinned_positions",
+                      S::nullable(S::array(S::tuple({S::integer("0-based position"), S::id("primitive id"), dir_schema()},
+                                                    "[index, primitive_id, \"forward\"|\"reverse\"]"),
+                                           "0-based positions to hold"))},
+                     {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)}}),
+          S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")}}),
+          reorder_tour, ToolKind::edit};
 }
 
 // ---------------------------------------------------------------- RerunStage
@@ -327,6 +348,23 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool rerun_stage_entry() {
+  return {34, "RerunStage", "mutation",
+          "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
+          "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
+          "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
+          "stays, and only route.deviation_px can be set there). Overrides given with a region hold inside it "
+          "only and are recorded as region:REGION:KEY. The highest-leverage edit: fix the threshold, not the "
+          "primitive.",
+          S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
+                     {"region", S::region("only here (default: the whole drawing)")},
+                     {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},
+                                                          json::object())}},
+                    {"stage"}),
+          S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")}}),
+          rerun_stage, ToolKind::edit};
+}
+
 // ---------------------------------------------------------------- SimulateEdit
 
 // What AnalyzeCoverage would find: how many clusters of missed or spurious ink, and their length.
@@ -380,53 +418,31 @@ ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool simulate_edit_entry() {
+  return {22, "SimulateEdit", "suggestion",
+          "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
+          "that would change and, on request, the before/after view; nothing is written.",
+          S::object({{"edits", S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
+                                                              "[{\"tool\": NAME, ...fields}]")},
+                     {"metrics_to_report",
+                      S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
+                                                               "coverage_findings", "semantic_aspects"}, ""), ""),
+                                      json::array({"draw_time", "pixel_fidelity"}))},
+                     {"return_render", S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false)}},
+                    {"edits"}),
+          S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
+                     {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
+                     {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")}},
+                    {"before", "after"}),
+          simulate_edit, ToolKind::read, "sv-edit"};
+}
+
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_stage_edit_tools(std::vector<Tool>& out) {
-  const json dir = S::enumeration({"forward", "reverse"}, "");
-  out.push_back({"ReorderTour", "mutation", "sv-edit", "",
-                 "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
-                 "re-optimized around them.",
-                 S::object({{"full_order",
-                             S::nullable(S::array(S::tuple({S::id("primitive id"), dir}, "[primitive_id, \"forward\"|\"reverse\"]"),
-                                                  "every primitive once, in drawing order"))},
-                            {"pinned_positions",
-                             S::nullable(S::array(S::tuple({S::integer("0-based position"), S::id("primitive id"), dir},
-                                                           "[index, primitive_id, \"forward\"|\"reverse\"]"),
-                                                  "0-based positions to hold"))},
-                            {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)}}),
-                 S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")}}), reorder_tour,
-                 ToolKind::edit});
-  out.push_back({"RerunStage", "mutation", "sv-edit", "",
-                 "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
-                 "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
-                 "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
-                 "stays, and only route.deviation_px can be set there). Overrides given with a region hold inside it "
-                 "only and are recorded as region:REGION:KEY. The highest-leverage edit: fix the threshold, not the "
-                 "primitive.",
-                 S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
-                            {"region", S::region("only here (default: the whole drawing)")},
-                            {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},
-                                                                 json::object())}},
-                           {"stage"}),
-                 S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")}}),
-                 rerun_stage, ToolKind::edit});
-  out.push_back({"SimulateEdit", "suggestion", "sv-edit", "",
-                 "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
-                 "that would change and, on request, the before/after view; nothing is written.",
-                 S::object({{"edits", S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
-                                                                     "[{\"tool\": NAME, ...fields}]")},
-                            {"metrics_to_report",
-                             S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
-                                                                      "coverage_findings", "semantic_aspects"}, ""), ""),
-                                             json::array({"draw_time", "pixel_fidelity"}))},
-                            {"return_render", S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false)}},
-                           {"edits"}),
-                 S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
-                            {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                            {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")}},
-                           {"before", "after"}),
-                 simulate_edit});
+  for (auto entry : {reorder_tour_entry, rerun_stage_entry, simulate_edit_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

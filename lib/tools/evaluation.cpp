@@ -1,6 +1,7 @@
 // Evaluation: the scoreboard of a revision (draw time against fidelity), the difference
 // between two revisions, and where a revision sits on the time/fidelity plane against the
-// baselines a drawing of the same source could have had.
+// baselines a drawing of the same source could have had; and the robot's execution step by step.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -75,6 +76,31 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+json metric_schema() {
+  return S::enumeration({"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer",
+                         "semantic_overall"}, "");
+}
+
+json metrics_schema() {
+  return {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
+          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
+}
+
+Tool evaluate_revision_entry() {
+  return {36, "EvaluateRevision", "evaluation",
+          "The scoreboard of a revision: draw time, f1, precision, recall, chamfer, primitive count, pen-ups.",
+          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"metrics", S::with_default(S::array(metric_schema(), "what to measure"),
+                                                 json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"}))}}),
+          S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
+                     {"reference", S::string("what fidelity is measured against: the source image's ink "
+                                             "centrelines, or the stroke graph's when the image is unavailable")},
+                     {"graph_f1", S::number("f1 of the drawing against the stroke graph's centrelines (only when "
+                                            "fidelity is measured against the ink): how closely it follows the graph", 0)}},
+                    {"metrics"}),
+          evaluate_revision};
+}
+
 // ---------------------------------------------------------------- CompareRevisions
 
 ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
@@ -109,6 +135,21 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   if (!req["include_visual_diff"].get<bool>()) return r;
   r.images["comparison"] = change_sheet(a, b, "a " + ida.substr(0, 12), "b " + idb.substr(0, 12), added, removed, changed);
   return r;
+}
+
+Tool compare_revisions_entry() {
+  return {37, "CompareRevisions", "evaluation",
+          "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
+          S::object({{"revision_a", S::string("a revision or scene file")},
+                     {"revision_b", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"include_visual_diff", S::with_default(S::boolean(""), true)}},
+                    {"revision_a"}),
+          S::object({{"metric_deltas", metrics_schema()}, {"metrics_a", metrics_schema()}, {"metrics_b", metrics_schema()},
+                     {"revision_a_id", S::string("")}, {"revision_b_id", S::string("")},
+                     {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
+                     {"changed_primitive_ids", S::array(S::string(""), "")}},
+                    {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
+          compare_revisions};
 }
 
 // ---------------------------------------------------------------- ProjectParetoPosition
@@ -243,6 +284,22 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool project_pareto_position_entry() {
+  return {38, "ProjectParetoPosition", "evaluation",
+          "Where a revision sits on the draw-time/fidelity plane against its baselines: the unfitted polyline "
+          "trace, the fitted primitives unrouted, and its ancestors in the store.",
+          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"fidelity_axis", S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1")}}),
+          S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
+                     {"on_pareto_front", S::boolean("")},
+                     {"points", S::array(S::object({{"name", S::string("")}, {"source", S::string("")},
+                                                    {"draw_time_s", S::number("", 0)}, {"fidelity", S::number("", 0)}},
+                                                   {"name", "draw_time_s", "fidelity"}), "this revision first")},
+                     {"fidelity_axis", S::string("")}},
+                    {"dominated_by", "dominates", "on_pareto_front"}),
+          project_pareto_position};
+}
+
 // ---------------------------------------------------------------- RobotSimulate
 
 // The catalog's SimStep from a step of the scene's simulation (seconds -> milliseconds).
@@ -341,50 +398,7 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
   return r;
 }
 
-}  // namespace
-
-void add_evaluation_tools(std::vector<Tool>& out) {
-  const json metric = S::enumeration({"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer",
-                                      "semantic_overall"}, "");
-  const json metrics = {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
-                        {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
-  out.push_back({"EvaluateRevision", "evaluation", "sv-simulate", "",
-                 "The scoreboard of a revision: draw time, f1, precision, recall, chamfer, primitive count, pen-ups.",
-                 S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
-                            {"metrics", S::with_default(S::array(metric, "what to measure"),
-                                                        json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"}))}}),
-                 S::object({{"metrics", metrics}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
-                            {"reference", S::string("what fidelity is measured against: the source image's ink "
-                                                    "centrelines, or the stroke graph's when the image is unavailable")},
-                            {"graph_f1", S::number("f1 of the drawing against the stroke graph's centrelines (only when "
-                                                   "fidelity is measured against the ink): how closely it follows the graph", 0)}},
-                           {"metrics"}),
-                 evaluate_revision});
-  out.push_back({"CompareRevisions", "evaluation", "sv-simulate", "",
-                 "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
-                 S::object({{"revision_a", S::string("a revision or scene file")},
-                            {"revision_b", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
-                            {"include_visual_diff", S::with_default(S::boolean(""), true)}},
-                           {"revision_a"}),
-                 S::object({{"metric_deltas", metrics}, {"metrics_a", metrics}, {"metrics_b", metrics},
-                            {"revision_a_id", S::string("")}, {"revision_b_id", S::string("")},
-                            {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                            {"changed_primitive_ids", S::array(S::string(""), "")}},
-                           {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
-                 compare_revisions});
-  out.push_back({"ProjectParetoPosition", "evaluation", "sv-simulate", "",
-                 "Where a revision sits on the draw-time/fidelity plane against its baselines: the unfitted polyline "
-                 "trace, the fitted primitives unrouted, and its ancestors in the store.",
-                 S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
-                            {"fidelity_axis", S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1")}}),
-                 S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
-                            {"on_pareto_front", S::boolean("")},
-                            {"points", S::array(S::object({{"name", S::string("")}, {"source", S::string("")},
-                                                           {"draw_time_s", S::number("", 0)}, {"fidelity", S::number("", 0)}},
-                                                          {"name", "draw_time_s", "fidelity"}), "this revision first")},
-                            {"fidelity_axis", S::string("")}},
-                           {"dominated_by", "dominates", "on_pareto_front"}),
-                 project_pareto_position});
+Tool robot_simulate_entry() {
   const json pose = S::tuple({S::number("x, image pixels"), S::number("y, image pixels"), S::number("heading, degrees")},
                              "x, y, heading");
   const json step = S::object(
@@ -398,18 +412,27 @@ void add_evaluation_tools(std::vector<Tool>& out) {
        {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
        {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees); only with return_trace")}},
       {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"});
-  out.push_back({"RobotSimulate", "evaluation", "sv-simulate", "",
-                 "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
-                 "and notes; the trace over the drawing.",
-                 S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
-                            {"return_trace", S::with_default(S::boolean("add each step's per-tick pose log (large)"), false)}}),
-                 S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
-                            {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
-                            {"pen_time_ms", S::number("pen lifts and drops", 0)},
-                            {"ppi", S::number("the robot's scale, pixels per inch", 0)},
-                            {"steps", S::array(step, "in the order the robot executes them")}},
-                           {"total_time_ms", "steps"}),
-                 robot_simulate});
+  return {39, "RobotSimulate", "evaluation",
+          "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
+          "and notes; the trace over the drawing.",
+          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"return_trace", S::with_default(S::boolean("add each step's per-tick pose log (large)"), false)}}),
+          S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
+                     {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
+                     {"pen_time_ms", S::number("pen lifts and drops", 0)},
+                     {"ppi", S::number("the robot's scale, pixels per inch", 0)},
+                     {"steps", S::array(step, "in the order the robot executes them")}},
+                    {"total_time_ms", "steps"}),
+          robot_simulate};
+}
+
+}  // namespace
+
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
+void add_evaluation_tools(std::vector<Tool>& out) {
+  for (auto entry : {evaluate_revision_entry, compare_revisions_entry, project_pareto_position_entry,
+                     robot_simulate_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

@@ -1,5 +1,6 @@
 // sv-commit's history tools: list, check out, revert, branch, commit, done. They work on the
 // store itself (ToolKind::store): the context's scene is HEAD's and the store is always there.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 //
 // The final mark is the ref refs/tags/final: Commit and Done point it at the chosen revision and
 // log the rationale or the summary, so the harness reads the answer with `sv-commit show final`.
@@ -204,6 +205,34 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+json record_schema() {
+  return S::object({{"revision_id", S::string("")},
+                    {"parent_revision_id", S::nullable(S::string(""))},
+                    {"created_by_tool", S::string("the tool or stage that made it")},
+                    {"note", S::nullable(S::string(""))},
+                    {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
+                    {"metrics", kMetricsSchema},
+                    {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
+                    {"children", S::array(S::string(""), "revisions made from it")},
+                    {"problem", S::string("present when the revision cannot be read (e.g. corrupt_object): "
+                                          "why (sv-commit fsck); its parent is the one its object "
+                                          "still names, if any")}},
+                   {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
+}
+
+Tool list_revisions_entry() {
+  return {41, "ListRevisions", "history",
+          "Every revision a branch, the final mark, HEAD or the log names, as trees (parent links) with "
+          "per-revision metrics and the branches naming it, and as a picture of that tree.",
+          S::object({{"include_metrics", S::with_default(S::boolean("measure each revision (cached by id)"), true)}}),
+          S::object({{"revisions", S::array(record_schema(), "depth-first from the oldest root, oldest child first")},
+                     {"current_revision_id", S::nullable(S::string("HEAD's revision (null while unborn)"))},
+                     {"current_branch", S::nullable(S::string("HEAD's branch (null when detached)"))},
+                     {"final_revision_id", S::nullable(S::string("the revision marked final"))}},
+                    {"revisions", "current_revision_id"}),
+          list_revisions, ToolKind::store};
+}
+
 // ---------------------------------------------------------------- Checkout
 
 ToolResult checkout(const ToolContext& ctx, const json& req) {
@@ -213,6 +242,21 @@ ToolResult checkout(const ToolContext& ctx, const json& req) {
               {"revision_id", res["current_revision_id"]}, {"branch", res["branch"]}};
   r.llm_text = res["llm_text"];
   return r;
+}
+
+json rev_schema() {
+  return S::string("a revision: HEAD, a branch, a full id or a unique prefix of at least 4 hex digits");
+}
+
+Tool checkout_entry() {
+  return {42, "Checkout", "history",
+          "Switch the working revision: HEAD follows a branch, or is detached at a revision, so later tools "
+          "(--rev HEAD) work on it.",
+          S::object({{"revision_id", rev_schema()}}, {"revision_id"}),
+          S::object({{"previous_revision_id", S::nullable(S::string(""))}, {"current_revision_id", S::string("")},
+                     {"branch", S::nullable(S::string("the branch HEAD follows (null when detached)"))}},
+                    {"previous_revision_id", "current_revision_id"}),
+          checkout, ToolKind::store};
 }
 
 // The log's reason for a step, with the request's note (--note) when it has one.
@@ -266,6 +310,21 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool revert_entry() {
+  return {43, "Revert", "history",
+          "Go back to an earlier revision. keep_branch (default): a new revision on top of HEAD with the "
+          "target's content, history kept. Otherwise the branch moves back and what it leaves behind is kept "
+          "on a branch reverted/<id>.",
+          S::object({{"to_revision_id", rev_schema()},
+                     {"keep_branch", S::with_default(S::boolean("record the revert as a new revision"), true)}},
+                    {"to_revision_id"}),
+          S::object({{"revision_id", S::string("HEAD's revision after the revert")},
+                     {"previous_revision_id", S::nullable(S::string(""))},
+                     {"backup_branch", S::nullable(S::string("where the revisions left behind stay"))}},
+                    {"revision_id"}),
+          revert, ToolKind::store};
+}
+
 // ---------------------------------------------------------------- BranchRevision
 
 ToolResult branch_revision(const ToolContext& ctx, const json& req) {
@@ -286,6 +345,17 @@ ToolResult branch_revision(const ToolContext& ctx, const json& req) {
   r.fields = {{"revision_id", id}, {"branch", name}};
   r.llm_text = res["llm_text"];
   return r;
+}
+
+Tool branch_revision_entry() {
+  return {44, "BranchRevision", "history",
+          "Start a branch to try a competing strategy: create it at a revision (default HEAD) and switch HEAD "
+          "to it. An existing name is a conflict.",
+          S::object({{"from_revision_id", S::nullable(rev_schema())},
+                     {"name", S::nullable(S::string("branch name (default branch-<id>); components of "
+                                                    "[A-Za-z0-9._-] separated by '/'"))}}),
+          S::object({{"revision_id", S::string("")}, {"branch", S::string("")}}, {"revision_id", "branch"}),
+          branch_revision, ToolKind::store};
 }
 
 // ---------------------------------------------------------------- Commit and Done
@@ -311,6 +381,18 @@ ToolResult commit(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool commit_entry() {
+  return {45, "Commit", "history",
+          "Mark a revision as the answer (refs/tags/final): its command count, estimated draw time and "
+          "metrics. A revision without robot commands is refused (no_result).",
+          S::object({{"revision_id", rev_schema()}, {"rationale", S::nullable(S::string("why, kept in the log"))}},
+                    {"revision_id"}),
+          S::object({{"commands_count", S::integer("")}, {"estimated_time_ms", S::number("", 0)},
+                     {"final_metrics", kMetricsSchema}},
+                    {"commands_count", "estimated_time_ms", "final_metrics"}),
+          commit, ToolKind::store};
+}
+
 ToolResult done(const ToolContext& ctx, const json& req) {
   Store& st = *ctx.store;
   const std::string id = st.resolve(req["final_revision_id"].get<std::string>());
@@ -325,6 +407,18 @@ ToolResult done(const ToolContext& ctx, const json& req) {
   r.fields = {{"accepted", true}, {"revision_id", id}, {"final_revision_id", id}, {"commands_count", commands_of(s)}};
   r.llm_text = fmt::format("done: {} is final ({} commands)", short_id(id), commands_of(s));
   return r;
+}
+
+Tool done_entry() {
+  return {46, "Done", "history",
+          "End the session: mark the final revision (it may be the original pipeline output) and record the "
+          "summary in the log.",
+          S::object({{"final_revision_id", rev_schema()}, {"summary", S::string("what was done and why, kept in the log")}},
+                    {"final_revision_id", "summary"}),
+          S::object({{"accepted", S::boolean("")}, {"final_revision_id", S::string("")},
+                     {"commands_count", S::integer("")}},
+                    {"accepted"}),
+          done, ToolKind::store};
 }
 
 }  // namespace
@@ -371,76 +465,11 @@ json history_branch(Store& store, const std::string& name, const std::string& re
           {"llm_text", fmt::format("branch {} at {}{}", name, id.substr(0, 12), switch_head ? "; HEAD follows it" : "")}};
 }
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_history_tools(std::vector<Tool>& out) {
-  const json rev = S::string("a revision: HEAD, a branch, a full id or a unique prefix of at least 4 hex digits");
-  const json record = S::object({{"revision_id", S::string("")},
-                                 {"parent_revision_id", S::nullable(S::string(""))},
-                                 {"created_by_tool", S::string("the tool or stage that made it")},
-                                 {"note", S::nullable(S::string(""))},
-                                 {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
-                                 {"metrics", kMetricsSchema},
-                                 {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
-                                 {"children", S::array(S::string(""), "revisions made from it")},
-                                 {"problem", S::string("present when the revision cannot be read (e.g. corrupt_object): "
-                                                       "why (sv-commit fsck); its parent is the one its object "
-                                                       "still names, if any")}},
-                                {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
-  out.push_back({"ListRevisions", "history", "sv-commit", "",
-                 "Every revision a branch, the final mark, HEAD or the log names, as trees (parent links) with "
-                 "per-revision metrics and the branches naming it, and as a picture of that tree.",
-                 S::object({{"include_metrics", S::with_default(S::boolean("measure each revision (cached by id)"), true)}}),
-                 S::object({{"revisions", S::array(record, "depth-first from the oldest root, oldest child first")},
-                            {"current_revision_id", S::nullable(S::string("HEAD's revision (null while unborn)"))},
-                            {"current_branch", S::nullable(S::string("HEAD's branch (null when detached)"))},
-                            {"final_revision_id", S::nullable(S::string("the revision marked final"))}},
-                           {"revisions", "current_revision_id"}),
-                 list_revisions, ToolKind::store});
-  out.push_back({"Checkout", "history", "sv-commit", "",
-                 "Switch the working revision: HEAD follows a branch, or is detached at a revision, so later tools "
-                 "(--rev HEAD) work on it.",
-                 S::object({{"revision_id", rev}}, {"revision_id"}),
-                 S::object({{"previous_revision_id", S::nullable(S::string(""))}, {"current_revision_id", S::string("")},
-                            {"branch", S::nullable(S::string("the branch HEAD follows (null when detached)"))}},
-                           {"previous_revision_id", "current_revision_id"}),
-                 checkout, ToolKind::store});
-  out.push_back({"Revert", "history", "sv-commit", "",
-                 "Go back to an earlier revision. keep_branch (default): a new revision on top of HEAD with the "
-                 "target's content, history kept. Otherwise the branch moves back and what it leaves behind is kept "
-                 "on a branch reverted/<id>.",
-                 S::object({{"to_revision_id", rev},
-                            {"keep_branch", S::with_default(S::boolean("record the revert as a new revision"), true)}},
-                           {"to_revision_id"}),
-                 S::object({{"revision_id", S::string("HEAD's revision after the revert")},
-                            {"previous_revision_id", S::nullable(S::string(""))},
-                            {"backup_branch", S::nullable(S::string("where the revisions left behind stay"))}},
-                           {"revision_id"}),
-                 revert, ToolKind::store});
-  out.push_back({"BranchRevision", "history", "sv-commit", "",
-                 "Start a branch to try a competing strategy: create it at a revision (default HEAD) and switch HEAD "
-                 "to it. An existing name is a conflict.",
-                 S::object({{"from_revision_id", S::nullable(rev)},
-                            {"name", S::nullable(S::string("branch name (default branch-<id>); components of "
-                                                           "[A-Za-z0-9._-] separated by '/'"))}}),
-                 S::object({{"revision_id", S::string("")}, {"branch", S::string("")}}, {"revision_id", "branch"}),
-                 branch_revision, ToolKind::store});
-  out.push_back({"Commit", "history", "sv-commit", "",
-                 "Mark a revision as the answer (refs/tags/final): its command count, estimated draw time and "
-                 "metrics. A revision without robot commands is refused (no_result).",
-                 S::object({{"revision_id", rev}, {"rationale", S::nullable(S::string("why, kept in the log"))}},
-                           {"revision_id"}),
-                 S::object({{"commands_count", S::integer("")}, {"estimated_time_ms", S::number("", 0)},
-                            {"final_metrics", kMetricsSchema}},
-                           {"commands_count", "estimated_time_ms", "final_metrics"}),
-                 commit, ToolKind::store});
-  out.push_back({"Done", "history", "sv-commit", "",
-                 "End the session: mark the final revision (it may be the original pipeline output) and record the "
-                 "summary in the log.",
-                 S::object({{"final_revision_id", rev}, {"summary", S::string("what was done and why, kept in the log")}},
-                           {"final_revision_id", "summary"}),
-                 S::object({{"accepted", S::boolean("")}, {"final_revision_id", S::string("")},
-                            {"commands_count", S::integer("")}},
-                           {"accepted"}),
-                 done, ToolKind::store});
+  for (auto entry : {list_revisions_entry, checkout_entry, revert_entry, branch_revision_entry, commit_entry,
+                     done_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

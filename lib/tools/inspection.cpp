@@ -1,5 +1,6 @@
 // Inspection: read-only views of the scene — source, render, primitives, graph, tour, config —
 // and ExplainThreshold, which ties an outcome to the threshold that decided it.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -86,6 +87,21 @@ ToolResult get_source_image(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool get_source_image_entry() {
+  return {1, "GetSourceImage", "inspection",
+          "Show the original drawing, optionally cropped, with axes, a scale bar and the stroke width.",
+          S::object({{"crop_region", S::region("show only this region (padded)")},
+                     {"annotate", S::with_default(S::boolean("draw a scale bar and the stroke-width gauge"), false)}}),
+          S::object({{"available", S::boolean("whether the raster could be read")},
+                     {"width_px", S::integer("image width")}, {"height_px", S::integer("image height")},
+                     {"stroke_width_px", S::number("estimated stroke width")},
+                     {"sha256", S::string("of the image file's bytes")}, {"path", S::string("as given")},
+                     {"ink_fraction", S::number("share of ink pixels in the view", 0)},
+                     {"crop", S::rect_region()}},
+                    {"available"}),
+          get_source_image};
+}
+
 // ---------------------------------------------------------------- GetCurrentRender
 
 cv::Scalar piece_color(const Scene& s, const Drawing& d, const std::string& id, const std::string& by) {
@@ -164,6 +180,26 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool get_current_render_entry() {
+  return {2, "GetCurrentRender", "inspection",
+          "Render what the robot draws (the command stream replayed through the motion model), with "
+          "optional source or missed/spurious-ink overlay, pen-up paths and colour by type, order, role or issue.",
+          S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
+                     {"crop_region", S::region("show only this region")},
+                     {"overlay", S::with_default(S::enumeration({"none", "source", "diff"}, "what to draw under the render"), "none")},
+                     {"show_pen_up_paths", S::with_default(S::boolean("draw pen-up travel dashed"), false)},
+                     {"color_by", S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"), "none")},
+                     {"show_ids", S::with_default(S::boolean("write primitive ids beside the strokes"), false)}}),
+          S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
+                     {"draw_time_s", S::number("estimated drawing time", 0)},
+                     {"pen_up_count", S::integer("pen-up moves")},
+                     {"command_count", S::integer("commands in the stream")},
+                     {"from_commands", S::boolean("false when the scene has no command stream yet")},
+                     {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
+                    {"primitive_counts", "draw_time_s", "pen_up_count"}),
+          get_current_render, ToolKind::read, "sv-simulate", "render"};
+}
+
 // ---------------------------------------------------------------- ListPrimitives
 
 ToolResult list_primitives(const ToolContext& ctx, const json& req) {
@@ -206,6 +242,28 @@ ToolResult list_primitives(const ToolContext& ctx, const json& req) {
   v.legend(legend_for("primitive_type"));
   r.images["primitives"] = v.finish();
   return r;
+}
+
+// One row of ListPrimitives (GetPrimitive's detail extends it).
+json primitive_summary_schema() {
+  return S::object({{"id", S::id("primitive id")}, {"type", S::primitive_type()}, {"p0", S::point()}, {"p1", S::point()},
+                    {"bulge", S::number("tan(sweep/4)")}, {"center", S::point()}, {"radius", S::number("px", 0)},
+                    {"length_px", S::number("", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
+                    {"semantic_role", S::semantic_role()},
+                    {"issues", S::array(S::string("issue"), "stored ones; with a has_issue filter also what the diagnostics find")},
+                    {"draw_index", S::nullable(S::integer("position in the draw order"))}},
+                   {"id", "type", "length_px", "est_draw_time_ms", "draw_index"});
+}
+
+Tool list_primitives_entry() {
+  return {3, "ListPrimitives", "inspection",
+          "List primitives (filter by type, region, role, issue, length, draw time; sort; limit) as a compact table.",
+          S::object({{"filter", S::with_default(S::primitive_filter(), json::object())},
+                     {"sort_by", S::with_default(S::enumeration({"draw_order", "draw_time_desc", "length_desc", "id"}, "order of the rows"), "draw_order")},
+                     {"limit", S::with_default(S::integer("at most this many rows"), 200)}}),
+          S::object({{"primitives", S::array(primitive_summary_schema(), "the rows")}, {"total_count", S::integer("matches before the limit")}},
+                    {"primitives", "total_count"}),
+          list_primitives};
 }
 
 // ---------------------------------------------------------------- GetPrimitive
@@ -317,6 +375,40 @@ ToolResult get_primitive(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+// GetPrimitive's detail: ListPrimitives' row and the fit, source and tour facts around it.
+json primitive_detail_schema() {
+  json detail = primitive_summary_schema();
+  for (auto [k, v] : std::vector<std::pair<const char*, json>>{
+           {"sweep_rad", S::number("signed sweep")}, {"sagitta_px", S::number("", 0)}, {"chord_px", S::number("", 0)},
+           {"source_polyline_id", S::nullable(S::string("graph edge it was fitted to"))},
+           {"source_span", S::array(S::integer(""), "index range on the edge")},
+           {"source_points", S::array(S::point(), "the edge points it was fitted to")},
+           {"residuals_px", S::array(S::number("", 0), "distance of each source point to the primitive")},
+           {"fit_rms_px", S::number("", 0)}, {"fit_max_px", S::number("", 0)},
+           {"incoming_neighbor_id", S::nullable(S::string("drawn just before"))},
+           {"outgoing_neighbor_id", S::nullable(S::string("drawn just after"))},
+           {"incoming_spin_rad", S::number("turn in place before it")}, {"outgoing_spin_rad", S::number("turn in place after it")},
+           {"touching_ids", S::array(S::string(""), "primitives touching its ends")},
+           {"pen_up_before", S::boolean("")}, {"pen_up_after", S::boolean("")}})
+    detail["properties"][k] = v;
+  detail["required"].push_back("pen_up_before");
+  detail["required"].push_back("pen_up_after");
+  return detail;
+}
+
+Tool get_primitive_entry() {
+  return {4, "GetPrimitive", "inspection",
+          "Everything about one primitive: geometry, the source points it was fitted to and their residuals, "
+          "its neighbours in the tour with the spins and pen-ups around it.",
+          S::object({{"id", S::id("the primitive")},
+                     {"include_source_points", S::with_default(S::boolean(""), true)},
+                     {"include_neighbors", S::with_default(S::boolean(""), true)},
+                     {"include_fit_residuals", S::with_default(S::boolean(""), true)}},
+                    {"id"}),
+          S::object({{"detail", primitive_detail_schema()}}, {"detail"}),
+          get_primitive};
+}
+
 // ---------------------------------------------------------------- GetGraph
 
 ToolResult get_graph(const ToolContext& ctx, const json& req) {
@@ -365,6 +457,23 @@ ToolResult get_graph(const ToolContext& ctx, const json& req) {
             {"closed edge", color::circle}});
   r.images["graph"] = v.finish();
   return r;
+}
+
+Tool get_graph_entry() {
+  return {5, "GetGraph", "inspection",
+          "The stroke graph: vertices with degree and odd-degree flag, edges with the primitives fitted to them.",
+          S::object({{"in_region", S::region("only vertices and edges in this region")},
+                     {"include_loop_edges", S::with_default(S::boolean("include closed edges"), true)}}),
+          S::object({{"vertices", S::array(S::object({{"id", S::id("")}, {"position", S::point()}, {"degree", S::integer("")},
+                                                      {"odd_degree", S::boolean("")}, {"kind", S::string("end, junction, crossing, loop, dot")}},
+                                                     {"id", "position", "degree", "odd_degree"}), "")},
+                     {"edges", S::array(S::object({{"id", S::id("")}, {"v0", S::string("")}, {"v1", S::string("")},
+                                                   {"closed", S::boolean("")}, {"length_px", S::number("", 0)},
+                                                   {"primitive_ids", S::array(S::string(""), "")}},
+                                                  {"id", "v0", "v1", "primitive_ids"}), "")},
+                     {"odd_vertex_count", S::integer("")}},
+                    {"vertices", "edges", "odd_vertex_count"}),
+          get_graph};
 }
 
 // ---------------------------------------------------------------- GetTour
@@ -502,6 +611,29 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool get_tour_entry() {
+  return {6, "GetTour", "inspection",
+          "The draw order with per-step drawing time and the spin or pen-up travel before each step; or the k costliest.",
+          S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
+                     {"only_top_k_costly", S::nullable(S::integer("return only the k steps with the costliest way in", 1))}}),
+          S::object({{"steps", S::array(S::object({{"index", S::integer("")}, {"primitive_id", S::string("")},
+                                                   {"direction", S::enumeration({"forward", "reverse"}, "")},
+                                                   {"draw_time_ms", S::number("", 0)},
+                                                   {"transition_in", S::object({{"kind", S::enumeration({"none", "spin", "line"}, "")},
+                                                                                {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees or px", 0)},
+                                                                                {"spin_deg", S::number("", 0)}, {"travel_px", S::number("", 0)}},
+                                                                               {"kind", "time_ms", "magnitude"})},
+                                                   {"pen_up_before", S::boolean("")},
+                                                   {"part", S::array(S::number("", 0),
+                                                                     "[t0, t1]: the step draws this arc-length fraction of the "
+                                                                     "primitive (a line through a T is drawn in parts); absent: all")}},
+                                                  {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"}), "")},
+                     {"total_draw_time_ms", S::number("", 0)}, {"total_pen_up_count", S::integer("")},
+                     {"transition_time_ms", S::number("time spent turning and travelling", 0)}},
+                    {"steps", "total_draw_time_ms", "total_pen_up_count"}),
+          get_tour};
+}
+
 // ---------------------------------------------------------------- GetConfig
 
 // A setting's doc and unit from the stage's parameter table; the scene's own doc for a key no
@@ -536,6 +668,18 @@ ToolResult get_config(const ToolContext& ctx, const json& req) {
   r.human_text = r.llm_text;
   for (const auto& e : entries) r.human_text += fmt::format("  {}: {}\n", e["key"].get<std::string>(), e["doc"].get<std::string>());
   return r;
+}
+
+Tool get_config_entry() {
+  return {7, "GetConfig", "inspection",
+          "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
+          S::object({{"keys", S::array(S::string("key or prefix, e.g. fit."), "only these keys")}}),
+          S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
+                                                     {"doc", S::string("")}, {"unit", S::string("")}},
+                                                    {"key", "value", "from"}), "")},
+                     {"stroke_width_px", S::number("", 0)}},
+                    {"entries"}),
+          get_config};
 }
 
 // ---------------------------------------------------------------- ExplainThreshold
@@ -728,137 +872,31 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
   return r;
 }
 
+Tool explain_threshold_entry() {
+  return {8, "ExplainThreshold", "inspection",
+          "Which thresholds decided a primitive (or lost the ink of a region): value, provenance, the measured "
+          "quantity, and the value at which the outcome would have changed.",
+          S::object({{"primitive_id", S::nullable(S::id("the primitive to explain"))}, {"region", S::region("a region")}}),
+          S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
+                                                                 {"doc", S::string("")}, {"unit", S::string("")},
+                                                                 {"measured", S::number("")},
+                                                                 {"measured_what", S::string("")}, {"outcome", S::string("")},
+                                                                 {"would_change_at", S::nullable(S::number(""))},
+                                                                 {"counterfactual", S::string("")},
+                                                                 {"primitive_id", S::string("")}},
+                                                                {"key", "value", "from", "measured", "outcome", "would_change_at"}), "")},
+                     {"subject", S::any("what was explained: a primitive or a region, with its location")}},
+                    {"relevant_thresholds", "subject"}),
+          explain_threshold};
+}
+
 }  // namespace
 
+// The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_inspection_tools(std::vector<Tool>& out) {
-  const json region = S::region("a region");
-  out.push_back({"GetSourceImage", "inspection", "sv-diagnose", "",
-                 "Show the original drawing, optionally cropped, with axes, a scale bar and the stroke width.",
-                 S::object({{"crop_region", S::region("show only this region (padded)")},
-                            {"annotate", S::with_default(S::boolean("draw a scale bar and the stroke-width gauge"), false)}}),
-                 S::object({{"available", S::boolean("whether the raster could be read")},
-                            {"width_px", S::integer("image width")}, {"height_px", S::integer("image height")},
-                            {"stroke_width_px", S::number("estimated stroke width")},
-                            {"sha256", S::string("of the image file's bytes")}, {"path", S::string("as given")},
-                            {"ink_fraction", S::number("share of ink pixels in the view", 0)},
-                            {"crop", S::rect_region()}},
-                           {"available"}),
-                 get_source_image});
-  out.push_back({"GetCurrentRender", "inspection", "sv-simulate", "render",
-                 "Render what the robot draws (the command stream replayed through the motion model), with "
-                 "optional source or missed/spurious-ink overlay, pen-up paths and colour by type, order, role or issue.",
-                 S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
-                            {"crop_region", S::region("show only this region")},
-                            {"overlay", S::with_default(S::enumeration({"none", "source", "diff"}, "what to draw under the render"), "none")},
-                            {"show_pen_up_paths", S::with_default(S::boolean("draw pen-up travel dashed"), false)},
-                            {"color_by", S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"), "none")},
-                            {"show_ids", S::with_default(S::boolean("write primitive ids beside the strokes"), false)}}),
-                 S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
-                            {"draw_time_s", S::number("estimated drawing time", 0)},
-                            {"pen_up_count", S::integer("pen-up moves")},
-                            {"command_count", S::integer("commands in the stream")},
-                            {"from_commands", S::boolean("false when the scene has no command stream yet")},
-                            {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
-                           {"primitive_counts", "draw_time_s", "pen_up_count"}),
-                 get_current_render});
-  json summary = S::object({{"id", S::id("primitive id")}, {"type", S::primitive_type()}, {"p0", S::point()}, {"p1", S::point()},
-                            {"bulge", S::number("tan(sweep/4)")}, {"center", S::point()}, {"radius", S::number("px", 0)},
-                            {"length_px", S::number("", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
-                            {"semantic_role", S::semantic_role()},
-                            {"issues", S::array(S::string("issue"), "stored ones; with a has_issue filter also what the diagnostics find")},
-                            {"draw_index", S::nullable(S::integer("position in the draw order"))}},
-                           {"id", "type", "length_px", "est_draw_time_ms", "draw_index"});
-  out.push_back({"ListPrimitives", "inspection", "sv-diagnose", "",
-                 "List primitives (filter by type, region, role, issue, length, draw time; sort; limit) as a compact table.",
-                 S::object({{"filter", S::with_default(S::primitive_filter(), json::object())},
-                            {"sort_by", S::with_default(S::enumeration({"draw_order", "draw_time_desc", "length_desc", "id"}, "order of the rows"), "draw_order")},
-                            {"limit", S::with_default(S::integer("at most this many rows"), 200)}}),
-                 S::object({{"primitives", S::array(summary, "the rows")}, {"total_count", S::integer("matches before the limit")}},
-                           {"primitives", "total_count"}),
-                 list_primitives});
-  json detail = summary;
-  for (auto [k, v] : std::vector<std::pair<const char*, json>>{
-           {"sweep_rad", S::number("signed sweep")}, {"sagitta_px", S::number("", 0)}, {"chord_px", S::number("", 0)},
-           {"source_polyline_id", S::nullable(S::string("graph edge it was fitted to"))},
-           {"source_span", S::array(S::integer(""), "index range on the edge")},
-           {"source_points", S::array(S::point(), "the edge points it was fitted to")},
-           {"residuals_px", S::array(S::number("", 0), "distance of each source point to the primitive")},
-           {"fit_rms_px", S::number("", 0)}, {"fit_max_px", S::number("", 0)},
-           {"incoming_neighbor_id", S::nullable(S::string("drawn just before"))},
-           {"outgoing_neighbor_id", S::nullable(S::string("drawn just after"))},
-           {"incoming_spin_rad", S::number("turn in place before it")}, {"outgoing_spin_rad", S::number("turn in place after it")},
-           {"touching_ids", S::array(S::string(""), "primitives touching its ends")},
-           {"pen_up_before", S::boolean("")}, {"pen_up_after", S::boolean("")}})
-    detail["properties"][k] = v;
-  detail["required"].push_back("pen_up_before");
-  detail["required"].push_back("pen_up_after");
-  out.push_back({"GetPrimitive", "inspection", "sv-diagnose", "",
-                 "Everything about one primitive: geometry, the source points it was fitted to and their residuals, "
-                 "its neighbours in the tour with the spins and pen-ups around it.",
-                 S::object({{"id", S::id("the primitive")},
-                            {"include_source_points", S::with_default(S::boolean(""), true)},
-                            {"include_neighbors", S::with_default(S::boolean(""), true)},
-                            {"include_fit_residuals", S::with_default(S::boolean(""), true)}},
-                           {"id"}),
-                 S::object({{"detail", detail}}, {"detail"}), get_primitive});
-  out.push_back({"GetGraph", "inspection", "sv-diagnose", "",
-                 "The stroke graph: vertices with degree and odd-degree flag, edges with the primitives fitted to them.",
-                 S::object({{"in_region", S::region("only vertices and edges in this region")},
-                            {"include_loop_edges", S::with_default(S::boolean("include closed edges"), true)}}),
-                 S::object({{"vertices", S::array(S::object({{"id", S::id("")}, {"position", S::point()}, {"degree", S::integer("")},
-                                                             {"odd_degree", S::boolean("")}, {"kind", S::string("end, junction, crossing, loop, dot")}},
-                                                            {"id", "position", "degree", "odd_degree"}), "")},
-                            {"edges", S::array(S::object({{"id", S::id("")}, {"v0", S::string("")}, {"v1", S::string("")},
-                                                          {"closed", S::boolean("")}, {"length_px", S::number("", 0)},
-                                                          {"primitive_ids", S::array(S::string(""), "")}},
-                                                         {"id", "v0", "v1", "primitive_ids"}), "")},
-                            {"odd_vertex_count", S::integer("")}},
-                           {"vertices", "edges", "odd_vertex_count"}),
-                 get_graph});
-  out.push_back({"GetTour", "inspection", "sv-diagnose", "",
-                 "The draw order with per-step drawing time and the spin or pen-up travel before each step; or the k costliest.",
-                 S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
-                            {"only_top_k_costly", S::nullable(S::integer("return only the k steps with the costliest way in", 1))}}),
-                 S::object({{"steps", S::array(S::object({{"index", S::integer("")}, {"primitive_id", S::string("")},
-                                                          {"direction", S::enumeration({"forward", "reverse"}, "")},
-                                                          {"draw_time_ms", S::number("", 0)},
-                                                          {"transition_in", S::object({{"kind", S::enumeration({"none", "spin", "line"}, "")},
-                                                                                       {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees or px", 0)},
-                                                                                       {"spin_deg", S::number("", 0)}, {"travel_px", S::number("", 0)}},
-                                                                                      {"kind", "time_ms", "magnitude"})},
-                                                          {"pen_up_before", S::boolean("")},
-                                                          {"part", S::array(S::number("", 0),
-                                                                            "[t0, t1]: the step draws this arc-length fraction of the "
-                                                                            "primitive (a line through a T is drawn in parts); absent: all")}},
-                                                         {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"}), "")},
-                            {"total_draw_time_ms", S::number("", 0)}, {"total_pen_up_count", S::integer("")},
-                            {"transition_time_ms", S::number("time spent turning and travelling", 0)}},
-                           {"steps", "total_draw_time_ms", "total_pen_up_count"}),
-                 get_tour});
-  out.push_back({"GetConfig", "inspection", "sv-diagnose", "",
-                 "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
-                 S::object({{"keys", S::array(S::string("key or prefix, e.g. fit."), "only these keys")}}),
-                 S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                            {"doc", S::string("")}, {"unit", S::string("")}},
-                                                           {"key", "value", "from"}), "")},
-                            {"stroke_width_px", S::number("", 0)}},
-                           {"entries"}),
-                 get_config});
-  out.push_back({"ExplainThreshold", "inspection", "sv-diagnose", "",
-                 "Which thresholds decided a primitive (or lost the ink of a region): value, provenance, the measured "
-                 "quantity, and the value at which the outcome would have changed.",
-                 S::object({{"primitive_id", S::nullable(S::id("the primitive to explain"))}, {"region", region}}),
-                 S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                                        {"doc", S::string("")}, {"unit", S::string("")},
-                                                                        {"measured", S::number("")},
-                                                                        {"measured_what", S::string("")}, {"outcome", S::string("")},
-                                                                        {"would_change_at", S::nullable(S::number(""))},
-                                                                        {"counterfactual", S::string("")},
-                                                                        {"primitive_id", S::string("")}},
-                                                                       {"key", "value", "from", "measured", "outcome", "would_change_at"}), "")},
-                            {"subject", S::any("what was explained: a primitive or a region, with its location")}},
-                           {"relevant_thresholds", "subject"}),
-                 explain_threshold});
+  for (auto entry : {get_source_image_entry, get_current_render_entry, list_primitives_entry, get_primitive_entry,
+                     get_graph_entry, get_tour_entry, get_config_entry, explain_threshold_entry})
+    out.push_back(entry());
 }
 
 }  // namespace sv

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
@@ -27,21 +26,19 @@ std::string kebab_case(const std::string& name) {
 
 namespace {
 
-// The catalog's 46 tools in its order (seeds/000): listings and man pages follow it.
-const char* const kCatalogOrder[] = {
-    "GetSourceImage", "GetCurrentRender", "ListPrimitives", "GetPrimitive", "GetGraph", "GetTour", "GetConfig",
-    "ExplainThreshold", "AnalyzeGeometricFit", "IdentifyNoise", "AnalyzeCoverage", "IdentifyExpensiveOperations",
-    "CheckForConsistency", "CheckTopology", "IdentifyVisualForms", "EvaluateSemanticFidelity", "LabelSemanticRoles",
-    "IdentifyImpliedRelationships", "CompareToReference", "SuggestOptimizations", "MergeSimilarElements",
-    "SimulateEdit", "MergePrimitives", "SplitPrimitive", "DeletePrimitive", "ReplacePrimitive", "RefitPolyline",
-    "SnapEndpoints", "EnforceRelation", "SmoothPrimitive", "AddPrimitive", "ReverseDirection", "ReorderTour",
-    "RerunStage", "DefineRegion", "EvaluateRevision", "CompareRevisions", "ProjectParetoPosition", "RobotSimulate",
-    "AskOracle", "ListRevisions", "Checkout", "Revert", "BranchRevision", "Commit", "Done"};
+// The catalog's groups (DESIGN §5) and the executable that serves each; an entry names its own
+// executable only where DESIGN makes an exception.
+const struct {
+  const char* group;
+  const char* executable;
+} kGroups[] = {{"inspection", "sv-diagnose"}, {"diagnostics", "sv-diagnose"}, {"semantic", "sv-diagnose"},
+               {"suggestion", "sv-diagnose"}, {"mutation", "sv-edit"},        {"evaluation", "sv-simulate"},
+               {"history", "sv-commit"}};
 
-size_t catalog_position(const std::string& name) {
-  for (size_t i = 0; i < std::size(kCatalogOrder); ++i)
-    if (name == kCatalogOrder[i]) return i;
-  return std::size(kCatalogOrder);
+std::string executable_of(const std::string& group) {
+  for (const auto& g : kGroups)
+    if (group == g.group) return g.executable;
+  throw Error(Code::internal, fmt::format("no catalog group '{}'", group));
 }
 
 }  // namespace
@@ -56,11 +53,11 @@ const std::vector<Tool>& registry() {
     add_stage_edit_tools(t);
     add_geometry_edit_tools(t);
     add_history_tools(t);
-    for (auto& tool : t)
+    for (auto& tool : t) {
+      if (tool.executable.empty()) tool.executable = executable_of(tool.group);
       if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);
-    std::stable_sort(t.begin(), t.end(), [](const Tool& a, const Tool& b) {
-      return catalog_position(a.name) < catalog_position(b.name);
-    });
+    }
+    std::sort(t.begin(), t.end(), [](const Tool& a, const Tool& b) { return a.number < b.number; });
     return t;
   }();
   return tools;

@@ -1,7 +1,7 @@
-// The tool registry: every tool of the catalog that sv implements is one entry — catalog name,
-// executable, one-line description, request schema, result schema, handler — and everything an
-// agent or a person sees comes from that entry: the subcommands, --schema, `tools`, --help and
-// the man-page table.
+// The tool registry: every tool of the catalog that sv implements is one entry — catalog number
+// and name, group, one-line description, request schema, result schema, handler — defined right
+// after its handler in its group's file; everything an agent or a person sees comes from that
+// entry: the subcommands, --schema, `tools`, --help and the man-page table.
 #pragma once
 #include <functional>
 #include <map>
@@ -47,15 +47,16 @@ struct ToolResult {
 };
 
 struct Tool {
+  int number;              // position in the catalog (seeds/000); listings and man pages follow it
   std::string name;        // catalog spelling, e.g. "ListPrimitives"
   std::string group;       // the catalog section (DESIGN §5): inspection, diagnostics, ..., history
-  std::string executable;  // "sv-diagnose" or "sv-simulate"
-  std::string subcommand;  // kebab-case of name, unless DESIGN §4 names it otherwise
   std::string summary;     // one line
   json request;            // JSON Schema of the request (object; catalog field names)
   json result;             // JSON Schema of the typed result fields (object properties)
   std::function<ToolResult(const ToolContext&, const json& request)> run;
   ToolKind kind = ToolKind::read;
+  std::string executable{};  // empty: the group's (registry.cpp); set only where DESIGN §5 names an exception
+  std::string subcommand{};  // empty: kebab-case of name; set only where DESIGN §4 names it otherwise
 };
 
 // "ListPrimitives" -> "list-primitives".
@@ -91,13 +92,13 @@ json normalize_request(const Tool& t, json request);
 // internal error).
 json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolResult& result);
 
-// Registration of each group (called once by registry()).
-void add_inspection_tools(std::vector<Tool>& out);
-void add_diagnostic_tools(std::vector<Tool>& out);
-void add_evaluation_tools(std::vector<Tool>& out);
-void add_edit_tools(std::vector<Tool>& out);      // sv-edit: the topology, tour, stage and region edits
-void add_stage_edit_tools(std::vector<Tool>& out);  // sv-edit: reorder, rerun a stage, simulate a batch
-void add_geometry_edit_tools(std::vector<Tool>& out);  // sv-edit: merge, split, replace, refit, smooth, snap, relations
-void add_history_tools(std::vector<Tool>& out);   // sv-commit
+// Registration of each group's file (called once by registry()): each appends its entries.
+void add_inspection_tools(std::vector<Tool>& out);     // inspection.cpp: GetSourceImage .. ExplainThreshold
+void add_diagnostic_tools(std::vector<Tool>& out);     // diagnostics.cpp: AnalyzeGeometricFit .. CheckTopology
+void add_evaluation_tools(std::vector<Tool>& out);     // evaluation.cpp: EvaluateRevision, CompareRevisions, ProjectParetoPosition
+void add_edit_tools(std::vector<Tool>& out);           // edit_basic.cpp: delete, add, reverse, define a region, label roles
+void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate a batch
+void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: merge, split, replace, refit, snap, relations, smooth
+void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools
 
 }  // namespace sv

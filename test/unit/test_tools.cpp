@@ -62,9 +62,16 @@ double dist_to(const json& pt, Vec2 q) { return dist({pt[0].get<double>(), pt[1]
 
 TEST_CASE("every registered tool is one complete entry", "[tools]") {
   std::set<std::string> names, subcommands;
+  std::set<int> numbers;
+  int previous = 0;
   for (const auto& t : registry()) {
     CAPTURE(t.name);
     CHECK(names.insert(t.name).second);
+    // Each entry carries its own place among the catalog's 46, and the registry lists them by it.
+    CHECK(numbers.insert(t.number).second);
+    CHECK((t.number >= 1 && t.number <= 46));
+    CHECK(t.number > previous);
+    previous = t.number;
     CHECK(subcommands.insert(t.subcommand).second);
     CHECK(!t.summary.empty());
     CHECK(t.run);
