@@ -9,7 +9,7 @@
 #include "eval/score.hpp"
 #include "tools/region.hpp"
 #include "tools/tool.hpp"
-#include "tools/view.hpp"
+#include "render/figure.hpp"
 
 namespace sv {
 

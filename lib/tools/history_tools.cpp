@@ -20,7 +20,7 @@
 #include "tools/edit_session.hpp"
 #include "tools/schema_parts.hpp"
 #include "tools/tool.hpp"
-#include "tools/view.hpp"
+#include "render/figure.hpp"
 
 namespace sv {
 

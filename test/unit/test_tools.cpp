@@ -16,7 +16,7 @@
 #include "core/schema.hpp"
 #include "tools/edit_session.hpp"
 #include "tools/region.hpp"
-#include "tools/view.hpp"
+#include "render/figure.hpp"
 #include "tools_fixture.hpp"
 
 using namespace svtest;

@@ -1,6 +1,6 @@
-// The tools' pictures, composed on the renderer's labelled grid (render/view.hpp, DESIGN §6):
-// the same transform, grid step and label placement as sv-simulate's view, with what the tools
-// add — a title, marks and ids over any content, crops, colour legends and notes — and
+// Figures: the pictures the tools show, composed on the renderer's labelled grid (render/view.hpp,
+// DESIGN §6): the same transform, grid step and label placement as sv-simulate's view, with what
+// the tools add — a title, marks and ids over any content, crops, colour legends and notes — and
 // `sheet`, which lays up to nine views out as labelled tiles.
 #pragma once
 #include <opencv2/core.hpp>

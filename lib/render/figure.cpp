@@ -1,4 +1,4 @@
-#include "tools/view.hpp"
+#include "render/figure.hpp"
 
 #include <fmt/format.h>
 
