@@ -47,6 +47,8 @@ const ExportOption kGcodePenDown{"--gcode-pen-down", "G-code line that lowers th
 const ExportOption kGcodeFeed{"--gcode-feed", "G-code drawing feed rate, units per minute",
                               fmt::format("{:g}", kGcode.feed), {}, false, true};
 
+const ExportOption kAnimateSpeed{"--animate-speed", "speed-up of the animated SVG over real time", "1", {}, false, true};
+
 ExportOption switch_option(const char* flag, const char* help) { return {flag, help, "false", {}, true}; }
 
 std::string write_commands(const ExportInput& in, const ExportSettings&) { return doodlebot_stream_text(in.scene); }
@@ -73,6 +75,10 @@ std::string write_view(const ExportInput& in, const ExportSettings& s) {
 
 std::string write_svg(const ExportInput& in, const ExportSettings&) { return render_svg(in.scene); }
 
+std::string write_animation(const ExportInput& in, const ExportSettings& s) {
+  return render_svg_animated(in.scene, std::stod(setting(s, kAnimateSpeed)));
+}
+
 }  // namespace
 
 const std::vector<ExportBackend>& export_backends() {
@@ -91,6 +97,11 @@ const std::vector<ExportBackend>& export_backends() {
         switch_option("--no-source", "do not draw the source image under the PNG view")},
        write_view},
       {"svg", "--svg", ".svg", "write the drawing as SVG with true arcs to this file", {}, write_svg},
+      {"animation", "--animate", ".svg",
+       "write an animated SVG of the robot drawing it, in time (plays in a browser; its still image is the "
+       "finished drawing), to this file",
+       {kAnimateSpeed},
+       write_animation},
   };
   return backends;
 }

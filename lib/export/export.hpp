@@ -53,6 +53,12 @@ std::string gcode(const Scene& scene, const GcodeOptions& options);
 // as in ours), viewBox = the image (pixel centres at integers), stroke width = the source's;
 // pen-up travel in a hidden group.
 std::string render_svg(const Scene& scene);
+// The same drawing animated (SMIL): each stroke appears along its path as the robot draws it,
+// at the times of scene.simulation (simulated here when absent), `speedup` times faster than
+// real time, with a dot for the robot while it plays. Its still image (what a renderer without
+// animation shows, and the frozen last frame) is render_svg's drawing.
+// Throws Error(invalid_scene) when the scene has no commands.
+std::string render_svg_animated(const Scene& scene, double speedup = 1);
 
 // An option of a backend besides its path: a value (with a default, maybe a closed set of
 // choices) or a switch.

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <set>
 
+#include "core/error.hpp"
 #include "export/export.hpp"
 #include "render/view.hpp"
+#include "robot/simulate.hpp"
 
 namespace sv {
 
@@ -26,29 +28,38 @@ std::string arc_data(Vec2 from, Vec2 center, double radius, double sweep_deg) {
   return d;
 }
 
-}  // namespace
+// A pen-down stroke: its path data, the primitives it draws and its pieces (indices into
+// SvgDrawing::pieces) with their total length.
+struct SvgStroke {
+  std::string d, ids;
+  std::vector<size_t> pieces;
+  double length = 0;
+};
 
-std::string render_svg(const Scene& scene) {
-  ViewOptions o;
-  ViewTransform t = view_transform(scene, o);
-  double sw = scene.source && scene.source->stroke_width_px > 0 ? scene.source->stroke_width_px : 1;
-  std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\">\n",
-      num(t.region.width), num(t.region.height), num(t.region.x), num(t.region.y), num(t.region.width),
-      num(t.region.height));
-  out += fmt::format(
-      "<g id=\"strokes\" fill=\"none\" stroke=\"black\" stroke-width=\"{}\" stroke-linecap=\"round\" "
-      "stroke-linejoin=\"round\">\n",
-      num(sw));
-  std::string travel;
-  std::string d;
+struct SvgDrawing {
+  ViewTransform t;
+  double stroke_width = 1;
+  std::vector<DrawnPiece> pieces;
+  std::vector<SvgStroke> strokes;
+  std::string travel;  // pen-up moves as <line> elements
+};
+
+double piece_length(const DrawnPiece& p) {
+  return p.degrees == 0 ? dist(p.path.front(), p.path.back()) : std::abs(p.radius * deg2rad(p.degrees));
+}
+
+SvgDrawing svg_drawing(const Scene& scene) {
+  SvgDrawing g;
+  g.t = view_transform(scene, ViewOptions{});
+  g.stroke_width = scene.source && scene.source->stroke_width_px > 0 ? scene.source->stroke_width_px : 1;
+  g.pieces = drawn_pieces(scene, 1.0);
+  SvgStroke cur;
   std::set<std::string> ids;
   auto flush = [&] {
-    if (d.empty()) return;
-    std::string names;
-    for (const auto& id : ids) names += (names.empty() ? "" : " ") + id;
-    out += fmt::format("<path data-primitives=\"{}\" d=\"{}\"/>\n", names, d);
-    d.clear();
+    if (cur.d.empty()) return;
+    for (const auto& id : ids) cur.ids += (cur.ids.empty() ? "" : " ") + id;
+    g.strokes.push_back(std::move(cur));
+    cur = {};
     ids.clear();
   };
   auto add_ids = [&](const std::string& list) {
@@ -58,23 +69,130 @@ std::string render_svg(const Scene& scene) {
       a = b + 1;
     }
   };
-  for (const DrawnPiece& p : drawn_pieces(scene, 1.0)) {
+  for (size_t i = 0; i < g.pieces.size(); ++i) {
+    const DrawnPiece& p = g.pieces[i];
     Vec2 a = p.path.front(), b = p.path.back();
     if (!p.pen_down) {
       flush();
-      travel += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(a.x), num(a.y), num(b.x), num(b.y));
+      g.travel += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(a.x), num(a.y), num(b.x), num(b.y));
       continue;
     }
     if (p.starts_stroke) flush();
-    if (d.empty()) d = fmt::format("M {} {}", num(a.x), num(a.y));
+    if (cur.d.empty()) cur.d = fmt::format("M {} {}", num(a.x), num(a.y));
     add_ids(p.primitive);
-    d += p.degrees == 0 ? fmt::format(" L {} {}", num(b.x), num(b.y)) : arc_data(a, p.center, p.radius, p.degrees);
+    cur.d += p.degrees == 0 ? fmt::format(" L {} {}", num(b.x), num(b.y)) : arc_data(a, p.center, p.radius, p.degrees);
+    cur.pieces.push_back(i);
+    cur.length += piece_length(p);
   }
   flush();
-  out += "</g>\n";
-  if (!travel.empty()) out += "<g id=\"pen-up\" visibility=\"hidden\" stroke=\"gray\" stroke-dasharray=\"4 3\">\n" + travel + "</g>\n";
-  out += "</svg>\n";
+  return g;
+}
+
+std::string svg_open(const SvgDrawing& g) {
+  const cv::Rect2d& r = g.t.region;
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\">\n"
+                     "<g id=\"strokes\" fill=\"none\" stroke=\"black\" stroke-width=\"{}\" stroke-linecap=\"round\" "
+                     "stroke-linejoin=\"round\">\n",
+                     num(r.width), num(r.height), num(r.x), num(r.y), num(r.width), num(r.height), num(g.stroke_width));
+}
+
+// The strokes' group closed, then the pen-up travel hidden.
+std::string svg_travel(const SvgDrawing& g) {
+  std::string out = "</g>\n";
+  if (!g.travel.empty())
+    out += "<g id=\"pen-up\" visibility=\"hidden\" stroke=\"gray\" stroke-dasharray=\"4 3\">\n" + g.travel + "</g>\n";
   return out;
+}
+
+std::string path_open(const SvgStroke& s) { return fmt::format("<path data-primitives=\"{}\" d=\"{}\"", s.ids, s.d); }
+
+// A piecewise linear animation of one attribute: `keys` are (time s, value), times non-decreasing
+// from 0 to `total_s`; it plays in total_s / speedup seconds from the document's start.
+std::string keyed_animation(const char* attribute, const std::vector<std::pair<double, std::string>>& keys,
+                            double total_s, double speedup, bool freeze) {
+  std::string values, times, last;
+  for (const auto& [t, v] : keys) {
+    const std::string time = fmt::format("{}", round_to(t / total_s, 1e-6));
+    if (time + ";" + v == last) continue;  // a repeated key adds nothing
+    last = time + ";" + v;
+    values += (values.empty() ? "" : ";") + v;
+    times += (times.empty() ? "" : ";") + time;
+  }
+  return fmt::format("<animate attributeName=\"{}\" begin=\"0s\" dur=\"{}s\" calcMode=\"linear\" values=\"{}\" "
+                     "keyTimes=\"{}\"{}/>\n",
+                     attribute, round_to(total_s / speedup, 1e-3), values, times, freeze ? " fill=\"freeze\"" : "");
+}
+
+}  // namespace
+
+std::string render_svg(const Scene& scene) {
+  SvgDrawing g = svg_drawing(scene);
+  std::string out = svg_open(g);
+  for (const SvgStroke& s : g.strokes) out += path_open(s) + "/>\n";
+  return out + svg_travel(g) + "</svg>\n";
+}
+
+std::string render_svg_animated(const Scene& scene, double speedup) {
+  if (!scene.commands || !scene.robot)
+    throw Error(Code::invalid_scene, "animated SVG: the scene has no command stream; run sv-route first");
+  if (!(speedup > 0)) throw Error(Code::internal, "animated SVG: the speed-up must be positive");
+  // Every step's time from the simulation (made here when the scene has none yet).
+  Scene timed;
+  const bool simulated = scene.simulation.is_object() && scene.simulation.contains("steps");
+  if (!simulated) {
+    timed = scene;
+    simulate(timed, {});
+  }
+  const json& sim = simulated ? scene.simulation : timed.simulation;
+  const auto when = command_times(sim);
+  double total = 0;
+  for (const json& st : sim["steps"]) total += st["duration_s"].get<double>();
+  if (!(total > 0)) return render_svg(scene);  // nothing takes time: the still drawing is all there is
+  const SvgDrawing g = svg_drawing(scene);
+  // Each stroke is revealed by its dash offset as its pieces are drawn; before its first piece
+  // it is hidden, after its last it stays frozen whole. Without animation (the file's still
+  // image) every stroke is whole, so the still image is the last frame.
+  std::string out = svg_open(g) + fmt::format("<!-- the robot drawing it: {:.3f} s at {:g}x speed -->\n", total, speedup);
+  for (const SvgStroke& s : g.strokes) {
+    const double dash = s.length + 1;  // longer than the stroke, so offset 0 shows all of it
+    std::vector<std::pair<double, std::string>> keys = {{0, num(dash)}};
+    double drawn = 0;
+    for (size_t i : s.pieces) {
+      const auto [b, e] = when.at(g.pieces[i].command);
+      keys.emplace_back(b, num(dash - drawn));
+      drawn += piece_length(g.pieces[i]);
+      keys.emplace_back(e, i == s.pieces.back() ? "0" : num(dash - drawn));
+    }
+    keys.emplace_back(total, "0");
+    out += path_open(s) + ">\n" +
+           fmt::format("<set attributeName=\"stroke-dasharray\" to=\"{} {}\" begin=\"0s\"/>\n", num(dash), num(dash)) +
+           keyed_animation("stroke-dashoffset", keys, total, speedup, true) + "</path>\n";
+  }
+  out += svg_travel(g);
+  // The robot: a dot along the pieces (resting through spins and pen changes), shown only while
+  // the animation plays.
+  const Pose& p = scene.robot->start;
+  std::vector<std::pair<double, std::string>> xs = {{0, num(p.x)}}, ys = {{0, num(p.y)}};
+  for (const DrawnPiece& piece : g.pieces) {
+    const auto [b, e] = when.at(piece.command);
+    // Lines are two points; arcs, sampled every pixel, keep about 24 of their samples.
+    const size_t n = piece.path.size() - 1, stride = std::max<size_t>(1, n / 24);
+    auto at = [&, b = b, e = e](size_t k) {
+      const double t = b + (e - b) * k / n;
+      xs.emplace_back(t, num(piece.path[k].x));
+      ys.emplace_back(t, num(piece.path[k].y));
+    };
+    for (size_t k = 0; k < n; k += stride) at(k);
+    at(n);
+  }
+  xs.emplace_back(total, xs.back().second);
+  ys.emplace_back(total, ys.back().second);
+  out += fmt::format("<circle id=\"robot\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"red\" visibility=\"hidden\">\n", num(p.x),
+                     num(p.y), num(std::max(2.0, g.stroke_width)));
+  out += fmt::format("<set attributeName=\"visibility\" to=\"visible\" begin=\"0s\" dur=\"{}s\"/>\n",
+                     round_to(total / speedup, 1e-3));
+  out += keyed_animation("cx", xs, total, speedup, false) + keyed_animation("cy", ys, total, speedup, false);
+  return out + "</circle>\n</svg>\n";
 }
 
 }  // namespace sv

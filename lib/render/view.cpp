@@ -20,6 +20,7 @@ std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px) {
       p.path = m.path;
       p.pen_down = m.pen_down;
       p.primitive = c.primitive;
+      p.command = m.command;
       if (m.kind == Command::Kind::arc) {
         p.degrees = c.degrees;
         p.radius = c.radius;

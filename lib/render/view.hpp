@@ -55,6 +55,7 @@ struct DrawnPiece {
   bool pen_down = true;
   bool starts_stroke = false;  // primitives before routing are strokes of their own
   std::string primitive;       // ids, ','-joined when a command draws several
+  size_t command = 0;          // the command that draws it (when drawn from commands)
   double degrees = 0;          // arcs: signed sweep; 0 for straight pieces
   Vec2 center;                 // arcs
   double radius = 0;

@@ -21,13 +21,16 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
   std::vector<std::string> notes;
   switch (c.kind) {
     case Command::Kind::spin:
-      if (std::abs(c.degrees) > 180) notes.push_back(fmt::format("spin over 180 deg ({:.1f}): the long way round", c.degrees));
+      if (long_way_spin(c))
+        notes.push_back(fmt::format("spin of {:.1f}°: the robot turns the long way ({:.1f}° faces the same way)",
+                                    c.degrees, wrap_deg(c.degrees)));
       else if (std::abs(c.degrees) < 1)
         notes.push_back(fmt::format("spin under 1 deg ({:.3f}) still costs {:.3f} s", c.degrees, spin_time_s(c.degrees)));
       break;
     case Command::Kind::line:
       if (c.pen_down && c.distance == 0) notes.push_back("dot: pen touches down without moving");
       if (c.distance < 0) notes.push_back("drives backwards");
+      if (!c.pen_down) notes.push_back(fmt::format("pen-up travel {:.0f} px", std::abs(c.distance)));
       if (!c.pen_down && stroke_width_px > 0 && std::abs(c.distance) < stroke_width_px)
         notes.push_back(fmt::format("pen-up shorter than a stroke width ({:.2f} < {:.2f} px): it could be drawn "
                                     "instead, saving a pen lift and drop",
@@ -68,6 +71,19 @@ json trace_of(const Move& m, const Command& c) {
 }
 
 }  // namespace
+
+bool long_way_spin(const Command& c) { return c.kind == Command::Kind::spin && std::abs(c.degrees) > 180; }
+
+std::map<size_t, std::pair<double, double>> command_times(const json& simulation) {
+  std::map<size_t, std::pair<double, double>> when;
+  double t = 0;
+  for (const json& st : simulation["steps"]) {
+    const double d = st["duration_s"].get<double>();
+    if (st["op"] != "pen_up" && st["op"] != "pen_down") when[st["command"].get<size_t>()] = {t, t + d};
+    t += d;
+  }
+  return when;
+}
 
 void simulate(Scene& scene, const SimulateOptions& options) {
   if (!scene.commands || !scene.robot)

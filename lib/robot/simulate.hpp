@@ -1,5 +1,8 @@
 // sv-simulate's library: replay the command stream through the motion model.
 #pragma once
+#include <map>
+#include <utility>
+
 #include "core/scene.hpp"
 
 namespace sv {
@@ -16,5 +19,12 @@ struct SimulateOptions {
 // timed separately (robot.pen_time_s each) and added in total_s / draw_time_s.
 // Throws Error(invalid_scene) when the scene has no commands or no robot.
 void simulate(Scene& scene, const SimulateOptions& options);
+
+// When the robot executes each move (line or arc) and spin of a simulation: command index ->
+// {begin, end} in seconds from the start, pen changes included before them.
+std::map<size_t, std::pair<double, double>> command_times(const json& simulation);
+
+// A spin the robot turns the long way (over 180 degrees; the firmware turns by the angle it is sent).
+bool long_way_spin(const Command& c);
 
 }  // namespace sv

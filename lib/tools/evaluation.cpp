@@ -1,6 +1,6 @@
 // Evaluation: the scoreboard of a revision (draw time against fidelity), the difference
 // between two revisions, and where a revision sits on the time/fidelity plane against the
-// baselines a drawing of the same source could have had.
+// baselines a drawing of the same source could have had; and the robot's execution step by step.
 // Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
@@ -10,6 +10,8 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "render/view.hpp"
+#include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "store/history.hpp"
 #include "store/store.hpp"
@@ -298,11 +300,138 @@ Tool project_pareto_position_entry() {
           project_pareto_position};
 }
 
+// ---------------------------------------------------------------- RobotSimulate
+
+// The catalog's SimStep from a step of the scene's simulation (seconds -> milliseconds).
+json sim_step(const json& st) {
+  json ids = json::array();
+  if (st["primitive"].is_string()) {
+    const std::string list = st["primitive"];
+    for (size_t a = 0; a < list.size();) {
+      const size_t b = std::min(list.find(',', a), list.size());
+      ids.push_back(list.substr(a, b - a));
+      a = b + 1;
+    }
+  }
+  json step = {{"op", st["op"]},
+               {"primitive_id", ids.empty() ? json(nullptr) : ids[0]},
+               {"primitive_ids", ids},
+               {"duration_ms", round_to(st["duration_s"].get<double>() * 1000, 1e-3)},
+               {"start_pose", st["start"]},
+               {"end_pose", st["end"]},
+               {"notes", st["notes"]}};
+  if (st.contains("trace")) step["trace"] = st["trace"];
+  return step;
+}
+
+std::string pose_text(const json& p) {
+  return fmt::format("({:.1f}, {:.1f}, {:.1f}°)", p[0].get<double>(), p[1].get<double>(), p[2].get<double>());
+}
+
+constexpr size_t kLoggedSteps = 150;  // steps the text lists; `steps` has them all
+
+ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
+  ToolResult r;
+  Scene holder;
+  std::string rid;
+  Scene run = revision_scene(ctx, req["revision_id"], holder, &rid);
+  r.revision_id = rid;
+  if (!run.commands || !run.robot) {
+    r.warnings.push_back("no command stream: the robot has nothing to execute (run sv-route)");
+    r.fields = {{"total_time_ms", 0}, {"steps", json::array()}};
+    r.llm_text = rid.substr(0, 12) + ": no command stream, nothing to simulate";
+    return r;
+  }
+  // The same replay sv-simulate runs, so the times are the scene's simulated metrics.
+  simulate(run, SimulateOptions{req["return_trace"].get<bool>()});
+  const json& sim = run.simulation;
+  const double total_ms = round_to(sim["total_s"].get<double>() * 1000, 1e-3);
+  json steps = json::array();
+  std::string log;
+  size_t noted = 0;
+  for (const json& st : sim["steps"]) {
+    json step = sim_step(st);
+    noted += !step["notes"].empty();
+    if (steps.size() < kLoggedSteps) {
+      std::string notes;
+      for (const auto& n : step["notes"]) notes += "; " + n.get<std::string>();
+      log += fmt::format("{:>4} {:<8} {:<8} {:>9.1f} ms {} -> {}{}\n", steps.size(), step["op"].get<std::string>(),
+                         st["primitive"].is_null() ? "-" : st["primitive"].get<std::string>(),
+                         step["duration_ms"].get<double>(), pose_text(st["start"]), pose_text(st["end"]), notes);
+    }
+    steps.push_back(std::move(step));
+  }
+  if (steps.size() > kLoggedSteps) log += fmt::format("... {} more steps (all in `steps`)\n", steps.size() - kLoggedSteps);
+  r.fields = {{"total_time_ms", total_ms},
+              {"motion_time_ms", round_to(sim["motion_time_s"].get<double>() * 1000, 1e-3)},
+              {"pen_time_ms", round_to(sim["pen_time_s"].get<double>() * 1000, 1e-3)},
+              {"ppi", sim["ppi"]},
+              {"steps", steps}};
+  r.llm_text = fmt::format("{}: {} steps, {:.1f} s ({:.1f} s moving, {:.1f} s pen lifts and drops) at {:.1f} px/in; {} with "
+                           "notes\n",
+                           rid.substr(0, 12), steps.size(), total_ms / 1000, sim["motion_time_s"].get<double>(),
+                           sim["pen_time_s"].get<double>(), sim["ppi"].get<double>(), noted) + log;
+  r.human_text = r.llm_text + "(an animated SVG of the robot drawing it: sv-simulate --animate FILE)";
+
+  // The trace over the drawing: pen-down paths coloured by when they are drawn (blue first, red
+  // last), pen-up travel dashed, long-way spins ringed.
+  const Scope scope = scope_of(run, req);
+  View v = scene_view(ctx, run, scope, fmt::format("{} robot: {:.1f} s, {} steps", rid.substr(0, 12), total_ms / 1000, steps.size()));
+  const auto when = command_times(sim);
+  const double total_s = std::max(sim["total_s"].get<double>(), 1e-9);
+  for (const DrawnPiece& p : drawn_pieces(run, 1.0)) {
+    if (p.pen_down) v.polyline(p.path, color::ramp(when.at(p.command).first / total_s), 2);
+    else v.polyline(p.path, color::pen_up, 1, true);
+  }
+  for (const json& st : sim["steps"]) {
+    const Command& c = (*run.commands)[st["command"].get<size_t>()];
+    if (st["op"] != "spin" || !long_way_spin(c)) continue;
+    const Vec2 at{st["start"][0].get<double>(), st["start"][1].get<double>()};
+    v.ring(at, 8, color::circle, 2);
+    v.text(at, fmt::format("spin {:.0f} deg", c.degrees), color::circle);
+  }
+  Vec2 start{run.robot->start.x, run.robot->start.y};
+  v.dot(start, color::spurious, 4);
+  v.legend({{"drawn first", color::ramp(0)}, {"drawn last", color::ramp(1)}, {"pen-up travel", color::pen_up},
+            {"long-way spin", color::circle}, {"start", color::spurious}});
+  r.images["robot"] = v.finish();
+  return r;
+}
+
+Tool robot_simulate_entry() {
+  const json pose = S::tuple({S::number("x, image pixels"), S::number("y, image pixels"), S::number("heading, degrees")},
+                             "x, y, heading");
+  const json step = S::object(
+      {{"op", S::enumeration({"line", "spin", "arc", "pen_up", "pen_down"}, "")},
+       {"primitive_id", S::nullable(S::id("the primitive a line or arc draws (the first, when it draws several); "
+                                               "null for spins, pen changes and travel"))},
+       {"primitive_ids", S::array(S::id(""), "every primitive the step draws")},
+       {"duration_ms", S::number("from the firmware's motion model", 0)},
+       {"start_pose", pose},
+       {"end_pose", pose},
+       {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
+       {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees); only with return_trace")}},
+      {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"});
+  return {39, "RobotSimulate", "evaluation",
+          "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
+          "and notes; the trace over the drawing.",
+          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"return_trace", S::with_default(S::boolean("add each step's per-tick pose log (large)"), false)}}),
+          S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
+                     {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
+                     {"pen_time_ms", S::number("pen lifts and drops", 0)},
+                     {"ppi", S::number("the robot's scale, pixels per inch", 0)},
+                     {"steps", S::array(step, "in the order the robot executes them")}},
+                    {"total_time_ms", "steps"}),
+          robot_simulate};
+}
+
 }  // namespace
 
 // The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_evaluation_tools(std::vector<Tool>& out) {
-  for (auto entry : {evaluate_revision_entry, compare_revisions_entry, project_pareto_position_entry})
+  for (auto entry : {evaluate_revision_entry, compare_revisions_entry, project_pareto_position_entry,
+                     robot_simulate_entry})
     out.push_back(entry());
 }
 

@@ -262,6 +262,80 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
   }
 }
 
+// The values of attribute `name` of every element in `svg` that has it, in order.
+std::vector<std::string> attributes(const std::string& svg, const std::string& name) {
+  std::vector<std::string> out;
+  const std::string key = " " + name + "=\"";
+  for (size_t a = svg.find(key); a != std::string::npos; a = svg.find(key, a + 1)) {
+    size_t b = a + key.size();
+    out.push_back(svg.substr(b, svg.find('"', b) - b));
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);) out.push_back(item);
+  return out;
+}
+
+TEST_CASE("the animated SVG plays the simulation's times and its still image is the static SVG's drawing",
+          "[e2e][export]") {
+  for (const char* name : {"feather_umbrella_w8", "hershey_scripts_09_w6"}) {
+    INFO(name);
+    const auto svg = scratch() / (std::string(name) + ".still.svg"), anim = scratch() / (std::string(name) + ".anim.svg");
+    Run r = run(routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string() + " --animate " +
+                anim.string() + " --animate-speed 4");
+    REQUIRE(r.status == 0);
+    const sv::Scene s = sv::parse_scene(r.out);
+    const std::string a = slurp(anim);
+    // One dash-offset animation per stroke of the static SVG, all playing the whole drawing at 4x.
+    std::vector<std::string> animations;
+    for (size_t at = a.find("<animate "); at != std::string::npos; at = a.find("<animate ", at + 1))
+      animations.push_back(a.substr(at, a.find("/>", at) - at));
+    long strokes = 0;
+    const double total = s.simulation["total_s"].get<double>();
+    for (const std::string& e : animations) {
+      INFO(e.substr(0, 120));
+      const bool offset = attributes(e, "attributeName").at(0) == "stroke-dashoffset";
+      strokes += offset;
+      CHECK(std::stod(attributes(e, "dur").at(0)) == Approx(total / 4).margin(1e-3));
+      CHECK(attributes(e, "begin").at(0) == "0s");
+      // Key times run from 0 to 1 and never go back; a stroke ends frozen whole (offset 0).
+      const auto k = split(attributes(e, "keyTimes").at(0), ';'), v = split(attributes(e, "values").at(0), ';');
+      REQUIRE(k.size() == v.size());
+      CHECK(k.front() == "0");
+      CHECK(k.back() == "1");
+      for (size_t j = 1; j < k.size(); ++j) CHECK(std::stod(k[j]) >= std::stod(k[j - 1]));
+      if (offset) {
+        CHECK(v.back() == "0");
+        CHECK(attributes(e, "fill") == std::vector<std::string>{"freeze"});
+      }
+    }
+    CHECK(strokes == static_cast<long>(attributes(slurp(svg), "d").size()));
+    CHECK(strokes == s.metrics["strokes"].get<long>());
+
+    if (run("command -v rsvg-convert").status != 0) {
+      WARN("rsvg-convert is not installed; the animated SVG's still image is not rendered");
+      continue;
+    }
+    // rsvg-convert draws the still image, which is the last frame: the static SVG's pixels.
+    const int w = s.source->width, h = s.source->height;
+    const auto still_png = scratch() / (std::string(name) + ".still.png"), anim_png = scratch() / (std::string(name) + ".anim.png");
+    REQUIRE(run(fmt::format("rsvg-convert -b white -w {} -h {} {} -o {}", w, h, svg.string(), still_png.string())).status == 0);
+    REQUIRE(run(fmt::format("rsvg-convert -b white -w {} -h {} {} -o {}", w, h, anim.string(), anim_png.string())).status == 0);
+    cv::Mat still = sv::decode_png(slurp(still_png)), frame = sv::decode_png(slurp(anim_png)), diff;
+    REQUIRE(still.size() == frame.size());
+    cv::absdiff(still, frame, diff);
+    cv::Mat gray = diff.reshape(1);
+    const double differing = cv::countNonZero(gray > 8) / double(gray.total());
+    INFO(fmt::format("{:.4f} of the channels differ by more than 8", differing));
+    CHECK(differing <= 0.001);
+    CHECK(cv::countNonZero(still.reshape(1) < 128) > 0);  // there is a drawing to compare
+  }
+}
+
 TEST_CASE("every export backend is an sv-simulate option that writes a non-empty file, under any path the same revision",
           "[e2e][export]") {
   const auto dir = scratch() / "backends";

@@ -2,6 +2,8 @@
 // JSON object, the envelope on stdout, views as PNG files, and the error contract.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "core/schema.hpp"
 #include "process.hpp"
 #include "store/store.hpp"
@@ -34,10 +36,10 @@ TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e]
     CHECK(t["output_schema"]["properties"].contains("llm_text"));
     CHECK(!t["description"].get<std::string>().empty());
   }
-  // Every executable's tools: 13 here, 4 in sv-simulate, 13 mutations + LabelSemanticRoles +
+  // Every executable's tools: 13 here, 5 in sv-simulate, 13 mutations + LabelSemanticRoles +
   // SimulateEdit in sv-edit, 6 history tools in sv-commit.
   auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
-  CHECK(all["count"] == 38);
+  CHECK(all["count"] == 39);
   CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-edit") + " tools").out)["count"] == 15);
   CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-commit") + " tools").out)["count"] == 6);
   auto man = svtest::run(diagnose("tools --man"));
@@ -137,4 +139,55 @@ TEST_CASE("contract on real drawings: every tool on the pipeline's scene of thre
       }
     }
   }
+}
+
+TEST_CASE("RobotSimulate: the firmware's steps add up to sv-simulate's time; a planted 359 degree spin is the long way",
+          "[e2e][tools]") {
+  using svtest::bin;
+  using svtest::run;
+  const auto dir = svtest::scratch() / "robot-simulate";
+  std::filesystem::create_directories(dir);
+  const std::string simulated = (dir / "simulated.json").string(), view = (dir / "robot.png").string();
+  REQUIRE(run(bin("sv-simulate") + " --no-store " + dev_scene_file() + " > " + simulated).status == 0);
+  sv::Scene s = sv::parse_scene(svtest::slurp(simulated));
+  auto r = run(bin("sv-simulate") + " robot-simulate --no-store --return-trace --png " + view + " " + simulated);
+  REQUIRE(r.status == 0);
+  auto env = nlohmann::json::parse(r.out);
+  CHECK(env["ok"] == true);
+  const double total = env["total_time_ms"].get<double>();
+  CHECK(total == Approx(s.metrics["draw_time_s"].get<double>() * 1000).margin(1e-3));
+  CHECK(total > 0);
+  const auto& steps = env["steps"];
+  REQUIRE(steps.size() == s.simulation["steps"].size());
+  double sum = 0;
+  for (const auto& st : steps) {
+    sum += st["duration_ms"].get<double>();
+    if (st["op"] != "pen_up" && st["op"] != "pen_down") CHECK(st["trace"].size() >= 2);
+  }
+  CHECK(sum == Approx(total).margin(1e-3 * steps.size()));  // each rounded to the microsecond
+  CHECK(std::filesystem::file_size(view) > 0);
+  CHECK(env["llm_text"].get<std::string>().find("spin") != std::string::npos);
+
+  // The same drawing with a 359 degree spin planted first: one step says the robot goes the long way.
+  sv::Command spin;
+  spin.kind = sv::Command::Kind::spin;
+  spin.degrees = 359;
+  s.commands->insert(s.commands->begin(), spin);
+  const std::string planted = (dir / "planted.json").string();
+  svtest::spit(planted, sv::dump_scene(s));
+  r = run(bin("sv-simulate") + " robot-simulate --no-store " + planted);
+  REQUIRE(r.status == 0);
+  env = nlohmann::json::parse(r.out);
+  int long_way = 0;
+  for (const auto& st : env["steps"])
+    if (st["notes"].dump().find("the robot turns the long way") != std::string::npos) {
+      ++long_way;
+      CHECK(st["op"] == "spin");
+      CHECK(st["notes"].dump().find("359.0°") != std::string::npos);
+      CHECK(st["primitive_id"].is_null());
+      const double turned = st["end_pose"][2].get<double>() - st["start_pose"][2].get<double>();
+      CHECK(std::fmod(turned + 720, 360) == Approx(359).margin(1e-3));
+    }
+  CHECK(long_way == 1);
+  CHECK(env["steps"][0].contains("trace") == false);  // only when asked
 }

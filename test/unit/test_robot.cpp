@@ -140,8 +140,9 @@ TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot
   CHECK(ops == std::vector<std::string>{"pen_down", "line", "spin", "pen_up", "line", "pen_down", "arc"});
   CHECK(steps[1]["primitive"] == "p_0001");
   CHECK(steps[2]["primitive"].is_null());
-  CHECK(steps[2]["notes"][0].get<std::string>().find("spin over 180") == 0);
+  CHECK(steps[2]["notes"][0] == "spin of 270.0°: the robot turns the long way (-90.0° faces the same way)");
   CHECK(steps[4]["notes"].dump().find("pen-up shorter than a stroke width") != std::string::npos);
+  CHECK(steps[4]["notes"].dump().find("pen-up travel 4 px") != std::string::npos);
   CHECK(steps[4]["end"][1].get<double>() == Approx(4));  // backwards while facing -y
   CHECK(s.simulation["total_s"].get<double>() == Approx(motion + 1.5).margin(1e-6));
 
@@ -150,4 +151,42 @@ TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot
 
   Scene empty;
   CHECK_THROWS_AS(simulate(empty, {}), Error);
+}
+
+TEST_CASE("the step log: its durations add up to the total, a planted 359 degree spin is the long way", "[robot]") {
+  Scene s;
+  Robot robot;
+  robot.ppi = 72;
+  robot.pen_time_s = 0.25;
+  s.robot = robot;
+  s.commands = std::vector<Command>{line_cmd(40), spin_cmd(359), line_cmd(310, false), spin_cmd(-90), arc_cmd(30, 200),
+                                    spin_cmd(12), line_cmd(25)};
+  simulate(s, {true});
+  const json& steps = s.simulation["steps"];
+  double sum = 0;
+  for (const auto& st : steps) sum += st["duration_s"].get<double>();
+  // Each step and the total are rounded to the microsecond.
+  CHECK(sum == Approx(s.simulation["total_s"].get<double>()).margin(1e-6 * steps.size()));
+  CHECK(s.simulation["total_s"] == s.metrics["draw_time_s"]);
+  int long_way = 0;
+  for (const auto& st : steps) {
+    const std::string notes = st["notes"].dump();
+    const bool noted = notes.find("the robot turns the long way") != std::string::npos;
+    long_way += noted;
+    if (st["command"] == 1 && st["op"] == "spin") {
+      CHECK(noted);
+      CHECK(notes.find("spin of 359.0°") != std::string::npos);
+      CHECK(notes.find("-1.0° faces the same way") != std::string::npos);
+    }
+    if (st["op"] == "line" && st["command"] == 2) CHECK(notes.find("pen-up travel 310 px") != std::string::npos);
+  }
+  CHECK(long_way == 1);  // the 90 and 12 degree spins are the short way
+  // Each step ends where the next begins, and its trace runs from its start to its end.
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (i + 1 < steps.size()) CHECK(steps[i]["end"] == steps[i + 1]["start"]);
+    if (!steps[i].contains("trace")) continue;  // pen lifts and drops do not move
+    const json& tr = steps[i]["trace"];
+    CHECK(tr.front() == steps[i]["start"]);
+    for (int k = 0; k < 2; ++k) CHECK(tr.back()[k].get<double>() == Approx(steps[i]["end"][k].get<double>()).margin(1e-3));
+  }
 }
