@@ -1,5 +1,5 @@
 // sv-simulate: see man/sv-simulate.1. Besides the stage, its registered tools are subcommands
-// (render, evaluate-revision, compare-revisions, project-pareto-position, robot-simulate).
+// (`sv-simulate tools` lists them).
 #include "cli/shell.hpp"
 #include "cli/stages.hpp"
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "core/schema.hpp"
 #include "process.hpp"
 #include "tools/tool.hpp"
@@ -180,4 +182,23 @@ TEST_CASE("shell: a tool given another revision reports that revision", "[e2e][s
   Run tour = in_dir(d, "sv-diagnose", "get-tour --revision " + routed + " --rev HEAD");
   REQUIRE(tour.status == 0);
   CHECK(parse(tour)["revision_id"] == routed);
+}
+
+TEST_CASE("an edit's own figures agree with the before/after table, also in a batch", "[e2e][shell]") {
+  fs::path d = shell_store("shell-batch-text");
+  json scene = json::parse(in_dir(d, "sv-commit", "show HEAD").out);
+  const std::string id = scene["primitives"][0]["id"];
+  Run r = in_dir(d, "sv-edit",
+                 "simulate-edit --rev HEAD --request '{\"edits\": [{\"tool\": \"RerunStage\", \"stage\": \"route_optimize\", "
+                 "\"config_overrides\": {\"route.deviation_px\": 2}}, {\"tool\": \"ReverseDirection\", \"primitive_ids\": [\"" +
+                     id + "\"]}]}'");
+  REQUIRE(r.status == 0);
+  json env = parse(r);
+  // "re-routed: draw time A s -> B s", then the reversal's "+N ms": B + N equals the table's after.
+  const std::string text = env["llm_text"];
+  double a = 0, b = 0, delta_ms = 0;
+  REQUIRE(std::sscanf(text.c_str() + text.find("draw time"), "draw time %lf s -> %lf s", &a, &b) == 2);
+  REQUIRE(std::sscanf(text.c_str() + text.find("draw time", text.find("reversed")), "draw time %lf ms", &delta_ms) == 1);
+  CHECK(a == Approx(env["before"]["draw_time_s"].get<double>()).margin(0.01));
+  CHECK(b + delta_ms / 1000 == Approx(env["after"]["draw_time_s"].get<double>()).margin(0.01));
 }
