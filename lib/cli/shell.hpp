@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/store.hpp"
@@ -56,6 +57,8 @@ struct ShellCommand {
 };
 
 struct Executable {
+  Executable(std::string n, std::string s, const Stage* st = nullptr)
+      : name(std::move(n)), summary(std::move(s)), stage(st) {}
   std::string name, summary;
   const Stage* stage = nullptr;  // the top level runs this stage when no subcommand is named
   std::vector<ShellCommand> commands;

@@ -41,9 +41,9 @@ const GcodeOptions kGcode;
 
 const ExportOption kColorBy{"--color-by", "colour of the PNG view's strokes", "type", {"type", "order", "none"}};
 const ExportOption kGcodeUnits{"--gcode-units", "G-code units: mm at the robot's scale, or px", "mm", {"mm", "px"}};
-const ExportOption kGcodePenUp{"--gcode-pen-up", "G-code line that lifts the pen (e.g. \"G0 Z5\")", kGcode.pen_up};
+const ExportOption kGcodePenUp{"--gcode-pen-up", "G-code line that lifts the pen (e.g. \"G0 Z5\")", kGcode.pen_up, {}};
 const ExportOption kGcodePenDown{"--gcode-pen-down", "G-code line that lowers the pen (e.g. \"G1 Z0 F500\")",
-                                 kGcode.pen_down};
+                                 kGcode.pen_down, {}};
 const ExportOption kGcodeFeed{"--gcode-feed", "G-code drawing feed rate, units per minute",
                               fmt::format("{:g}", kGcode.feed), {}, false, true};
 
