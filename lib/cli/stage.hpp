@@ -1,5 +1,5 @@
-// The shared shell of the pipeline executables. A stage is one registered entry — name,
-// one-line description, its options, its handler — and run_stage_main gives it the rest:
+// The pipeline stages. A stage is one registered entry — name, one-line description, its
+// options, its handler — and run_stage, called by the shell (cli/shell.hpp), gives it the rest:
 // filter mode (scene on stdin, scene on stdout, revision recorded when a store is present),
 // store mode (--rev REV: scene from the store, result envelope on stdout), common options,
 // batch mode for stages that offer it, --help, --params (its parameter table as JSON), and the

@@ -1,4 +1,4 @@
-// The four pipeline stages as registered entries for run_stage_main.
+// The four pipeline stages as registered entries for the shell (cli/shell.hpp).
 #pragma once
 #include "cli/stage.hpp"
 
