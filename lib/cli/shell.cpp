@@ -12,43 +12,28 @@
 
 namespace sv {
 
-namespace {
-
-// One name and one meaning per shared option; the text is what --help and the man pages show.
-struct CommonDoc {
-  unsigned flag;
-  const char* names;
-  const char* value;  // nullptr for a flag
-  const char* doc;
-};
-const CommonDoc kCommon[] = {
-    {opt::store, "--store", "DIR", "the revision store (default: $SV_STORE, else the nearest .svrev upward)"},
-    {opt::store, "--no-store", nullptr, "use no store: nothing is recorded or read from one"},
-    {opt::rev, "--rev", "REV",
-     "store mode: work on this revision (HEAD, a branch, final, an id or a unique prefix), record the result and "
-     "print the envelope"},
-    {opt::note, "--note", "TEXT", "a note kept with the new revision (or the log entry), for the audit trail"},
-    {opt::output, "-o,--output", "FILE", "write the new scene here instead of standard output"},
-    {opt::png, "--png", "FILE", "write the view here (else into the store's view cache .svrev/views/)"},
-    {opt::embed, "--embed-images", nullptr, "also put the views inline in the envelope as base64"},
-    {opt::json, "--json", nullptr, "print the result as one JSON object"},
-};
-
-}  // namespace
-
+// One name and one meaning per shared option; its text is what --help and the man pages show.
 void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
-  for (const auto& d : kCommon) {
-    if (!(which & d.flag)) continue;
-    const std::string names = d.names;
-    if (names == "--store") app.add_option(names, o.store, d.doc)->type_name(d.value);
-    else if (names == "--no-store") app.add_flag(names, o.no_store, d.doc);
-    else if (names == "--rev") app.add_option(names, o.rev, d.doc)->type_name(d.value);
-    else if (names == "--note") app.add_option(names, o.note, d.doc)->type_name(d.value);
-    else if (names == "-o,--output") app.add_option(names, o.output, d.doc)->type_name(d.value);
-    else if (names == "--png") app.add_option(names, o.png, d.doc)->type_name(d.value);
-    else if (names == "--embed-images") app.add_flag(names, o.embed_images, d.doc);
-    else if (names == "--json") app.add_flag(names, o.json, d.doc);
+  if (which & opt::store) {
+    app.add_option("--store", o.store, "the revision store (default: $SV_STORE, else the nearest .svrev upward)")
+        ->type_name("DIR");
+    app.add_flag("--no-store", o.no_store, "use no store: nothing is recorded or read from one");
   }
+  if (which & opt::rev)
+    app.add_option("--rev", o.rev,
+                   "store mode: work on this revision (HEAD, a branch, final, an id or a unique prefix), record the "
+                   "result and print the envelope")
+        ->type_name("REV");
+  if (which & opt::note)
+    app.add_option("--note", o.note, "a note kept with the new revision (or the log entry), for the audit trail")
+        ->type_name("TEXT");
+  if (which & opt::output)
+    app.add_option("-o,--output", o.output, "write the new scene here instead of standard output")->type_name("FILE");
+  if (which & opt::png)
+    app.add_option("--png", o.png, "write the view here (else into the store's view cache .svrev/views/)")
+        ->type_name("FILE");
+  if (which & opt::embed) app.add_flag("--embed-images", o.embed_images, "also put the views inline in the envelope as base64");
+  if (which & opt::json) app.add_flag("--json", o.json, "print the result as one JSON object");
 }
 
 std::optional<Store> open_store(const CommonOptions& o) {
@@ -295,16 +280,24 @@ int run_main(int argc, char** argv, const Executable& exe) {
 std::string man_common_options(const std::string& executable) {
   unsigned which = 0;
   for (const Tool* t : tools_of(executable)) which |= common_of(*t);
+  // The table shows the options as the shell declares them.
+  CLI::App app;
+  app.set_help_flag();
+  CommonOptions unused;
+  add_common_options(app, unused, which);
+  auto roff = [](const std::string& text) {
+    std::string out;
+    for (char ch : text) out += ch == '-' ? std::string("\\-") : std::string(1, ch);
+    return out;
+  };
   std::string out = ".TS\nallbox tab(|);\nlb lb\nl lx.\noption|meaning\n";
-  for (const auto& d : kCommon)
-    if (which & d.flag) {
-      std::string names = d.names;
-      std::replace(names.begin(), names.end(), ',', ' ');
-      std::string text;
-      for (char ch : names + (d.value ? std::string(" ") + d.value : std::string()))
-        text += ch == '-' ? std::string("\\-") : std::string(1, ch);
-      out += fmt::format("{}|T{{\n{}\nT}}\n", text, d.doc);
-    }
+  for (const CLI::Option* o : app.get_options()) {
+    std::string names;
+    for (const auto& n : o->get_snames()) names += (names.empty() ? "-" : " -") + n;
+    for (const auto& n : o->get_lnames()) names += (names.empty() ? "--" : " --") + n;
+    if (!o->get_type_name().empty()) names += " " + o->get_type_name();
+    out += fmt::format("{}|T{{\n{}\nT}}\n", roff(names), o->get_description());
+  }
   return out + ".TE\n";
 }
 
