@@ -126,6 +126,37 @@ std::string edit_details(const Scene& before, const EditSession& session, const 
   return out;
 }
 
+}  // namespace
+
+void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::string& tool, const std::string& note,
+                 const std::string& parent, Store* store, const std::string& head_seen) {
+  out.revision = RevisionInfo{};
+  out.revision.parent = parent;
+  out.revision.tool = steps.size() == 1 ? tool : "batch";
+  for (const auto& s : steps) {
+    json args = s.request;
+    args.erase("dry_run");
+    args.erase("note");
+    out.revision.args.push_back(s.tool->name + " " + args.dump());
+  }
+  out.revision.note = note;
+  if (store) {
+    // A stale edit is refused before anything is written; a writer that loses the race
+    // below leaves only an unreferenced object, which gc removes.
+    if (store->head_id() != head_seen)
+      throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
+                                              store->head_id().substr(0, 12), head_seen.substr(0, 12)),
+                  {{"head", store->head_id()}, {"edited", head_seen}});
+    std::string id = store->put_scene(out);
+    store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
+  } else {
+    require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
+    assign_revision_id(out);
+  }
+}
+
+namespace {
+
 // A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
 // the report is printed (dry run: nothing written anywhere, not even a view into the store) or
 // the result becomes a revision. In store mode the edited revision must still be HEAD when the
@@ -149,12 +180,6 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   }
   Scene scene;
   std::string rid = read_scene_input(inv, c, store, scene);
-  if (store) {
-    // An id is never reused within a history: the scene's own marks go back with a revert, the
-    // store's do not, so fresh ids start after the highest any revision has used.
-    for (const char* kind : {"primitive", "region"})
-      if (int mark = store->id_mark(kind); mark > id_high_mark(scene, kind)) scene.extra["id_marks"][kind] = mark;
-  }
   const bool store_mode = !c.rev.empty();
   const std::string head_seen = store && !store_mode ? store->head_id() : rid;
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
@@ -177,29 +202,7 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
     env["revision_id"] = nullptr;
     text = "dry run (nothing changed): " + text;
   } else {
-    out.revision = RevisionInfo{};
-    out.revision.parent = rid;
-    out.revision.tool = steps.size() == 1 ? tool.name : "batch";
-    for (const auto& s : steps) {
-      json args = s.request;
-      args.erase("dry_run");
-      args.erase("note");
-      out.revision.args.push_back(s.tool->name + " " + args.dump());
-    }
-    out.revision.note = note;
-    if (store) {
-      // A stale edit is refused before anything is written; a writer that loses the race
-      // below leaves only an unreferenced object, which gc removes.
-      if (store_mode && store->head_id() != head_seen)
-        throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
-                                                store->head_id().substr(0, 12), head_seen.substr(0, 12)),
-                    {{"head", store->head_id()}, {"edited", head_seen}});
-      std::string id = store->put_scene(out);
-      store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
-    } else {
-      require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
-      assign_revision_id(out);
-    }
+    record_edit(out, steps, tool.name, note, rid, store ? &*store : nullptr, head_seen);
     env["revision_id"] = out.revision.id;
   }
   env["llm_text"] = text;
