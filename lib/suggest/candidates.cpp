@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
@@ -264,11 +265,13 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
   const std::vector<Joint> joints = joints_of(s);
   const double escalated = std::max(fit_tol, cover / 2);
   std::map<std::string, double> turn_around;  // the turning before and after each stroke
+  std::set<std::string> beside_pen_up;
   for (size_t k = 0; k < joints.size(); ++k) {
     const Joint& j = joints[k];
     if (!in_scope(j.a) || !in_scope(j.b)) continue;
+    turn_around[j.a] += std::abs(j.spin_deg), turn_around[j.b] += std::abs(j.spin_deg);
+    if (j.pen_up) beside_pen_up.insert({j.a, j.b});
     if (!j.pen_up) {
-      turn_around[j.a] += std::abs(j.spin_deg), turn_around[j.b] += std::abs(j.spin_deg);
       const Shape &sa = s.primitive(j.a)->shape, &sb = s.primitive(j.b)->shape;
       const double spin = std::abs(j.spin_deg);
       if (sa.type == PrimType::circle || sb.type == PrimType::circle || spin < 1e-3) continue;
@@ -296,14 +299,15 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
     }
   }
   for (const auto& [id, deg] : turn_around) {
-    if (deg < kLongWayDeg) continue;
+    if (deg < kLongWayDeg && !beside_pen_up.count(id)) continue;
     Candidate c;
     c.tool = "ReverseDirection";
     c.edit_kind = "reverse_primitive_direction";
     c.targets = {id};
     c.request = {{"primitive_ids", {id}}};
     c.description = "draw " + id + " the other way";
-    c.rationale = fmt::format("the robot turns {:.0f} deg in place around {}: driven the other way it may turn less", deg, id);
+    c.rationale = fmt::format("the robot turns {:.0f} deg in place around {}{}: driven the other way it may turn and travel less",
+                              deg, id, beside_pen_up.count(id) ? " and lifts the pen beside it" : "");
     out.push_back(std::move(c));
   }
   // Ends of different strokes that nearly meet: snapped, one pen-down path may draw both.
