@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "cli/stage.hpp"
 #include "cli/tool_command.hpp"
@@ -23,17 +25,10 @@ struct RefineOptions {
 
 double metric(const json& m, const char* key) { return m.contains(key) ? m[key].get<double>() : 0.0; }
 
-// The best candidate SuggestOptimizations ranks that saves draw time and keeps the whole
-// refinement within the budget against the scoreboard it started from; null when none does.
-json best_within_budget(const json& candidates, const json& start, const RefineOptions& o) {
-  for (const json& c : candidates) {
-    const json& after = c["predicted_after"];
-    if (!(c["predicted_draw_time_delta_ms"].get<double>() < 0)) continue;
-    if (metric(start, "f1") - metric(after, "f1") > o.max_f1_loss + 1e-9) continue;
-    if (metric(start, "f1_1px") - metric(after, "f1_1px") > o.max_f1_1px_loss + 1e-9) continue;
-    return c;
-  }
-  return nullptr;
+// Within the budget: the whole refinement, measured against the scoreboard it started from.
+bool within_budget(const json& start, const json& after, const RefineOptions& o) {
+  return metric(start, "f1") - metric(after, "f1") <= o.max_f1_loss + 1e-9 &&
+         metric(start, "f1_1px") - metric(after, "f1_1px") <= o.max_f1_1px_loss + 1e-9;
 }
 
 int run_refine(const RefineOptions& o, const CommonOptions& common) {
@@ -51,31 +46,56 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
   const json ask = normalize_request(*suggest, {{"optimize_for", {"draw_time", "semantic_fidelity"}}, {"max_candidates", 1000}});
   json start, now, steps = json::array();
   std::vector<std::string> warnings;
-  for (int k = 1; k <= o.max_steps; ++k) {
+  // The ranked list of the last SuggestOptimizations call is worked through in order; after a
+  // step the rest are measured again on the new scene (one dry run each, not a new list), and a
+  // new list is asked for only when they are used up. A fresh list with nothing to take ends it.
+  json pending = json::array();
+  size_t next = 0;
+  bool fresh = false;
+  for (int k = 1; k <= o.max_steps;) {
     ToolContext ctx{scene, store ? &*store : nullptr, rid};
     if (start.is_null()) start = now = edit_baseline(ctx).before;
-    ToolResult r = suggest->run(ctx, ask);
-    const json pick = best_within_budget(r.fields["candidates"], start, o);
-    if (pick.is_null()) break;
-    const Tool* tool = find_tool(pick["request"]["tool"].get<std::string>());
-    const std::string note = fmt::format("refine step {}: {}", k, pick["description"].get<std::string>()) +
-                             (common.note.empty() ? "" : "; " + common.note);
-    json request = pick["request"]["request"];
-    request["note"] = note;
-    const std::vector<EditStep> edit = {{tool, normalize_request(*tool, request)}};
-    EditSession s = apply_edits(ctx, edit);
-    // The suggestion was measured with the same settle: anything else is a defect, not a step.
-    if (s.after != pick["predicted_after"])
-      throw Error(Code::internal, fmt::format("refine step {}: {} gave {} where SuggestOptimizations predicted {}", k,
-                                              tool->name, s.after.dump(), pick["predicted_after"].dump()));
-    record_edit(s.scene, edit, tool->name, note, rid, store ? &*store : nullptr, store ? store->head_id() : rid);
-    scene = std::move(s.scene);
-    rid = scene.revision.id;
-    now = s.after;
-    warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
-    steps.push_back({{"step", k}, {"revision_id", rid}, {"tool", tool->name}, {"edit_kind", pick["edit_kind"]},
-                     {"description", pick["description"]}, {"draw_time_delta_ms", pick["predicted_draw_time_delta_ms"]},
-                     {"after", now}});
+    if (next >= pending.size()) {
+      if (fresh) break;
+      pending = suggest->run(ctx, ask).fields["candidates"];
+      next = 0;
+      fresh = true;
+    }
+    while (next < pending.size()) {
+      const json c = pending[next++];
+      if (fresh && (!(c["predicted_draw_time_delta_ms"].get<double>() < 0) || !within_budget(start, c["predicted_after"], o)))
+        continue;
+      const Tool* tool = find_tool(c["request"]["tool"].get<std::string>());
+      const std::string note = fmt::format("refine step {}: {}", k, c["description"].get<std::string>()) +
+                               (common.note.empty() ? "" : "; " + common.note);
+      json request = c["request"]["request"];
+      request["note"] = note;
+      const std::vector<EditStep> edit = {{tool, normalize_request(*tool, request)}};
+      std::optional<EditSession> s;
+      try {
+        s = apply_edits(ctx, edit);
+      } catch (const Error&) {
+        if (fresh) throw;
+        continue;  // an earlier step took its primitives
+      }
+      // A fresh suggestion was measured with the same settle: anything else is a defect.
+      if (fresh && s->after != c["predicted_after"])
+        throw Error(Code::internal, fmt::format("refine step {}: {} gave {} where SuggestOptimizations predicted {}", k,
+                                                tool->name, s->after.dump(), c["predicted_after"].dump()));
+      if (!(metric(s->after, "draw_time_s") < metric(now, "draw_time_s")) || !within_budget(start, s->after, o)) continue;
+      record_edit(s->scene, edit, tool->name, note, rid, store ? &*store : nullptr, store ? store->head_id() : rid);
+      scene = std::move(s->scene);
+      rid = scene.revision.id;
+      warnings.insert(warnings.end(), s->warnings.begin(), s->warnings.end());
+      steps.push_back({{"step", k}, {"revision_id", rid}, {"tool", tool->name}, {"edit_kind", c["edit_kind"]},
+                       {"description", c["description"]},
+                       {"draw_time_delta_ms", std::round(1000 * (metric(s->after, "draw_time_s") - metric(now, "draw_time_s")))},
+                       {"after", s->after}});
+      now = s->after;
+      fresh = false;
+      ++k;
+      break;
+    }
   }
   const double t0 = metric(start, "draw_time_s"), t1 = metric(now, "draw_time_s");
   std::string text = fmt::format(

@@ -107,13 +107,14 @@ std::vector<std::vector<std::string>> runs(const std::vector<Primitive>& prims, 
   std::vector<std::vector<std::string>> out;
   for (size_t i = 0; i < n; ++i) {
     if (seen[i] || adj[i].empty()) continue;
-    size_t start = i;  // walk back to a path end, if there is one
-    for (size_t prev = SIZE_MAX, at = i;;) {
+    size_t start = i;  // walk back to a path end, if there is one (a loop starts at i)
+    for (size_t prev = SIZE_MAX, at = i, steps = 0; steps <= n; ++steps) {
       size_t nxt = SIZE_MAX;
       for (size_t j : adj[at])
         if (j != prev) nxt = j;
-      if (adj[at].size() < 2 || nxt == i) {
-        start = adj[at].size() < 2 ? at : i;
+      if (nxt == i) break;
+      if (nxt == SIZE_MAX) {  // an end, or two pieces meeting at both ends
+        start = at;
         break;
       }
       prev = at, at = nxt;
@@ -263,7 +264,6 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
   // Joints of the command stream: a spin at a nearly smooth one is saved by making it tangent,
   // or by one command for both pieces; a pen-up between ends that nearly meet, by snapping them.
   const std::vector<Joint> joints = joints_of(s);
-  const double escalated = std::max(fit_tol, cover / 2);
   std::map<std::string, double> turn_around;  // the turning before and after each stroke
   std::set<std::string> beside_pen_up;
   for (size_t k = 0; k < joints.size(); ++k) {
@@ -287,17 +287,31 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         c.rationale = turn + ": tangent, the robot drives on without turning";
         out.push_back(std::move(c));
       }
-      if (spin <= kSmoothJointDeg) {
-        out.push_back(merge_candidate({j.a, j.b}, "auto", std::nullopt, turn + ": one command, no turn"));
-        out.push_back(merge_candidate({j.a, j.b}, "auto", escalated, turn + ": one command, no turn"));
-        if (k + 1 < joints.size() && !joints[k + 1].pen_up && joints[k + 1].a == j.b && in_scope(joints[k + 1].b) &&
-            std::abs(joints[k + 1].spin_deg) <= kSmoothJointDeg && s.primitive(joints[k + 1].b)->shape.type != PrimType::circle)
-          out.push_back(merge_candidate({j.a, j.b, joints[k + 1].b}, "auto", escalated,
-                                        turn + fmt::format(", and {:.1f} deg before {}: one command for three pieces",
-                                                           std::abs(joints[k + 1].spin_deg), joints[k + 1].b)));
-      }
     }
   }
+  // Runs drawn without lifting the pen: a window of two to four consecutive pieces may be one
+  // command, within the fit's tolerance or, looser, the coverage tolerance (half a stroke width,
+  // the bound sv-fit --fast merges to everywhere).
+  std::vector<std::vector<std::string>> chains;
+  for (size_t k = 0; k < joints.size(); ++k) {
+    const Joint& j = joints[k];
+    auto mergeable = [&](const std::string& id) {
+      const Primitive* p = s.primitive(id);
+      return p && p->shape.type != PrimType::circle && scope.touches(*p);
+    };
+    if (j.pen_up || !mergeable(j.a) || !mergeable(j.b)) continue;
+    if (chains.empty() || chains.back().back() != j.a || k == 0 || joints[k - 1].pen_up) chains.push_back({j.a});
+    chains.back().push_back(j.b);
+  }
+  for (const auto& chain : chains)
+    for (size_t n = 2; n <= std::min<size_t>(4, chain.size()); ++n)
+      for (size_t i = 0; i + n <= chain.size(); ++i) {
+        std::vector<std::string> ids(chain.begin() + i, chain.begin() + i + n);
+        if (std::set<std::string>(ids.begin(), ids.end()).size() < n) continue;  // a piece drawn twice
+        const std::string why = fmt::format("{} pieces drawn one after another: one command, none of the turns between them", n);
+        if (n == 2) out.push_back(merge_candidate(ids, "auto", std::nullopt, why));
+        if (cover > fit_tol) out.push_back(merge_candidate(ids, "auto", cover, why));
+      }
   for (const auto& [id, deg] : turn_around) {
     if (deg < kLongWayDeg && !beside_pen_up.count(id)) continue;
     Candidate c;

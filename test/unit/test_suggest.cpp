@@ -160,3 +160,17 @@ TEST_CASE("every suggestion's prediction is what applying it gives, on a drawing
   SceneBuilder b = dev_drawing();
   check_predictions(routed_by_router(b));
 }
+
+TEST_CASE("two arcs of one circle meeting at both ends are one group", "[suggest]") {
+  // Each end of one meets the other: the run is a loop of two, walked once.
+  SceneBuilder b(200, 200, 4);
+  const double q = std::tan(kPi / 4);  // half turns
+  Polyline src = join(Shape::arc({40, 100}, {160, 100}, q).sample(1.0), Shape::arc({160, 100}, {40, 100}, q).sample(1.0));
+  const int mid = static_cast<int>(Shape::arc({40, 100}, {160, 100}, q).sample(1.0).size()) - 1;
+  b.add_chain({Shape::arc({40, 100}, {160, 100}, q), Shape::arc({160, 100}, {40, 100}, q)}, src,
+              {{0, mid}, {mid, static_cast<int>(src.size()) - 1}});
+  const json g = groups_of(routed_by_router(b));
+  REQUIRE(g.size() == 1);
+  CHECK(g[0]["merge_kind"] == "rebuild_circle_from_arcs");
+  CHECK(g[0]["primitive_ids"].size() == 2);
+}
