@@ -138,7 +138,7 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
 }
 
 Tool compare_revisions_entry() {
-  return {37, "CompareRevisions", "evaluation",
+  Tool t{37, "CompareRevisions", "evaluation",
           "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
           S::object({{"revision_a", S::string("a revision or scene file")},
                      {"revision_b", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
@@ -150,6 +150,8 @@ Tool compare_revisions_entry() {
                      {"changed_primitive_ids", S::array(S::string(""), "")}},
                     {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
           compare_revisions};
+  t.views_for_model = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- ProjectParetoPosition
