@@ -167,6 +167,8 @@ std::optional<std::string> Server::handle(const std::string& line) {
     return line_of({{"jsonrpc", "2.0"}, {"id", id}, {"result", dispatch(msg["method"].get<std::string>(), params)}});
   } catch (const RpcError& e) {
     return error_reply(id, e.code, e.message);
+  } catch (const std::exception& e) {  // out of memory listing the tools, say: a defect, not a crash
+    return error_reply(id, internal_error, std::string("Internal error: ") + e.what());
   }
 }
 

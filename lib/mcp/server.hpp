@@ -26,7 +26,13 @@ bool in_tier(const Tool& t, Tier tier);
 json tool_description(const Tool& t);
 
 // The JSON-RPC error codes a reply carries.
-enum ErrorCode : int { parse_error = -32700, invalid_request = -32600, method_not_found = -32601, invalid_params = -32602 };
+enum ErrorCode : int {
+  parse_error = -32700,
+  invalid_request = -32600,
+  method_not_found = -32601,
+  invalid_params = -32602,
+  internal_error = -32603,  // a defect in sv (a tool's own failure is a result with isError)
+};
 
 // The longest message line read (one message carries one tool request); a longer one is
 // answered with a parse error and skipped.

@@ -138,7 +138,7 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
 }
 
 Tool compare_revisions_entry() {
-  Tool t{37, "CompareRevisions", "evaluation",
+  return {37, "CompareRevisions", "evaluation",
           "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
           S::object({{"revision_a", S::string("a revision or scene file")},
                      {"revision_b", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
@@ -149,9 +149,7 @@ Tool compare_revisions_entry() {
                      {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
                      {"changed_primitive_ids", S::array(S::string(""), "")}},
                     {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
-          compare_revisions};
-  t.views_for_model = true;
-  return t;
+          compare_revisions, ToolKind::read, {}, {}, /*views_for_model=*/true};
 }
 
 // ---------------------------------------------------------------- ProjectParetoPosition

@@ -88,7 +88,7 @@ ToolResult get_source_image(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_source_image_entry() {
-  Tool t{1, "GetSourceImage", "inspection",
+  return {1, "GetSourceImage", "inspection",
           "Show the original drawing, optionally cropped, with axes, a scale bar and the stroke width.",
           S::object({{"crop_region", S::region("show only this region (padded)")},
                      {"annotate", S::with_default(S::boolean("draw a scale bar and the stroke-width gauge"), false)}}),
@@ -99,9 +99,7 @@ Tool get_source_image_entry() {
                      {"ink_fraction", S::number("share of ink pixels in the view", 0)},
                      {"crop", S::rect_region()}},
                     {"available"}),
-          get_source_image};
-  t.views_for_model = true;
-  return t;
+          get_source_image, ToolKind::read, {}, {}, /*views_for_model=*/true};
 }
 
 // ---------------------------------------------------------------- GetCurrentRender
@@ -183,7 +181,7 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_current_render_entry() {
-  Tool t{2, "GetCurrentRender", "inspection",
+  return {2, "GetCurrentRender", "inspection",
           "Render what the robot draws (the command stream replayed through the motion model), with "
           "optional source or missed/spurious-ink overlay, pen-up paths and colour by type, order, role or issue.",
           S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
@@ -199,9 +197,7 @@ Tool get_current_render_entry() {
                      {"from_commands", S::boolean("false when the scene has no command stream yet")},
                      {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
                     {"primitive_counts", "draw_time_s", "pen_up_count"}),
-          get_current_render, ToolKind::read, "sv-simulate", "render"};
-  t.views_for_model = true;
-  return t;
+          get_current_render, ToolKind::read, "sv-simulate", "render", /*views_for_model=*/true};
 }
 
 // ---------------------------------------------------------------- ListPrimitives
