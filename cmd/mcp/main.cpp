@@ -2,7 +2,6 @@
 // transport (lib/mcp). Parses the options and serves until standard input ends.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <map>
 
 #include "cli/shell.hpp"
 #include "cli/stage.hpp"
@@ -15,9 +14,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(SV_VERSION));
   CommonOptions store;
   add_common_options(app, store, opt::store);
-  mcp::Tier tier = mcp::Tier::all;
-  app.add_option("--tools", tier, "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, mcp::Tier>{{"read", mcp::Tier::read}, {"all", mcp::Tier::all}}))
+  std::string tools = "all";
+  app.add_option("--tools", tools, "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
+      ->check(CLI::IsMember({"read", "all"}))
       ->type_name("read|all");
   return guarded("sv-mcp", false, [&]() -> int {
     try {
@@ -28,7 +27,7 @@ int main(int argc, char** argv) {
       throw Error(Code::invalid_selection, std::string(e.what()) + " (see sv-mcp --help)");
     }
     mcp::Stdio io = mcp::take_stdio();
-    mcp::Server server(store, tier);
+    mcp::Server server(store, tools == "read" ? mcp::Tier::read : mcp::Tier::all);
     return mcp::serve(server, io.in, io.out);
   });
 }

@@ -133,7 +133,7 @@ std::string Server::summary() const {
       where = e.what();  // each call reports it too
     }
   }
-  return fmt::format("{} tools ({}), store {}", n, tier_ == Tier::read ? "read tier" : "all", where);
+  return fmt::format("{} tools ({}); store: {}", n, tier_ == Tier::read ? "read tier" : "all", where);
 }
 
 std::string Server::oversized_reply() {
