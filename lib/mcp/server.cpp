@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <new>
 
 #include "cli/tool_command.hpp"
@@ -252,41 +251,53 @@ bool write_all(int fd, const std::string& bytes) {
 
 }  // namespace
 
+bool LineReader::complete(const Emit& emit) {
+  std::optional<std::string> line;
+  if (!oversized_) {
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    line = std::move(line_);
+  }
+  line_.clear();
+  oversized_ = false;
+  return emit(line);
+}
+
+bool LineReader::feed(std::string_view bytes, const Emit& emit) {
+  while (!bytes.empty()) {
+    const size_t nl = bytes.find('\n');
+    const std::string_view part = bytes.substr(0, nl);
+    if (!oversized_ && line_.size() + part.size() > kMaxMessageBytes) {
+      oversized_ = true;  // the rest of this line is skipped
+      std::string().swap(line_);
+    }
+    if (!oversized_) line_.append(part);
+    if (nl == std::string_view::npos) break;
+    if (!complete(emit)) return false;
+    bytes.remove_prefix(nl + 1);
+  }
+  return true;
+}
+
+bool LineReader::finish(const Emit& emit) { return (line_.empty() && !oversized_) || complete(emit); }
+
 int serve(Server& server, int in, int out) {
   std::fprintf(stderr, "sv-mcp: serving %s\n", server.summary().c_str());
   ::signal(SIGPIPE, SIG_IGN);  // a client gone is a failed write, not a crash
-  std::string line;
-  bool oversized = false;
-  char buf[1 << 16];
-  auto finish_line = [&]() -> bool {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  auto answer = [&](const std::optional<std::string>& line) {
     std::optional<std::string> reply;
-    if (oversized) reply = Server::oversized_reply();
-    else if (line.find_first_not_of(" \t") != std::string::npos) reply = server.handle(line);
-    line.clear();
-    oversized = false;
+    if (!line) reply = Server::oversized_reply();
+    else if (line->find_first_not_of(" \t") != std::string::npos) reply = server.handle(*line);
     return !reply || write_all(out, *reply + "\n");
   };
+  LineReader reader;
+  char buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(in, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    const char* p = buf;
-    const char* end = buf + n;
-    while (p < end) {
-      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-      const char* stop = nl ? nl : end;
-      if (!oversized && line.size() + static_cast<size_t>(stop - p) > kMaxMessageBytes) {
-        oversized = true;  // the rest of this line is skipped
-        std::string().swap(line);
-      }
-      if (!oversized) line.append(p, stop);
-      if (nl && !finish_line()) return 1;
-      p = nl ? nl + 1 : end;
-    }
+    if (!reader.feed(std::string_view(buf, static_cast<size_t>(n)), answer)) return 1;
   }
-  if ((!line.empty() || oversized) && !finish_line()) return 1;  // a last message without its newline
-  return 0;
+  return reader.finish(answer) ? 0 : 1;
 }
 
 Stdio take_stdio() {

@@ -2,8 +2,10 @@
 // transport: one JSON-RPC 2.0 message per line in, one reply per request out. Five methods
 // (initialize, ping, tools/list, tools/call and the notifications), on nlohmann_json.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/shell.hpp"
@@ -62,6 +64,23 @@ class Server {
 
   CommonOptions store_;
   Tier tier_;
+};
+
+// The message reader: splits the input stream into lines however its bytes arrive. Each line a
+// feed completes goes to `emit` without its newline (nor a carriage return before it), or as
+// nullopt when it grew past kMaxMessageBytes (its bytes are dropped as they come, so a hostile
+// line costs no memory). A feed stops, returning false, as soon as `emit` does.
+class LineReader {
+ public:
+  using Emit = std::function<bool(const std::optional<std::string>& line)>;
+  bool feed(std::string_view bytes, const Emit& emit);
+  // The end of the stream: a last line without its newline goes to `emit` too.
+  bool finish(const Emit& emit);
+
+ private:
+  bool complete(const Emit& emit);
+  std::string line_;
+  bool oversized_ = false;
 };
 
 // Serves `server` over the file descriptors until `in` ends: messages one per line from `in`,
