@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   CommonOptions store;
   add_common_options(app, store, opt::store);
   std::string tools = "all";
-  app.add_option("--tools", tools, "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
+  app.add_option("--tools", tools,
+                 "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
       ->check(CLI::IsMember({"read", "all"}))
       ->type_name("read|all");
   return guarded("sv-mcp", false, [&]() -> int {

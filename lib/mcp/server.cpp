@@ -14,9 +14,11 @@
 
 namespace sv::mcp {
 
-const std::vector<std::string> kProtocolVersions = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
-
 namespace {
+
+// The protocol revisions the server speaks, newest first; a client asking for another one is
+// answered with the newest, as the lifecycle says.
+const char* const kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
 // The tool schemas are draft-07 (definitions, $ref into them); the protocol's default dialect
 // is 2020-12, so each schema names its own.
@@ -135,10 +137,6 @@ std::string Server::summary() const {
   return fmt::format("{} tools ({}); store: {}", n, tier_ == Tier::read ? "read tier" : "all", where);
 }
 
-std::string Server::oversized_reply() {
-  return error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes));
-}
-
 std::optional<std::string> Server::handle(const std::string& line) {
   json msg;
   try {
@@ -187,9 +185,9 @@ json Server::initialize(const json& params) {
   if (!params.contains("protocolVersion") || !params["protocolVersion"].is_string())
     throw RpcError{invalid_params, "Invalid params: initialize needs a protocolVersion"};
   const std::string asked = params["protocolVersion"];
-  std::string version = kProtocolVersions.front();
-  for (const auto& v : kProtocolVersions)
-    if (v == asked) version = v;
+  std::string version = kProtocolVersions[0];
+  for (const char* v : kProtocolVersions)
+    if (asked == v) version = v;
   return {{"protocolVersion", version},
           {"capabilities", {{"tools", {{"listChanged", false}}}}},
           {"serverInfo", {{"name", "sv-mcp"}, {"title", "sv drawing-to-robot tools"}, {"version", SV_VERSION}}},
@@ -285,7 +283,8 @@ int serve(Server& server, int in, int out) {
   ::signal(SIGPIPE, SIG_IGN);  // a client gone is a failed write, not a crash
   auto answer = [&](const std::optional<std::string>& line) {
     std::optional<std::string> reply;
-    if (!line) reply = Server::oversized_reply();
+    if (!line)
+      reply = error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes));
     else if (line->find_first_not_of(" \t") != std::string::npos) reply = server.handle(*line);
     return !reply || write_all(out, *reply + "\n");
   };

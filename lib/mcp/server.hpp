@@ -6,16 +6,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "cli/shell.hpp"
 #include "tools/tool.hpp"
 
 namespace sv::mcp {
-
-// The protocol revisions the server speaks, newest first; a client asking for another one is
-// answered with the newest, as the lifecycle says.
-extern const std::vector<std::string> kProtocolVersions;
 
 // Which tools are listed and callable: the catalog's first tier (inspection, diagnostics,
 // suggestion and SimulateEdit: nothing that changes the store), or all of them.
@@ -51,9 +46,6 @@ class Server {
 
   // What is served, for the log: how many tools, which tier, which store.
   std::string summary() const;
-
-  // The reply to a line longer than kMaxMessageBytes (its id is not read).
-  static std::string oversized_reply();
 
  private:
   json dispatch(const std::string& method, const json& params);
