@@ -51,7 +51,7 @@ std::string when_to_use(const std::string& group) {
 std::string what_it_changes(ToolKind kind) {
   switch (kind) {
     case ToolKind::read:
-      return "Read-only: runs on HEAD's scene (or the revisions the request names) and records nothing.";
+      return "Read-only: runs on HEAD's scene (or the revisions the request names) and records no revision.";
     case ToolKind::edit:
       return "Records the edited scene as a new revision and moves HEAD to it (dry_run: true changes nothing). "
              "Nothing is destroyed: every revision is kept, and Revert or Checkout goes back.";

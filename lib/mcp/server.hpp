@@ -17,7 +17,7 @@ namespace sv::mcp {
 enum class Tier { read, all };
 bool in_tier(const Tool& t, Tier tier);
 
-// A registry entry as an MCP tool: name, title, description (the summary and when to use it),
+// A registry entry as an MCP tool: name, description (the summary, when to use it, what it changes),
 // inputSchema (the request schema), outputSchema (the result envelope or the error envelope,
 // an object at the root) and annotations (read-only, or writing without destroying anything).
 json tool_description(const Tool& t);
