@@ -158,10 +158,11 @@ void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::stri
 namespace {
 
 // A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
-// the report is printed (dry run: nothing written anywhere, not even a view into the store) or
-// the result becomes a revision. In store mode the edited revision must still be HEAD when the
-// new one is recorded (compare-and-set under the store's lock), else conflict.
-int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list) {
+// nothing is written (dry run: not even a view into the store) or the result becomes a revision,
+// left in `edited`. In store mode the edited revision must still be HEAD when the new one is
+// recorded (compare-and-set under the store's lock), else conflict. Returns the envelope.
+json edit_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list,
+                   Scene& edited) {
   const Tool& tool = *inv.tool;
   json items = json::array();
   for (json e : list) {
@@ -210,9 +211,18 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   if (std::string err = Schema(result_schema(tool)).first_error(env); !err.empty() && steps.size() == 1)
     throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
   for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  edited = std::move(out);
+  return env;
+}
+
+// Prints what edit_envelope made: the envelope (dry run, store mode) and the new scene.
+int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list) {
+  Scene out;
+  json env = edit_envelope(inv, c, store, list, out);
+  const bool dry_run = env["dry_run"].get<bool>();
   if (dry_run) {
     write_output("-", env.dump() + "\n");
-  } else if (store_mode) {
+  } else if (!c.rev.empty()) {
     if (!c.output.empty()) write_output(c.output, dump_scene(out));
     write_output("-", env.dump() + "\n");
   } else {
@@ -222,25 +232,11 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   return 0;
 }
 
-}  // namespace
-
-int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
+// A read or store tool on its scene (the store's revision, or the scene file) or on the store:
+// the envelope, with the views written (and inline with --embed-images).
+json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, json request) {
   const Tool& tool = *inv.tool;
-  if (!c.rev.empty() && inv.input_given) usage("--rev reads the scene from the store; an input file contradicts it");
-  if (tool.kind == ToolKind::store && inv.input_given) usage(tool.name + " works on the store; it reads no scene file");
-  if (tool.kind == ToolKind::store && !c.rev.empty())
-    usage(tool.name + " names its revisions in its own fields, not with --rev");
-  std::optional<Store> store = open_store(c);
-
-  json request = json::object();
-  if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
-  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxRequestBytes), "request-file");
-  if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, c, store, request);
-  if (!request.is_object()) usage("the request must be a JSON object");
-  merge_into(request, inv.fields);
-  if (tool.kind == ToolKind::edit) return run_edit(inv, c, store, json::array({request}));
   request = normalize_request(tool, request);
-
   Scene scene;
   std::string rid;
   if (tool.kind == ToolKind::store) {
@@ -264,11 +260,47 @@ int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
   for (const auto& w : warnings) human += "\nwarning: " + w;
   env["human_text"] = human;
   if (c.embed_images) env["images_png_base64"] = embedded;
-  std::string text = env.dump() + "\n";
+  for (const auto& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  return env;
+}
+
+}  // namespace
+
+int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
+  const Tool& tool = *inv.tool;
+  if (!c.rev.empty() && inv.input_given) usage("--rev reads the scene from the store; an input file contradicts it");
+  if (tool.kind == ToolKind::store && inv.input_given) usage(tool.name + " works on the store; it reads no scene file");
+  if (tool.kind == ToolKind::store && !c.rev.empty())
+    usage(tool.name + " names its revisions in its own fields, not with --rev");
+  std::optional<Store> store = open_store(c);
+
+  json request = json::object();
+  if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
+  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxRequestBytes), "request-file");
+  if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, c, store, request);
+  if (!request.is_object()) usage("the request must be a JSON object");
+  merge_into(request, inv.fields);
+  if (tool.kind == ToolKind::edit) return run_edit(inv, c, store, json::array({request}));
+  std::string text = tool_envelope(inv, c, store, request).dump() + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
-  for (const auto& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
   return 0;
+}
+
+json call_tool_in_store(const Tool& tool, const CommonOptions& options, const json& request) {
+  if (!request.is_object()) usage("the request must be a JSON object");
+  CommonOptions c;
+  c.store = options.store;
+  c.no_store = options.no_store;
+  std::optional<Store> store = open_store(c);
+  if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
+  if (tool.kind != ToolKind::store) c.rev = "HEAD";
+  c.embed_images = true;
+  ToolInvocation inv;
+  inv.tool = &tool;
+  if (tool.kind != ToolKind::edit) return tool_envelope(inv, c, store, request);
+  Scene edited;
+  return edit_envelope(inv, c, store, json::array({request}), edited);
 }
 
 json value_from_text(const json& s, const std::string& text, const std::string& field) {

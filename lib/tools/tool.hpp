@@ -57,6 +57,9 @@ struct Tool {
   ToolKind kind = ToolKind::read;
   std::string executable{};  // empty: the group's (registry.cpp); set only where DESIGN §5 names an exception
   std::string subcommand{};  // empty: kebab-case of name; set only where DESIGN §4 names it otherwise
+  // The catalog's llm_image: the model needs to see this tool's views, not only the person
+  // reviewing (sv-mcp sends them to both); elsewhere text serves a model better.
+  bool views_for_model = false;
 };
 
 // "ListPrimitives" -> "list-primitives".
