@@ -48,9 +48,9 @@ struct Grid {
     return true;
   }
   // The greedy orders' search for the next item: visits the items listed in the cells from the
-  // cell of p outwards, dropping those `gone` says are drawn already, until the pen-up trip to
-  // the next ring alone, least(distance) (turns and the item's own time only add), exceeds the
-  // best cost that `visit` has found so far (*best).
+  // cell of p outwards, dropping those `gone` says are drawn already, until least(distance), no
+  // more than any item at least that far costs, exceeds the best cost `visit` has found so far
+  // (*best).
   template <class T, class Least, class Gone, class Visit>
   void nearest_first(std::vector<std::vector<T>>& cells, Vec2 p, const double* best, Least&& least, Gone&& gone,
                      Visit&& visit) const {

@@ -239,12 +239,16 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
     cur = &list[k];
   }
   // The entry points of every orientation in a grid: the next trail is searched from the cells
-  // nearest the current exit outwards, and the search stops once a cell's distance alone (the
-  // pen-up travel it would cost; turns and the trail's own time only add) exceeds the best found.
-  // Ties go to the lowest (trail, orientation), as in a scan of all of them.
+  // nearest the current exit outwards, and the search stops once a cell's distance (the pen-up
+  // travel it would cost) plus the least time any trail takes inside exceeds the best found
+  // (turns only add). Ties go to the lowest (trail, orientation), as in a scan of all of them.
   BBox all;
+  double least_inside = INFINITY;
   for (const auto& list : orients_)
-    for (const Orientation& o : list) all.add(o.in_pt);
+    for (const Orientation& o : list) {
+      all.add(o.in_pt);
+      least_inside = std::min(least_inside, o.internal_s);
+    }
   const Grid grid(all, n);
   std::vector<std::vector<Placement>> cells(static_cast<size_t>(grid.w) * grid.h);
   for (size_t u = 0; u < n; ++u)
@@ -270,7 +274,7 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
       }
     } else {
       grid.nearest_first(
-          cells, cur->out_pt, &best, [&](double d) { return least_trip_s(d); },
+          cells, cur->out_pt, &best, [&](double d) { return least_trip_s(d) + least_inside; },
           [&](const Placement& pl) { return used[pl.trail]; },
           [&](const Placement& pl) {
             const Orientation& o = orients_[pl.trail][pl.orient];
@@ -334,9 +338,13 @@ Tour TourPlanner::circuit_order() const {
     int c, j, k;
   };
   BBox all;
+  double least_inside = INFINITY;
   for (const auto& circ : circuits)
     for (int trail : circ)
-      for (const Orientation& o : orients_[trail]) all.add(o.in_pt);
+      for (const Orientation& o : orients_[trail]) {
+        all.add(o.in_pt);
+        least_inside = std::min(least_inside, o.internal_s);
+      }
   const Grid grid(all, trails_.trails.size());
   std::vector<std::vector<Entry>> cells(static_cast<size_t>(grid.w) * grid.h);
   for (size_t c = 0; c < circuits.size(); ++c)
@@ -369,7 +377,7 @@ Tour TourPlanner::circuit_order() const {
     } else {
       bool picked = false;
       grid.nearest_first(
-          cells, cur->out_pt, &best, [&](double d) { return least_trip_s(d); },
+          cells, cur->out_pt, &best, [&](double d) { return least_trip_s(d) + least_inside; },
           [&](const Entry& e) { return used[e.c]; },  // its circuit is drawn already
           [&](const Entry& e) {
             const Orientation& o = orients_[circuits[e.c][e.j]][e.k];

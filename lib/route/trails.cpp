@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "robot/motion.hpp"
+#include "route/grid.hpp"
 
 namespace sv {
 
@@ -270,18 +271,36 @@ TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, c
     }
   }
   const std::vector<Vec2>& vpos = index.points;
-  // A circle through a vertex is drawn from there, as a loop of that vertex's trail.
+  // A circle through a vertex is drawn from there, as a loop of that vertex's trail: the vertex
+  // nearest the circle (the lowest one of equals), looked for in the grid cells around the
+  // circle's box (among all vertices when that box covers more cells than there are vertices).
+  BBox all;
+  for (Vec2 q : vpos) all.add(q);
+  const Grid grid(all, vpos.size());
+  std::vector<std::vector<int>> cells(static_cast<size_t>(grid.w) * grid.h);
+  for (size_t v = 0; v < vpos.size(); ++v)
+    cells[static_cast<size_t>(grid.cy(vpos[v].y)) * grid.w + grid.cx(vpos[v].x)].push_back(static_cast<int>(v));
   std::vector<int> free_circles;
   for (int c : circles) {
     const Shape& s = shapes[c];
     int best = -1;
     double bd = INFINITY;
-    for (size_t v = 0; v < vpos.size(); ++v) {
+    auto consider = [&](int v) {
       double d = std::abs(dist(vpos[v], s.center) - s.radius);
-      if (d <= params.snap_px && d < bd) {
+      if (d <= params.snap_px && (d < bd || (d == bd && v < best))) {
         bd = d;
-        best = static_cast<int>(v);
+        best = v;
       }
+    };
+    const double reach = s.radius + params.snap_px;
+    const int x0 = grid.cx(s.center.x - reach), x1 = grid.cx(s.center.x + reach), y0 = grid.cy(s.center.y - reach),
+              y1 = grid.cy(s.center.y + reach);
+    if (static_cast<double>(x1 - x0 + 1) * (y1 - y0 + 1) > static_cast<double>(vpos.size())) {
+      for (size_t v = 0; v < vpos.size(); ++v) consider(static_cast<int>(v));
+    } else {
+      for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x)
+          for (int v : cells[static_cast<size_t>(y) * grid.w + x]) consider(v);
     }
     if (best < 0) {
       free_circles.push_back(c);
