@@ -36,9 +36,9 @@ struct Placement {
 using Tour = std::vector<Placement>;
 
 struct OrderParams {
-  int circle_entries = 24;  // entry angles tried per free circle during the search
-  int closed_starts = 16;   // start vertices tried per closed trail
-  int max_passes = 50;      // improvement passes over the tour
+  int circle_entries = 24;     // entry angles tried per free circle during the search
+  int closed_starts = 16;      // start vertices tried per closed trail
+  int max_passes = 50;         // improvement passes over the tour
   int full_sweeps_max = 5000;  // trails up to which every pass tries every move (see improve)
 };
 

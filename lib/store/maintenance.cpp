@@ -45,8 +45,7 @@ json FsckReport::to_json() const {
   for (const auto& p : problems) probs.push_back({{"kind", p.what}, {"name", p.name}, {"problem", p.problem}});
   json j = {{"ok", clean()}, {"tool", "fsck"}, {"objects", objects}, {"scenes", scenes}, {"blobs", blobs},
             {"refs", refs}, {"log_entries", log_entries}, {"temp_files", temp_files}, {"unreferenced", unreferenced},
-            {"problems", probs},
-            {"warnings", warnings}, {"llm_text", text()}};
+            {"problems", probs}, {"warnings", warnings}, {"llm_text", text()}};
   if (!clean())
     j["error"] = {{"code", "corrupt_object"},
                   {"message", fmt::format("{} problem(s) in the store", problems.size())},
@@ -55,8 +54,8 @@ json FsckReport::to_json() const {
 }
 
 std::string FsckReport::text() const {
-  std::string out = fmt::format(
-      "{} objects ({} scenes, {} blobs; {} unreferenced, which gc removes), {} refs, {} log entries, {} temporary files: {}\n",
+  std::string out = fmt::format("{} objects ({} scenes, {} blobs; {} unreferenced), {} refs, {} log entries, {} temporary "
+                                "files: {}\n",
                                 objects, scenes, blobs, unreferenced, refs, log_entries, temp_files,
                                 clean() ? "clean" : fmt::format("{} problem(s)", problems.size()));
   for (const auto& p : problems) out += fmt::format("bad {} {}: {}\n", p.what, p.name, p.problem);
