@@ -295,3 +295,16 @@ TEST_CASE("semantic: comparing two drawings' forms and aspects", "[semantic]") {
   CHECK(less.candidate_closed_regions == less.reference_closed_regions - 1);
   CHECK(less.summary.find("interior_feature 3 -> 2") != std::string::npos);
 }
+
+TEST_CASE("semantic fidelity: closing a C into an O encloses negative space", "[semantic]") {
+  SceneBuilder b(200, 200, 3);
+  const Vec2 c{100, 100};
+  b.add(Shape::arc(c + from_angle(deg2rad(30)) * 50, c + from_angle(deg2rad(330)) * 50, std::tan(deg2rad(300) / 4)));
+  CHECK(aspect(fidelity(b.routed()), "negative_space") == 1);
+  replace(b, "p_0001", Shape::circle(c, 50));
+  const json env = fidelity(b.routed());
+  CHECK(aspect(env, "negative_space") < 0.5);
+  CHECK(names_region_near(env, "negative_space", c));
+  for (const auto& a : env["aspects"])
+    if (a["aspect"] == "negative_space") CHECK(a["offending_primitive_ids"] == json({"p_0001"}));
+}
