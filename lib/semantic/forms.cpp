@@ -376,12 +376,12 @@ Analysis analyze_forms(std::vector<Stroke> strokes, double sw, const Raster& ras
       std::vector<int> row{cand[start]};
       const Form& first = a.forms[cand[start]];
       const double h = std::max(first.box.height(), sw);
+      const double tol = std::max(P.baseline_sw * sw, 0.2 * h);
       for (size_t k = start + 1; k < cand.size(); ++k) {
         const Form& f = a.forms[cand[k]];
         const Form& last = a.forms[row.back()];
         if (row_of[cand[k]] >= 0 || f.parent != first.parent) continue;
         const double fh = std::max(f.box.height(), sw);
-        const double tol = std::max(P.baseline_sw * sw, 0.2 * h);
         const double gap = f.box.x0 - last.box.x1;
         const double overlap = -gap / std::max(1.0, std::min(f.box.width(), last.box.width()));
         if (std::abs(f.box.y1 - first.box.y1) <= tol && fh <= 3 * h && h <= 3 * fh && overlap <= 0.3 &&
@@ -392,7 +392,7 @@ Analysis analyze_forms(std::vector<Stroke> strokes, double sw, const Raster& ras
       }
       if (int(row.size()) >= P.baseline_min_forms) {
         for (int i : row) row_of[i] = int(a.rows.size());
-        a.rows.push_back(row);
+        a.rows.push_back({row, first.box.y1, tol});
       }
     }
   }
@@ -416,7 +416,7 @@ Analysis analyze_forms(std::vector<Stroke> strokes, double sw, const Raster& ras
       ev.push_back(measured("length", f.length_px / sw, "<=", 0.25 * drawing_diag / sw, "sw"));
     } else if (row_of[i] >= 0) {
       f.role = "annotation";
-      ev.push_back(measured("forms_on_baseline", double(a.rows[row_of[i]].size()), ">=", P.baseline_min_forms, "count"));
+      ev.push_back(measured("forms_on_baseline", double(a.rows[row_of[i]].forms.size()), ">=", P.baseline_min_forms, "count"));
     } else if (top && !f.children.empty() &&
                border_fraction(f, samples, P.border_reach_sw * sw) >= P.frame_border_fraction) {
       f.role = "frame";

@@ -89,7 +89,12 @@ struct Analysis {
   BBox ink_box;
   Vec2 ink_centroid;
   double ink_length_px = 0;
-  std::vector<std::vector<int>> rows;  // forms on a shared baseline (annotation), left to right
+  struct Row {
+    std::vector<int> forms;  // left to right
+    double baseline_px = 0;  // the first form's bottom, which the others' bottoms keep to
+    double tolerance_px = 0; // how far they may be from it
+  };
+  std::vector<Row> rows;  // forms on a shared baseline (annotation)
   std::vector<std::vector<int>> textures;  // clusters of short similar marks
 };
 

@@ -127,26 +127,21 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const std::ve
   for (const auto& row : a.rows) {
     Relationship r;
     r.kind = "shared_baseline";
-    std::vector<double> bottoms;
-    for (int i : row) {
+    double spread = 0;
+    for (int i : row.forms) {
       r.forms.push_back(a.forms[i].number);
       r.primitive_ids.insert(r.primitive_ids.end(), a.forms[i].primitive_ids.begin(), a.forms[i].primitive_ids.end());
-      bottoms.push_back(a.forms[i].box.y1);
+      spread = std::max(spread, std::abs(a.forms[i].box.y1 - row.baseline_px));
       r.box.add({a.forms[i].box.x0, a.forms[i].box.y0});
       r.box.add({a.forms[i].box.x1, a.forms[i].box.y1});
       grouped[i] = true;
     }
-    std::vector<double> sorted = bottoms;
-    std::sort(sorted.begin(), sorted.end());
-    const double base = sorted[sorted.size() / 2];
-    double spread = 0;
-    for (double b : bottoms) spread = std::max(spread, std::abs(b - base));
-    r.axis_or_anchor = round3(base);
-    r.evidence.push_back(measured("forms", double(row.size()), ">=", 3, "count"));
-    r.evidence.push_back(measured("bottom_spread", spread / sw, "<=", std::max(1.0, 0.2 * r.box.height() / sw), "sw"));
+    r.axis_or_anchor = round3(row.baseline_px);
+    r.evidence.push_back(measured("forms", double(row.forms.size()), ">=", 3, "count"));
+    r.evidence.push_back(measured("bottoms_off_baseline", spread / sw, "<=", row.tolerance_px / sw, "sw"));
     r.confidence = confidence_of(r.evidence);
-    r.rationale = fmt::format("forms {} stand side by side on the baseline y = {:.1f}: {}", form_list(r.forms), base,
-                              evidence_text(r.evidence));
+    r.rationale = fmt::format("forms {} stand side by side on the baseline y = {:.1f}: {}", form_list(r.forms),
+                              row.baseline_px, evidence_text(r.evidence));
     out.push_back(r);
   }
 
@@ -196,7 +191,7 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const std::ve
                              rad2deg(angle_of(lf.dir)));
         r.axis_or_anchor = point_json(lf.centroid);
         r.evidence.push_back(measured("off_line", line_res / sw, "<=", P.repeat_sw, "sw"));
-      } else if (auto c = fitting::kasa_circle(centres)) {
+      } else if (auto c = centres.size() >= 4 ? fitting::kasa_circle(centres) : std::nullopt) {  // three points always lie on a circle
         double res = 0;
         for (Vec2 q : centres) res = std::max(res, std::abs(dist(q, c->center) - c->radius));
         if (res <= P.repeat_sw * sw) {
