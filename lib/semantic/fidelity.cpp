@@ -333,7 +333,7 @@ AspectScore symmetry(const Context& c) {
     }
   }
   // Mirror pairs of source forms.
-  for (const Relationship& r : implied_relationships(c.as, {})) {
+  for (const Relationship& r : implied_relationships(c.as, nullptr)) {
     if (r.kind != "mirror") continue;
     const Vec2 p0{r.axis_or_anchor[0][0].get<double>(), r.axis_or_anchor[0][1].get<double>()};
     const Vec2 p1{r.axis_or_anchor[1][0].get<double>(), r.axis_or_anchor[1][1].get<double>()};

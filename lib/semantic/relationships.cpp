@@ -9,6 +9,8 @@
 #include <numeric>
 #include <set>
 
+#include "core/error.hpp"
+#include "edit/geometry.hpp"
 #include "eval/score.hpp"
 #include "fit/primitive_fit.hpp"
 
@@ -91,8 +93,9 @@ bool is_round(const Shape& s) {
 
 }  // namespace
 
-std::vector<Relationship> implied_relationships(const Analysis& a, const std::vector<Primitive>& prims,
-                                                const RelationParams& P) {
+std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* scene, const RelationParams& P) {
+  static const std::vector<Primitive> no_primitives;
+  const std::vector<Primitive>& prims = scene && scene->primitives ? *scene->primitives : no_primitives;
   std::vector<Relationship> out;
   const double sw = a.sw;
   const FormSamples fs = samples_of(a, std::min(1.0, sw / 2));
@@ -255,12 +258,26 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const std::ve
         r.primitive_ids.push_back(ida);
         r.primitive_ids.push_back(best);
       }
+      std::string refusal;
+      if (mirror && scene && r.primitive_ids.empty()) {
+        r.kind = "intentional_asymmetry";
+        refusal = "; no primitive of one reflects onto a primitive of the same type in the other";
+      } else if (mirror && scene) {
+        try {
+          edit::enforce_relation(*scene, "mirror", r.primitive_ids, r.axis_or_anchor);
+        } catch (const Error& e) {
+          if (e.code() != Code::unsolvable_constraint) throw;
+          r.kind = "intentional_asymmetry";
+          refusal = fmt::format("; EnforceRelation mirror refuses it: {}", e.what());
+        }
+      }
       r.confidence = confidence_of(r.evidence);
       const std::string where = fa.parent >= 0 ? fmt::format("the centre of form {}, their container", a.forms[fa.parent].number)
                                                : std::string("the centre of the drawing");
       r.rationale = fmt::format("forms {} and {} {} about the axis through {} at {:.0f} deg, which passes {:.2f} sw from {}: {}",
                                 fa.number, fb.number, mirror ? "mirror each other" : "nearly mirror each other but differ beyond tolerance",
-                                pt_text(c), rad2deg(angle_of(dir)), off_axis / sw, where, evidence_text(r.evidence));
+                                pt_text(c), rad2deg(angle_of(dir)), off_axis / sw, where, evidence_text(r.evidence)) +
+                    refusal;
       out.push_back(r);
     }
 

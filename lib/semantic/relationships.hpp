@@ -35,9 +35,10 @@ struct RelationParams {
   double tangency_sw = 0.25;     // gap between touching curves (their tangents then agree)
 };
 
-// Shapes are the primitives the strokes draw (for primitive pairs and tangency); absent ones are
-// skipped.
-std::vector<Relationship> implied_relationships(const Analysis& a, const std::vector<Primitive>& primitives,
+// `scene`: the scene whose drawing `a` analyses (its primitives give the mirror pairs and
+// tangency), or nullptr for ink alone. A mirror pair EnforceRelation would refuse (a primitive
+// leaving its source points' tolerance) is reported as intentional asymmetry, with the refusal.
+std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* scene,
                                                 const RelationParams& params = {});
 
 // A point reflected across the line through c with unit normal n.

@@ -288,8 +288,7 @@ ToolResult identify_implied_relationships(const ToolContext& ctx, const json& re
   const Scene& s = ctx.scene;
   const Scope scope = scope_of(s, req);
   const Analysis a = scene_forms(s);
-  static const std::vector<Primitive> none;
-  const std::vector<Relationship> rels = implied_relationships(a, s.primitives ? *s.primitives : none);
+  const std::vector<Relationship> rels = implied_relationships(a, &s);
   json list = json::array();
   std::string text;
   View v = scene_view(ctx, s, scope, "implied relationships");
