@@ -111,15 +111,6 @@ bool inside_hole(const Hole& h, cv::Point c) {
   return h.mask.at<uchar>(c.y - h.cell.y, c.x - h.cell.x) != 0;
 }
 
-double confidence_of(const std::vector<Evidence>& ev) {
-  double c = 1;
-  for (const Evidence& e : ev) {
-    const double scale = std::max(std::abs(e.threshold), 1e-9);
-    c = std::min(c, 0.5 + 0.5 * std::min(1.0, std::abs(e.value - e.threshold) / scale));
-  }
-  return round3(c);
-}
-
 cv::Rect cell_box(const Raster& r, const BBox& b, double pad_px) {
   cv::Point a = r.to_cell({b.x0 - pad_px, b.y0 - pad_px}), c = r.to_cell({b.x1 + pad_px, b.y1 + pad_px});
   return cv::Rect(a, c + cv::Point(1, 1));
@@ -146,6 +137,17 @@ std::string Evidence::text() const {
 json Evidence::to_json() const {
   return {{"measure", measure}, {"value", round3(value)}, {"op", op}, {"threshold", round3(threshold)},
           {"unit", unit}, {"passed", passed}};
+}
+
+double confidence_of(const std::vector<Evidence>& ev) {
+  double c = 1;
+  for (const Evidence& e : ev) {
+    // A share at least some threshold can only pass it by what is left up to 1.
+    const bool share_above = e.unit == "ratio" && (e.op == ">=" || e.op == ">") && e.threshold < 1;
+    const double scale = std::max(share_above ? 1 - e.threshold : std::abs(e.threshold), 1e-9);
+    c = std::min(c, 0.5 + 0.5 * std::min(1.0, std::abs(e.value - e.threshold) / scale));
+  }
+  return round3(c);
 }
 
 Evidence measured(const std::string& measure, double value, const std::string& op, double threshold,
@@ -215,16 +217,6 @@ double hole_iou(const Hole& a, const Hole& b) {
   const double inter = cv::countNonZero(ma & mb);
   const double ua = cv::countNonZero(a.mask), ub = cv::countNonZero(b.mask);
   return inter / (ua + ub - inter);
-}
-
-double hole_covered(const Hole& h, const std::vector<Hole>& holes) {
-  cv::Mat covered(h.mask.size(), CV_8U, cv::Scalar(0));
-  for (const Hole& o : holes) {
-    const cv::Rect both = h.cell & o.cell;
-    if (both.empty()) continue;
-    covered(both - h.cell.tl()) |= o.mask(both - o.cell.tl());
-  }
-  return double(cv::countNonZero(covered & h.mask)) / std::max(1, cv::countNonZero(h.mask));
 }
 
 Raster raster_for(const std::vector<const std::vector<Stroke>*>& sets, cv::Size image, double sw) {
@@ -324,7 +316,7 @@ Analysis analyze_forms(std::vector<Stroke> strokes, double sw, const Raster& ras
         int in = 0, n = 0;
         for (int s : inner.strokes)
           for (Vec2 p : samples[s]) in += inside_hole(h, raster.to_cell(p)), ++n;
-        if (n > 0 && in >= P.inside_fraction * n) best_area = h.area_px, inner.parent = int(i);
+        if (n > 0 && in >= P.inside_fraction * n) best_area = h.area_px, inner.parent = int(i), inner.inside_share = double(in) / n;
       }
     }
   }
@@ -425,7 +417,7 @@ Analysis analyze_forms(std::vector<Stroke> strokes, double sw, const Raster& ras
       ev.push_back(measured("forms_inside", double(f.children.size()), ">=", 1, "count"));
     } else if (!top && a.forms[f.parent].role != "frame") {
       f.role = "interior_feature";
-      ev.push_back(measured("inside_closed_region_of_form", double(a.forms[f.parent].number), ">=", 1, "count"));
+      ev.push_back(measured("inside_share", f.inside_share, ">=", P.inside_fraction, "ratio"));
     } else {
       const double len_share = a.ink_length_px > 0 ? f.length_px / a.ink_length_px : 1;
       const double size_share = drawing_diag > 0 ? bbox_diagonal(f.box) / drawing_diag : 1;

@@ -41,6 +41,10 @@ struct Evidence {
 };
 Evidence measured(const std::string& measure, double value, const std::string& op, double threshold,
                   const std::string& unit);
+// How far a decision's measures are past their thresholds: 0.5 at a threshold, 1 when the
+// margin is as large as the threshold itself (for a share above a threshold: as what is left up
+// to 1); the least of its measures.
+double confidence_of(const std::vector<Evidence>& evidence);
 
 // A region enclosed by ink (a background component that does not reach the outside).
 struct Hole {
@@ -71,6 +75,7 @@ struct Form {
   bool closed = false;         // bounds at least one closed region
   std::vector<Hole> holes;
   int parent = -1;             // index of the smallest form whose closed region holds it
+  double inside_share = 0;     // share of its samples inside that region
   std::vector<int> children;
   std::string role = "unknown";
   double confidence = 0;
@@ -146,7 +151,5 @@ Polyline resample(const Polyline& pl, double step);
 double bbox_diagonal(const BBox& b);
 // Intersection over union of two closed regions (same raster).
 double hole_iou(const Hole& a, const Hole& b);
-// The pixels of `h` (raster coords) also inside any hole of `holes`, as a share of h's area.
-double hole_covered(const Hole& h, const std::vector<Hole>& holes);
 
 }  // namespace sv::semantic

@@ -18,15 +18,6 @@ namespace sv::semantic {
 
 namespace {
 
-double confidence_of(const std::vector<Evidence>& ev) {
-  double c = 1;
-  for (const Evidence& e : ev) {
-    const double scale = std::max(std::abs(e.threshold), 1e-9);
-    c = std::min(c, 0.5 + 0.5 * std::min(1.0, std::abs(e.value - e.threshold) / scale));
-  }
-  return round3(c);
-}
-
 std::string evidence_text(const std::vector<Evidence>& ev) {
   std::string out;
   for (const Evidence& e : ev) out += (out.empty() ? "" : "; ") + e.text();
@@ -118,8 +109,10 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* 
     }
     r.axis_or_anchor = point_json(f.centroid);
     r.box = f.box;
-    r.evidence.push_back(measured("forms_inside", double(f.children.size()), ">=", 1, "count"));
-    r.confidence = 0.95;
+    double least = 1;
+    for (int c : f.children) least = std::min(least, a.forms[c].inside_share);
+    r.evidence.push_back(measured("least_inside_share", least, ">=", FormParams{}.inside_fraction, "ratio"));
+    r.confidence = confidence_of(r.evidence);
     std::vector<int> kids(r.forms.begin() + 1, r.forms.end());
     r.rationale = fmt::format("form {} encloses form{} {} (each with at least 90% of its ink inside its closed region)",
                               f.number, kids.size() == 1 ? "" : "s", form_list(kids));

@@ -115,7 +115,7 @@ ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
     std::sort(whole.primitive_ids.begin(), whole.primitive_ids.end());
     whole.role = "silhouette";
     whole.evidence.push_back(measured("forms", double(shown), ">=", 1, "count"));
-    whole.confidence = shown > 0 ? 1 : 0;
+    whole.confidence = confidence_of(whole.evidence);
     whole.label = fmt::format("the whole drawing: {} form{}, {} at the top level, {} closed region{}", shown,
                               shown == 1 ? "" : "s", tops.size(), a.holes.size(), a.holes.size() == 1 ? "" : "s");
     whole.labelled_by = "geometry";
