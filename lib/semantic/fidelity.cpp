@@ -353,11 +353,13 @@ AspectScore symmetry(const Context& c) {
                               "pair of forms)", min_share * 100);
     return a;
   }
-  double total = 0, kept = 0;
+  // Each symmetry of the source is one thing to keep, whatever its size: a pair of dot eyes
+  // counts as much as the outline's axis.
+  double sum = 0;
   std::string text;
   std::vector<Vec2> lost;
   for (const Sym& s : syms) {
-    total += s.m.symmetric, kept += s.m.kept;
+    sum += s.m.symmetric > 0 ? double(s.m.kept) / s.m.symmetric : 1;
     text += fmt::format("; {}: {} of {} mirrored source points kept", s.what, s.m.kept, s.m.symmetric);
     lost.insert(lost.end(), s.m.lost.begin(), s.m.lost.end());
   }
@@ -371,10 +373,11 @@ AspectScore symmetry(const Context& c) {
     a.affected_regions.push_back(form.box);
     add_ids(a, primitives_in(c.drawn, form.box, c.tol));
   }
-  a.score = total > 0 ? kept / total : 1;
-  a.rationale = fmt::format("{} of {} source points that have a mirror image in the source keep ink at both in the drawing "
-                            "(within {:.1f} px){}",
-                            int(kept), int(total), c.tol, text);
+  a.score = sum / syms.size();
+  a.evidence.push_back(measured("symmetries_kept_mean", a.score, ">=", 1, "ratio"));
+  a.rationale = fmt::format("the mean over the source's {} mirror symmetr{} of the share of its mirrored points that keep "
+                            "ink at both in the drawing (within {:.1f} px){}",
+                            syms.size(), syms.size() == 1 ? "y" : "ies", c.tol, text);
   return a;
 }
 
