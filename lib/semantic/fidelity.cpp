@@ -370,7 +370,10 @@ AspectScore symmetry(const Context& c) {
   for (auto [f, count] : lost_by_form) {
     const Form& form = c.as.forms[f];
     if (count < 0.2 * std::max(1.0, form.length_px)) continue;
-    a.affected_regions.push_back(form.box);
+    BBox around = form.box;  // grown by the tolerance: a dot's box is a point
+    around.add({form.box.x0 - c.tol, form.box.y0 - c.tol});
+    around.add({form.box.x1 + c.tol, form.box.y1 + c.tol});
+    a.affected_regions.push_back(around);
     add_ids(a, primitives_in(c.drawn, form.box, c.tol));
   }
   a.score = sum / syms.size();
