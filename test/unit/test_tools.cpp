@@ -90,14 +90,14 @@ TEST_CASE("every registered tool is one complete entry", "[tools]") {
     CHECK(find_tool(t.name) == &t);
     CHECK(find_tool(t.subcommand) == &t);
   }
-  // DESIGN §4: 8 inspection, 6 diagnostics, 4 evaluation and GetCurrentRender in sv-diagnose
-  // and sv-simulate.
-  CHECK(scene_tools().size() == 18);
-  CHECK(tools_of("sv-diagnose").size() == 13);
+  // DESIGN §4: 8 inspection, 6 diagnostics, 3 semantic, 2 suggestion, 4 evaluation and
+  // GetCurrentRender in sv-diagnose and sv-simulate.
+  CHECK(scene_tools().size() == 23);
+  CHECK(tools_of("sv-diagnose").size() == 18);
   CHECK(tools_of("sv-simulate").size() == 5);
   CHECK(find_tool("render")->name == "GetCurrentRender");
   CHECK(kebab_case("IdentifyExpensiveOperations") == "identify-expensive-operations");
-  CHECK(tools_listing("sv-diagnose")["count"] == 13);
+  CHECK(tools_listing("sv-diagnose")["count"] == 18);
   CHECK(man_table("sv-diagnose").find("list-primitives|ListPrimitives") != std::string::npos);
 }
 
