@@ -25,7 +25,7 @@ namespace {
 
 namespace S = schema;
 
-const json kAllMetrics = {"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"};
+const json kAllMetrics = {"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "f1_1px", "chamfer"};
 
 std::string metrics_text(const json& m) {
   std::string out;
@@ -81,13 +81,13 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
 }
 
 json metric_schema() {
-  return S::enumeration({"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer",
-                         "semantic_overall"}, "");
+  return S::enumeration({"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "f1_1px", "chamfer",
+                         "semantic_overall"}, "f1_1px: f1 at a 1 px tolerance");
 }
 
 json metrics_schema() {
   return {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
-          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px, semantic_overall"}};
+          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, f1_1px, chamfer_px, semantic_overall"}};
 }
 
 Tool evaluate_revision_entry() {

@@ -103,7 +103,7 @@ ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
   int shown = 0;
   for (const Form& f : a.forms)
     if (form_in_scope(a, f, scope)) forms.push_back(form_json(a, f)), ++shown;
-  if (gran == "whole_image") {
+  if (gran == "whole_image" && shown > 0) {  // an empty drawing has no whole to name
     Form whole;
     whole.number = 0;
     whole.box = a.ink_box;

@@ -75,7 +75,6 @@ json roles_of(const Scene& s, const std::vector<std::string>& ids) {
 // ---------------------------------------------------------------- SuggestOptimizations
 
 ToolResult suggest_optimizations(const ToolContext& ctx, const json& req) {
-  if (!ctx.scene.primitives) throw Error(Code::invalid_scene, "the scene has no primitives to improve (run sv-fit)");
   const Scope scope = scope_of(ctx.scene, req);
   std::vector<std::string> objectives = req["optimize_for"].get<std::vector<std::string>>();
   if (objectives.empty()) throw Error(Code::invalid_selection, "optimize_for names no objective");
@@ -129,6 +128,8 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const json& req) {
   if (keep > 0)
     r.images["suggestions"] = change_sheet(ctx.scene, m[0].session.scene, "now", "after c1 (" + m[0].candidate.description + ")",
                                            m[0].session.added, m[0].session.removed, m[0].session.changed);
+  else
+    r.images["suggestions"] = scene_view(ctx, ctx.scene, scope, "no candidate improves " + fmt::format("{}", fmt::join(objectives, " + "))).finish();
   return r;
 }
 
@@ -176,7 +177,6 @@ Tool suggest_optimizations_entry() {
 // ---------------------------------------------------------------- MergeSimilarElements
 
 ToolResult merge_similar_elements(const ToolContext& ctx, const json& req) {
-  if (!ctx.scene.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit)");
   const Scope scope = scope_of(ctx.scene, req);
   const bool aggressive = req["aggressive"].get<bool>();
   std::vector<suggest::MergeGroup> groups = suggest::similar_groups(ctx.scene, scope, aggressive);
@@ -227,7 +227,9 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const json& req) {
   r.llm_text = fmt::format("{} merge groups{}{}", groups.size(), aggressive ? " (aggressive)" : "",
                            scope.everything() ? "" : " in " + scope.describe()) + text;
   r.human_text = r.llm_text;
-  if (!boxes.empty())
+  if (boxes.empty())
+    r.images["groups"] = scene_view(ctx, ctx.scene, scope, "no merge groups").finish();
+  else
     r.images["groups"] = findings_sheet(ctx, ctx.scene, boxes, titles, [&](View& v, size_t i) {
       for (const auto& id : groups[i].edit.targets) v.shape(ctx.scene.primitive(id)->shape, {0, 0, 220}, 2);
       if (groups[i].replacement) v.shape(*groups[i].replacement, {0, 160, 0}, 1);

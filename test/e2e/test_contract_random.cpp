@@ -385,7 +385,7 @@ void named_primitives(const json& j, std::set<std::string>& out) {
   }
 }
 
-const json kAllMetrics = {"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"};
+const json kAllMetrics = {"draw_time", "primitive_count", "pen_up_count", "precision", "recall", "f1", "f1_1px", "chamfer"};
 
 // The stored revisions of one sequence: a revision never changes, so each is read (and checked)
 // once, and evaluated (EvaluateRevision, as the tool reports it) once.
