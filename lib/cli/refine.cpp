@@ -21,7 +21,11 @@ struct RefineOptions {
   std::string input = "-";
   double max_f1_loss = 0.005, max_f1_1px_loss = 0.15;
   int max_steps = 200;
+  double min_gain_ms = 50;
 };
+
+// Stale candidates measured again in a row without one taken before a fresh list is asked for.
+constexpr int kStaleTries = 12;
 
 double metric(const json& m, const char* key) { return m.contains(key) ? m[key].get<double>() : 0.0; }
 
@@ -61,10 +65,14 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
       next = 0;
       fresh = true;
     }
-    while (next < pending.size()) {
+    for (int stale_tries = 0; next < pending.size();) {
       const json c = pending[next++];
-      if (fresh && (!(c["predicted_draw_time_delta_ms"].get<double>() < 0) || !within_budget(start, c["predicted_after"], o)))
-        continue;
+      if (!(c["predicted_draw_time_delta_ms"].get<double>() <= -o.min_gain_ms)) continue;
+      if (fresh && !within_budget(start, c["predicted_after"], o)) continue;
+      if (!fresh && ++stale_tries > kStaleTries) {
+        next = pending.size();  // the list has gone stale: ask for a new one
+        break;
+      }
       const Tool* tool = find_tool(c["request"]["tool"].get<std::string>());
       const std::string note = fmt::format("refine step {}: {}", k, c["description"].get<std::string>()) +
                                (common.note.empty() ? "" : "; " + common.note);
@@ -82,7 +90,9 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
       if (fresh && s->after != c["predicted_after"])
         throw Error(Code::internal, fmt::format("refine step {}: {} gave {} where SuggestOptimizations predicted {}", k,
                                                 tool->name, s->after.dump(), c["predicted_after"].dump()));
-      if (!(metric(s->after, "draw_time_s") < metric(now, "draw_time_s")) || !within_budget(start, s->after, o)) continue;
+      if (!(1000 * (metric(now, "draw_time_s") - metric(s->after, "draw_time_s")) >= o.min_gain_ms) ||
+          !within_budget(start, s->after, o))
+        continue;
       record_edit(s->scene, edit, tool->name, note, rid, store ? &*store : nullptr, store ? store->head_id() : rid);
       scene = std::move(s->scene);
       rid = scene.revision.id;
@@ -134,6 +144,8 @@ ShellCommand refine_command() {
                          "largest loss of f1 at 1 px against the ink, over all steps (default 0.15)")
                 ->check(CLI::Range(0.0, 1.0));
             a.add_option("--max-steps", o->max_steps, "at most this many edits (default 200)")->check(CLI::Range(0, 100000));
+            a.add_option("--min-gain-ms", o->min_gain_ms, "a step saves at least this much draw time (default 50 ms)")
+                ->check(CLI::Range(0.0, 1e9));
           },
           [o](const CommonOptions& c) { return run_refine(*o, c); },
           opt::store | opt::rev | opt::note | opt::output | opt::json};

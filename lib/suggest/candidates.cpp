@@ -407,19 +407,22 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         mwr, ratio, ratio * sw, ratio);
     out.push_back(std::move(c));
   };
-  for (double ratio : {0.25, 0.5, 1.0}) {
+  // Half the stroke width at most (sv-fit --fast's bound): the route redraws within the fit's
+  // merge tolerance, and far beyond it its search grows long.
+  for (double ratio : {0.25, 0.5}) {
     if (mwr >= ratio || !s.graph) continue;
-    if (ratio >= 0.5)
+    if (ratio == 0.5)
       for (const auto& [edge, ids] : by_edge)
         if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
-    if (ratio <= 0.5) refit(ratio, {}, "the drawing");
+    refit(ratio, {}, "the drawing");
   }
-  const double dev = config_value(s, "route.deviation_px", 0.25);
-  if (s.tour) {
+  // The route may redraw pieces at most half the coverage tolerance off their shape: beyond it
+  // the redrawn path costs fidelity, and the route's simplifier searches far longer.
+  const double dev = config_value(s, "route.deviation_px", 0.25), to = cover / 2;
+  if (s.tour && dev < to - 1e-6) {
     Candidate c;
     c.tool = "RerunStage";
     c.edit_kind = "reorder_tour";
-    const double to = std::max(2 * dev, cover / 2);
     c.request = {{"stage", "route_optimize"}, {"config_overrides", {{"route.deviation_px", round_to(to, 1e-3)}}}};
     c.description = fmt::format("re-route with route.deviation_px {:.3f}", to);
     c.rationale = fmt::format("ExplainThreshold route.deviation_px: {:.3f} px now; at {:.3f} px more consecutive pieces "
