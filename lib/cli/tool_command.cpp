@@ -247,7 +247,7 @@ int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
   } else {
     rid = read_scene_input(inv, c, store, scene);
   }
-  ToolContext ctx{scene, store ? &*store : nullptr, rid};
+  ToolContext ctx{scene, store ? &*store : nullptr, rid, c.oracle};
   ToolResult result;
   json env = run_tool(tool, ctx, request, result);
   json embedded = json::object();

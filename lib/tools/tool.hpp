@@ -29,6 +29,7 @@ struct ToolContext {
   const Scene& scene;
   Store* store = nullptr;
   std::string revision_id;  // of `scene` (its content hash)
+  std::string oracle{};     // the oracle command (--oracle, $SV_ORACLE; oracle/oracle.hpp); empty: none
 };
 
 // What a handler returns; the runner wraps it into the envelope of DESIGN §4.
@@ -57,6 +58,7 @@ struct Tool {
   ToolKind kind = ToolKind::read;
   std::string executable{};  // empty: the group's (registry.cpp); set only where DESIGN §5 names an exception
   std::string subcommand{};  // empty: kebab-case of name; set only where DESIGN §4 names it otherwise
+  bool asks_oracle = false;  // takes --oracle: the handler may ask ToolContext::oracle
 };
 
 // "ListPrimitives" -> "list-primitives".
@@ -100,5 +102,7 @@ void add_edit_tools(std::vector<Tool>& out);           // edit_basic.cpp: delete
 void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate a batch
 void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: merge, split, replace, refit, snap, relations, smooth
 void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools
+void add_oracle_tools(std::vector<Tool>& out);         // oracle.cpp: AskOracle
+void add_reference_tools(std::vector<Tool>& out);      // reference.cpp: CompareToReference
 
 }  // namespace sv

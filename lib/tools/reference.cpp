@@ -1,0 +1,264 @@
+// CompareToReference: a revision against what it should look like — the source image's ink, the
+// source's stroke graph, a high-geometry fit of the same graph, or the revision it was made from —
+// pixel by pixel or topologically, with a three-panel view: reference, revision, difference.
+#include <fmt/format.h>
+
+#include <opencv2/imgproc.hpp>
+
+#include "cli/stage_util.hpp"
+#include "core/error.hpp"
+#include "eval/reference_compare.hpp"
+#include "fit/fit.hpp"
+#include "raster/ink.hpp"
+#include "store/store.hpp"
+#include "tools/common.hpp"
+#include "tools/schema_parts.hpp"
+
+namespace sv {
+
+namespace {
+
+namespace S = schema;
+
+// The high-geometry baseline: the revision's stroke graph fitted again at tight tolerances (a
+// fifth of the usual stroke-width part, half its cap), so it keeps nearly every bend of the trace.
+const std::map<std::string, double> kHighGeometryFit = {
+    {"fit.width_tolerance_ratio", 0.05}, {"fit.max_width_tolerance_px", 0.5}, {"fit.thick_tolerance_ratio", 0.02}};
+
+std::vector<Polyline> drawn_paths(const Scene& s) {
+  std::vector<Polyline> out;
+  for (const auto& [id, path] : drawing_of(s).pieces) out.push_back(path);
+  return out;
+}
+
+cv::Size image_size_of(const Scene& s) {
+  if (!s.source || s.source->width <= 0 || s.source->height <= 0)
+    throw Error(Code::invalid_scene, "the scene has no source size to compare on (run sv-skeleton)");
+  return {s.source->width, s.source->height};
+}
+
+// What the revision is compared with.
+struct Reference {
+  std::string kind, description;
+  std::string revision_id;  // previous_revision
+  cv::Mat gray;             // source_raster
+  Scene scene;              // previous_revision, high_geometry_baseline
+  std::vector<Polyline> paths;  // what the reference draws (its centrelines)
+};
+
+Reference reference_of(const ToolContext& ctx, const Scene& rev, const std::string& rev_id, const std::string& kind) {
+  Reference ref;
+  ref.kind = kind;
+  if (kind == "source_raster") {
+    std::string why;
+    ref.gray = source_raster(ctx, rev, &why);
+    if (ref.gray.empty()) throw Error(Code::invalid_scene, "the scene has no readable source image: " + why);
+    ref.description = "the source image's ink";
+    return ref;
+  }
+  if (kind == "previous_revision") {
+    const std::string& parent = rev.revision.parent;
+    if (parent.empty())
+      throw Error(Code::not_found, fmt::format("revision {} has no parent to compare with", rev_id.substr(0, 12)),
+                  {{"revision", rev_id}});
+    if (!ctx.store || !ctx.store->has_object(parent))
+      throw Error(Code::not_found, fmt::format("the parent {} is not in a store in use", parent.substr(0, 12)),
+                  {{"revision", parent}});
+    ref.scene = ctx.store->read_scene(parent);
+    ref.revision_id = parent;
+    ref.paths = drawn_paths(ref.scene);
+    ref.description = "the previous revision " + parent.substr(0, 12);
+    return ref;
+  }
+  if (!rev.graph) throw Error(Code::invalid_scene, "the scene has no stroke graph (run sv-skeleton)");
+  if (kind == "source_skeleton") {
+    ref.paths = graph_paths(rev);
+    ref.description = "the source's stroke graph";
+    return ref;
+  }
+  ref.scene = rev;
+  drop_downstream_of_fit(ref.scene);
+  fit(ref.scene, FitOptions{kHighGeometryFit});
+  ref.paths = drawn_paths(ref.scene);
+  const double tol = ref.scene.config.value("fit.tolerance_px", json::object()).value("value", 0.0);
+  ref.description = fmt::format("a high-geometry fit of the stroke graph ({} primitives within {:.2f} px)",
+                                ref.scene.primitives->size(), tol);
+  return ref;
+}
+
+cv::Mat gray_of(const cv::Mat& mask) { return 255 - mask * 255; }
+
+View panel(const Scene& s, const std::string& title) { return View(view_area(s, BBox{}, 0), title, 480); }
+
+// ---------------------------------------------------------------- pixel
+
+json pixel_aspect(const ToolContext& ctx, const Scene& rev, const Reference& ref, const Scope& scope, ToolResult& r) {
+  const double sw = stroke_width_of(rev), tol = default_tolerance(sw);
+  View va = panel(rev, "reference: " + ref.kind), vb = panel(rev, "revision"),
+       vd = panel(rev, "difference: missed red, spurious green");
+  const Drawing d = drawing_of(rev);
+  for (const auto& [id, path] : d.pieces) vb.polyline(path, color::ink, 2);
+  json m;
+  if (ref.kind == "source_raster") {
+    // Ink against the drawing laid down at the stroke's width, pixel by pixel.
+    const cv::Mat ink = separate_ink(ref.gray).binary;
+    const PixelComparison c = compare_masks(ink, drawing_mask(drawn_paths(rev), ink.size(), sw), tol, scope);
+    m = {{"measured_on", "pixels"}, {"precision", round3(c.precision)}, {"recall", round3(c.recall)},
+         {"f1", round3(c.f1)}, {"chamfer_px", round3(c.chamfer_px)}, {"tolerance_px", round3(tol)},
+         {"reference_px", c.reference_px}, {"drawn_px", c.drawn_px}, {"missed_px", c.missed_px},
+         {"spurious_px", c.spurious_px}};
+    va.underlay(ref.gray, color::ink);
+    vd.underlay(gray_of(c.agreed), color::faded);
+    vd.underlay(gray_of(c.missed), color::missed);
+    vd.underlay(gray_of(c.spurious), color::spurious);
+  } else {
+    // Centrelines against centrelines, as EvaluateRevision measures fidelity.
+    const CoverageReport cov = analyze_coverage(rev, d, ref.paths, tol, scope, true);
+    m = {{"measured_on", "centrelines"}, {"precision", round3(cov.metrics.precision)},
+         {"recall", round3(cov.metrics.recall)}, {"f1", round3(cov.metrics.f1)},
+         {"chamfer_px", round3(cov.metrics.chamfer_px)}, {"tolerance_px", round3(tol)},
+         {"reference_length_px", round3(cov.metrics.reference_length_px)},
+         {"drawn_length_px", round3(cov.metrics.drawn_length_px)}, {"findings", cov.findings.size()}};
+    for (const auto& p : ref.paths) va.polyline(p, color::ink, 2);
+    for (const auto& [id, path] : d.pieces) vd.polyline(path, color::faded, 2);
+    const int radius = std::max(1, static_cast<int>(std::lround(0.5 * sw * vd.transform().scale)));
+    for (Vec2 p : cov.missed) vd.dot(p, color::missed, radius);
+    for (Vec2 p : cov.spurious) vd.dot(p, color::spurious, radius);
+  }
+  vd.legend({{"missed", color::missed}, {"spurious", color::spurious}, {"agreed", color::faded}});
+  r.images["reference"] = sheet({va.finish(), vb.finish(), vd.finish()});
+  std::string text = fmt::format("f1 {:.3f} (precision {:.3f}, recall {:.3f}), chamfer {:.2f} px at {:.1f} px, on {}",
+                                 m["f1"].get<double>(), m["precision"].get<double>(), m["recall"].get<double>(),
+                                 m["chamfer_px"].get<double>(), tol, m["measured_on"].get<std::string>());
+  if (m.contains("missed_px"))
+    text += fmt::format("; {} ink px missed, {} drawn px spurious", m["missed_px"].get<int>(), m["spurious_px"].get<int>());
+  r.llm_text = text;
+  return m;
+}
+
+// ---------------------------------------------------------------- topology
+
+// The stroke graph of what a scene draws: its pieces at the stroke's width, traced as ink is.
+Graph drawn_graph(const Scene& s, cv::Size size) { return traced_graph(gray_of(drawing_mask(drawn_paths(s), size, stroke_width_of(s)))); }
+
+void draw_topology(View& v, const Topology& t) {
+  for (const auto& c : t.component_paths)
+    for (const auto& pl : c) v.polyline(pl, color::ink, 2);
+  for (Vec2 p : t.end_points) v.dot(p, color::line, 4);
+  for (const auto& j : t.junctions) {
+    v.ring(j.at, 6, color::circle, 2);
+    v.text(j.at, std::to_string(j.degree), color::circle);
+  }
+  v.legend({{"end point", color::line}, {"junction (degree)", color::circle}});
+}
+
+json topology_aspect(const Scene& rev, const Reference& ref, const Scope& scope, ToolResult& r) {
+  const cv::Size size = image_size_of(rev);
+  const double sw = stroke_width_of(rev);
+  const Graph ref_graph = ref.kind == "source_raster"     ? traced_graph(ref.gray)
+                          : ref.kind == "source_skeleton" ? *rev.graph
+                                                          : drawn_graph(ref.scene, size);
+  const Topology a = topology_of(ref_graph, scope), b = topology_of(drawn_graph(rev, size), scope);
+  const double match_px = std::max(3.0, 2 * sw);
+  const BBox area = scope.everything() ? view_area(rev, BBox{}, 0) : scope.bounds();
+  const std::vector<TopologyDifference> diffs = compare_topology(a, b, match_px, {(area.x0 + area.x1) / 2, (area.y0 + area.y1) / 2});
+  View va = panel(rev, "reference: " + ref.kind), vb = panel(rev, "revision"),
+       vd = panel(rev, "difference: gone red, new green");
+  draw_topology(va, a);
+  draw_topology(vb, b);
+  for (const auto& c : b.component_paths)
+    for (const auto& pl : c) vd.polyline(pl, color::faded, 2);
+  json list = json::array();
+  for (const auto& d : diffs) {
+    list.push_back(d.to_json());
+    if (d.feature == "components" || d.feature == "holes") continue;
+    const cv::Scalar col = d.change == "gone" ? color::missed : color::spurious;
+    vd.ring(d.at, 8, col, 2);
+    vd.text(d.at, d.feature, col);
+  }
+  vd.legend({{"gone", color::missed}, {"new", color::spurious}});
+  r.images["reference"] = sheet({va.finish(), vb.finish(), vd.finish()});
+  std::string text = fmt::format("components {} -> {}, holes {} -> {}, Euler number {} -> {}, end points {} -> {}, junctions {} -> {}",
+                                 a.components, b.components, a.holes, b.holes, a.euler(), b.euler(), a.end_points.size(),
+                                 b.end_points.size(), a.junctions.size(), b.junctions.size());
+  text += diffs.empty() ? "; no differences" : fmt::format("; {} differences (matched within {:.1f} px)", diffs.size(), match_px);
+  for (size_t i = 0; i < diffs.size() && i < 12; ++i) text += "\n  " + diffs[i].text;
+  if (diffs.size() > 12) text += fmt::format("\n  ... {} more (all in topology.differences)", diffs.size() - 12);
+  r.llm_text = text;
+  return {{"reference", a.to_json()}, {"revision", b.to_json()}, {"match_px", round3(match_px)}, {"differences", list}};
+}
+
+// ---------------------------------------------------------------- CompareToReference
+
+ToolResult compare_to_reference(const ToolContext& ctx, const json& req) {
+  ToolResult r;
+  Scene holder;
+  std::string rid;
+  const Scene& rev = revision_scene(ctx, req["revision"], holder, &rid);
+  r.revision_id = rid;
+  const Scope scope = scope_of(rev, req);
+  const std::string aspect = req["aspect"];
+  const Reference ref = reference_of(ctx, rev, rid, req["reference"]);
+  r.fields = {{"reference", ref.kind}, {"aspect", aspect}, {"reference_description", ref.description},
+              {"reference_revision_id", ref.revision_id.empty() ? json(nullptr) : json(ref.revision_id)}};
+  if (aspect == "pixel") r.fields["pixel"] = pixel_aspect(ctx, rev, ref, scope, r);
+  else r.fields["topology"] = topology_aspect(rev, ref, scope, r);
+  r.llm_text = fmt::format("{}{} against {} ({}): {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(),
+                           ref.description, aspect, r.llm_text);
+  r.fields["delta_summary"] = r.llm_text;
+  return r;
+}
+
+json topology_schema() {
+  const json count = S::integer("");
+  return S::object({{"components", count}, {"holes", count}, {"euler_number", S::integer("components - holes", -1000000000)},
+                    {"dots", count}, {"end_point_count", count}, {"junction_count", count},
+                    {"junction_degrees", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}},
+                                          {"description", "degree -> junctions of that degree"}}},
+                    {"end_points", S::array(S::point(), "")},
+                    {"junctions", S::array(S::object({{"at", S::point()}, {"degree", count}}), "")}});
+}
+
+Tool compare_to_reference_entry() {
+  const json difference = S::object(
+      {{"feature", S::enumeration({"components", "holes", "end_point", "junction", "component"}, "")},
+       {"change", S::enumeration({"more", "fewer", "gone", "new"}, "gone: in the reference only; new: in the revision only")},
+       {"at", S::point("where (a count: the centre of the area compared)")},
+       {"reference", S::integer("the reference's count, or a junction's degree there (0: none)")},
+       {"revision", S::integer("the revision's count, or a junction's degree there (0: none)")},
+       {"text", S::string("")}});
+  return {19, "CompareToReference", "semantic",
+          "A revision against a reference — the source's ink, its stroke graph, a high-geometry fit of that graph, "
+          "or the previous revision — pixel by pixel (f1, chamfer, missed and spurious ink) or topologically "
+          "(components, holes, junction degrees, end points, each difference located), with a difference view.",
+          S::object({{"reference", S::with_default(S::enumeration({"source_raster", "source_skeleton", "high_geometry_baseline",
+                                                                   "previous_revision"}, "what to compare with"),
+                                                   "source_raster")},
+                     {"revision", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"aspect", S::with_default(S::enumeration({"pixel", "topology"}, "what to compare"), "pixel")}}),
+          S::object({{"delta_summary", S::string("the differential summary")},
+                     {"reference", S::string("")},
+                     {"aspect", S::string("")},
+                     {"reference_description", S::string("what the reference is")},
+                     {"reference_revision_id", S::nullable(S::string("the previous revision compared with"))},
+                     {"pixel", S::object({{"measured_on", S::enumeration({"pixels", "centrelines"}, "")},
+                                          {"precision", S::number("", 0)}, {"recall", S::number("", 0)},
+                                          {"f1", S::number("", 0)}, {"chamfer_px", S::number("", 0)},
+                                          {"tolerance_px", S::number("", 0)},
+                                          {"reference_px", S::integer("")}, {"drawn_px", S::integer("")},
+                                          {"missed_px", S::integer("")}, {"spurious_px", S::integer("")},
+                                          {"reference_length_px", S::number("", 0)},
+                                          {"drawn_length_px", S::number("", 0)},
+                                          {"findings", S::integer("clusters of missed or spurious centreline")}})},
+                     {"topology", S::object({{"reference", topology_schema()}, {"revision", topology_schema()},
+                                             {"match_px", S::number("features this close on both sides match", 0)},
+                                             {"differences", S::array(difference, "")}})}},
+                    {"delta_summary", "reference", "aspect"}),
+          compare_to_reference};
+}
+
+}  // namespace
+
+void add_reference_tools(std::vector<Tool>& out) { out.push_back(compare_to_reference_entry()); }
+
+}  // namespace sv
