@@ -85,11 +85,10 @@ PixelComparison compare_masks(const cv::Mat& reference, const cv::Mat& drawn, do
   c.precision = c.drawn_px ? double(near_ref) / c.drawn_px : 0;
   c.recall = c.reference_px ? double(near_rev) / c.reference_px : 0;
   c.f1 = c.precision + c.recall > 0 ? 2 * c.precision * c.recall / (c.precision + c.recall) : 0;
-  // A side with no ink has no distance to measure against: the chamfer is the image's diagonal.
-  const double diag = std::hypot(ref.cols, ref.rows);
-  const double mean_ref = c.reference_px && c.drawn_px ? sum_ref / c.reference_px : diag;
-  const double mean_rev = c.reference_px && c.drawn_px ? sum_rev / c.drawn_px : diag;
-  c.chamfer_px = 0.5 * (mean_ref + mean_rev);
+  // As the scorer has it (eval/coverage.hpp): nothing drawn is as far as the image's diagonal;
+  // nothing to draw leaves no distance to measure.
+  if (!c.drawn_px) c.chamfer_px = std::hypot(ref.cols, ref.rows);
+  else c.chamfer_px = c.reference_px ? 0.5 * (sum_ref / c.reference_px + sum_rev / c.drawn_px) : NAN;
   return c;
 }
 

@@ -17,7 +17,8 @@ cv::Mat drawing_mask(const std::vector<Polyline>& paths, cv::Size size, double w
 
 // Two ink masks (CV_8UC1, nonzero ink) within `tol` px of each other, inside the scope:
 // precision the share of the drawing's ink near the reference's, recall the converse, chamfer
-// the mean of the two mean distances; `missed` and `spurious` the pixels farther than tol.
+// the mean of the two mean distances (the image's diagonal when nothing is drawn, NaN when the
+// reference has no ink); `missed` and `spurious` the pixels farther than tol.
 struct PixelComparison {
   double precision = 0, recall = 0, f1 = 0, chamfer_px = 0;
   int reference_px = 0, drawn_px = 0, missed_px = 0, spurious_px = 0;

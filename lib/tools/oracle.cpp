@@ -5,7 +5,7 @@
 // answered question carries an answer.
 #include <fmt/format.h>
 
-#include <set>
+#include <algorithm>
 
 #include "core/error.hpp"
 #include "oracle/oracle.hpp"
@@ -108,15 +108,16 @@ Tool ask_oracle_entry() {
                                                     "process group is ended and the status is timeout",
                                                     kDefaultTimeoutSeconds), 1));
   timeout["maximum"] = 86400;
+  // The sheet of what the oracle is shown holds nine pictures: the source, the current render and seven candidates.
+  json candidates = S::array(S::string("a revision (ref, id or prefix) or scene file"), "when asking which is better");
+  candidates["maxItems"] = 7;
   Tool t{40, "AskOracle", "evaluation",
          "Put a question geometry cannot answer to the configured oracle (--oracle CMD or SV_ORACLE: a person or a "
          "vision model), with the source, the current render and each candidate's render cropped to the region; "
          "the status says whether it answered.",
          S::object({{"question", S::string("what to ask, in plain words")},
                     {"region", S::region("crop the pictures to this region")},
-                    {"candidate_revisions", S::with_default(S::array(S::string("a revision (ref, id or prefix) or scene "
-                                                                               "file"), "when asking which is better"),
-                                                            json::array())},
+                    {"candidate_revisions", S::with_default(candidates, json::array())},
                     {"expected_answer", S::with_default(S::enumeration({"yes_no", "choice", "free_text", "ranking"},
                                                                        "choice and ranking are among the candidates"),
                                                         "free_text")},

@@ -3,6 +3,7 @@
 // pixel by pixel or topologically, with a three-panel view: reference, revision, difference.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <opencv2/imgproc.hpp>
 
 #include "cli/stage_util.hpp"
@@ -40,27 +41,30 @@ cv::Size image_size_of(const Scene& s) {
 // What the revision is compared with.
 struct Reference {
   std::string kind, description;
+  std::string unavailable;  // why there is nothing to compare with ("" when there is)
   std::string revision_id;  // previous_revision
   cv::Mat gray;             // source_raster
   Scene scene;              // previous_revision, high_geometry_baseline
   std::vector<Polyline> paths;  // what the reference draws (its centrelines)
 };
 
-Reference reference_of(const ToolContext& ctx, const Scene& rev, const std::string& rev_id, const std::string& kind) {
+Reference reference_of(const ToolContext& ctx, const Scene& rev, const std::string& kind) {
   Reference ref;
   ref.kind = kind;
   if (kind == "source_raster") {
     std::string why;
     ref.gray = source_raster(ctx, rev, &why);
-    if (ref.gray.empty()) throw Error(Code::invalid_scene, "the scene has no readable source image: " + why);
     ref.description = "the source image's ink";
+    if (ref.gray.empty()) ref.unavailable = "no source image: " + why;
     return ref;
   }
   if (kind == "previous_revision") {
     const std::string& parent = rev.revision.parent;
-    if (parent.empty())
-      throw Error(Code::not_found, fmt::format("revision {} has no parent to compare with", rev_id.substr(0, 12)),
-                  {{"revision", rev_id}});
+    ref.description = "the previous revision";
+    if (parent.empty()) {
+      ref.unavailable = "the revision has no parent (it is the first of its history)";
+      return ref;
+    }
     if (!ctx.store || !ctx.store->has_object(parent))
       throw Error(Code::not_found, fmt::format("the parent {} is not in a store in use", parent.substr(0, 12)),
                   {{"revision", parent}});
@@ -70,7 +74,11 @@ Reference reference_of(const ToolContext& ctx, const Scene& rev, const std::stri
     ref.description = "the previous revision " + parent.substr(0, 12);
     return ref;
   }
-  if (!rev.graph) throw Error(Code::invalid_scene, "the scene has no stroke graph (run sv-skeleton)");
+  if (!rev.graph) {
+    ref.description = kind == "source_skeleton" ? "the source's stroke graph" : "a high-geometry fit of the stroke graph";
+    ref.unavailable = "the scene has no stroke graph (run sv-skeleton)";
+    return ref;
+  }
   if (kind == "source_skeleton") {
     ref.paths = graph_paths(rev);
     ref.description = "the source's stroke graph";
@@ -104,7 +112,7 @@ json pixel_aspect(const ToolContext& ctx, const Scene& rev, const Reference& ref
     const cv::Mat ink = separate_ink(ref.gray).binary;
     const PixelComparison c = compare_masks(ink, drawing_mask(drawn_paths(rev), ink.size(), sw), tol, scope);
     m = {{"measured_on", "pixels"}, {"precision", round3(c.precision)}, {"recall", round3(c.recall)},
-         {"f1", round3(c.f1)}, {"chamfer_px", round3(c.chamfer_px)}, {"tolerance_px", round3(tol)},
+         {"f1", round3(c.f1)}, {"chamfer_px", c.chamfer_px}, {"tolerance_px", round3(tol)},
          {"reference_px", c.reference_px}, {"drawn_px", c.drawn_px}, {"missed_px", c.missed_px},
          {"spurious_px", c.spurious_px}};
     va.underlay(ref.gray, color::ink);
@@ -116,7 +124,7 @@ json pixel_aspect(const ToolContext& ctx, const Scene& rev, const Reference& ref
     const CoverageReport cov = analyze_coverage(rev, d, ref.paths, tol, scope, true);
     m = {{"measured_on", "centrelines"}, {"precision", round3(cov.metrics.precision)},
          {"recall", round3(cov.metrics.recall)}, {"f1", round3(cov.metrics.f1)},
-         {"chamfer_px", round3(cov.metrics.chamfer_px)}, {"tolerance_px", round3(tol)},
+         {"chamfer_px", cov.metrics.chamfer_px}, {"tolerance_px", round3(tol)},
          {"reference_length_px", round3(cov.metrics.reference_length_px)},
          {"drawn_length_px", round3(cov.metrics.drawn_length_px)}, {"findings", cov.findings.size()}};
     for (const auto& p : ref.paths) va.polyline(p, color::ink, 2);
@@ -127,9 +135,15 @@ json pixel_aspect(const ToolContext& ctx, const Scene& rev, const Reference& ref
   }
   vd.legend({{"missed", color::missed}, {"spurious", color::spurious}, {"agreed", color::faded}});
   r.images["reference"] = sheet({va.finish(), vb.finish(), vd.finish()});
-  std::string text = fmt::format("f1 {:.3f} (precision {:.3f}, recall {:.3f}), chamfer {:.2f} px at {:.1f} px, on {}",
+  // With no reference ink there is no distance to measure: no chamfer.
+  const double chamfer = m["chamfer_px"];
+  if (std::isfinite(chamfer)) m["chamfer_px"] = round3(chamfer);
+  else m.erase("chamfer_px");
+  std::string text = fmt::format("f1 {:.3f} (precision {:.3f}, recall {:.3f}), {} at {:.1f} px, on {}",
                                  m["f1"].get<double>(), m["precision"].get<double>(), m["recall"].get<double>(),
-                                 m["chamfer_px"].get<double>(), tol, m["measured_on"].get<std::string>());
+                                 std::isfinite(chamfer) ? fmt::format("chamfer {:.2f} px", chamfer)
+                                                        : std::string("no chamfer (the reference draws nothing)"),
+                                 tol, m["measured_on"].get<std::string>());
   if (m.contains("missed_px"))
     text += fmt::format("; {} ink px missed, {} drawn px spurious", m["missed_px"].get<int>(), m["spurious_px"].get<int>());
   r.llm_text = text;
@@ -198,10 +212,14 @@ ToolResult compare_to_reference(const ToolContext& ctx, const json& req) {
   r.revision_id = rid;
   const Scope scope = scope_of(rev, req);
   const std::string aspect = req["aspect"];
-  const Reference ref = reference_of(ctx, rev, rid, req["reference"]);
+  const Reference ref = reference_of(ctx, rev, req["reference"]);
   r.fields = {{"reference", ref.kind}, {"aspect", aspect}, {"reference_description", ref.description},
-              {"reference_revision_id", ref.revision_id.empty() ? json(nullptr) : json(ref.revision_id)}};
-  if (aspect == "pixel") r.fields["pixel"] = pixel_aspect(ctx, rev, ref, scope, r);
+              {"reference_revision_id", ref.revision_id.empty() ? json(nullptr) : json(ref.revision_id)},
+              {"compared", ref.unavailable.empty()}};
+  if (!ref.unavailable.empty()) {
+    r.warnings.push_back("nothing compared: " + ref.unavailable);
+    r.llm_text = "nothing compared: " + ref.unavailable;
+  } else if (aspect == "pixel") r.fields["pixel"] = pixel_aspect(ctx, rev, ref, scope, r);
   else r.fields["topology"] = topology_aspect(rev, ref, scope, r);
   r.llm_text = fmt::format("{}{} against {} ({}): {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(),
                            ref.description, aspect, r.llm_text);
@@ -241,6 +259,8 @@ Tool compare_to_reference_entry() {
                      {"aspect", S::string("")},
                      {"reference_description", S::string("what the reference is")},
                      {"reference_revision_id", S::nullable(S::string("the previous revision compared with"))},
+                     {"compared", S::boolean("false when the reference is not available (no source image, no stroke "
+                                             "graph, no parent); the warning says why")},
                      {"pixel", S::object({{"measured_on", S::enumeration({"pixels", "centrelines"}, "")},
                                           {"precision", S::number("", 0)}, {"recall", S::number("", 0)},
                                           {"f1", S::number("", 0)}, {"chamfer_px", S::number("", 0)},
@@ -253,7 +273,7 @@ Tool compare_to_reference_entry() {
                      {"topology", S::object({{"reference", topology_schema()}, {"revision", topology_schema()},
                                              {"match_px", S::number("features this close on both sides match", 0)},
                                              {"differences", S::array(difference, "")}})}},
-                    {"delta_summary", "reference", "aspect"}),
+                    {"delta_summary", "reference", "aspect", "compared"}),
           compare_to_reference};
 }
 

@@ -71,6 +71,19 @@ TEST_CASE("compare-to-reference: the same drawing, pixel and topology, then a pr
   json raster_topo = compare("--reference source_raster --aspect topology");
   CHECK(raster_topo["topology"]["reference"]["holes"] == holes);
 
+  // The first revisions: sv-skeleton's has no parent, sv-fit's parent draws nothing.
+  sv::Store st(reference_store() / ".svrev");
+  std::vector<std::string> chain = {st.head_id()};
+  while (!st.read_scene(chain.back()).revision.parent.empty()) chain.push_back(st.read_scene(chain.back()).revision.parent);
+  REQUIRE(chain.size() == 4);
+  json first = compare("--reference previous_revision --revision " + chain[3]);
+  CHECK(first["compared"] == false);
+  CHECK(first["warnings"][0].get<std::string>().find("no parent") != std::string::npos);
+  json fitted = compare("--reference previous_revision --revision " + chain[2]);
+  CHECK(fitted["compared"] == true);
+  CHECK(fitted["pixel"]["f1"] == 0.0);
+  CHECK_FALSE(fitted["pixel"].contains("chamfer_px"));  // no distance to a reference that draws nothing
+
   // Delete one side of a cell: the loop opens.
   const json listing = tool("sv-diagnose", "list-primitives --rev HEAD --filter.types line --sort-by length_desc --limit 1");
   const std::string victim = listing["primitives"][0]["id"];
