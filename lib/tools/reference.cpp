@@ -96,14 +96,17 @@ Reference reference_of(const ToolContext& ctx, const Scene& rev, const std::stri
 
 cv::Mat gray_of(const cv::Mat& mask) { return 255 - mask * 255; }
 
-View panel(const Scene& s, const std::string& title) { return View(view_area(s, BBox{}, 0), title, 480); }
+// One of the three panels, all showing the scope's area (else the whole image).
+View panel(const Scene& s, const Scope& scope, const std::string& title) {
+  return View(view_area(s, scope.bounds(), 2 * stroke_width_of(s)), title, 480);
+}
 
 // ---------------------------------------------------------------- pixel
 
-json pixel_aspect(const ToolContext& ctx, const Scene& rev, const Reference& ref, const Scope& scope, ToolResult& r) {
+json pixel_aspect(const Scene& rev, const Reference& ref, const Scope& scope, ToolResult& r) {
   const double sw = stroke_width_of(rev), tol = default_tolerance(sw);
-  View va = panel(rev, "reference: " + ref.kind), vb = panel(rev, "revision"),
-       vd = panel(rev, "difference: missed red, spurious green");
+  View va = panel(rev, scope, "reference: " + ref.kind), vb = panel(rev, scope, "revision"),
+       vd = panel(rev, scope, "difference: missed red, spurious green");
   const Drawing d = drawing_of(rev);
   for (const auto& [id, path] : d.pieces) vb.polyline(path, color::ink, 2);
   json m;
@@ -176,8 +179,8 @@ json topology_aspect(const Scene& rev, const Reference& ref, const Scope& scope,
   const double match_px = std::max(3.0, 2 * sw);
   const BBox area = scope.everything() ? view_area(rev, BBox{}, 0) : scope.bounds();
   const std::vector<TopologyDifference> diffs = compare_topology(a, b, match_px, {(area.x0 + area.x1) / 2, (area.y0 + area.y1) / 2});
-  View va = panel(rev, "reference: " + ref.kind), vb = panel(rev, "revision"),
-       vd = panel(rev, "difference: gone red, new green");
+  View va = panel(rev, scope, "reference: " + ref.kind), vb = panel(rev, scope, "revision"),
+       vd = panel(rev, scope, "difference: gone red, new green");
   draw_topology(va, a);
   draw_topology(vb, b);
   for (const auto& c : b.component_paths)
@@ -219,7 +222,7 @@ ToolResult compare_to_reference(const ToolContext& ctx, const json& req) {
   if (!ref.unavailable.empty()) {
     r.warnings.push_back("nothing compared: " + ref.unavailable);
     r.llm_text = "nothing compared: " + ref.unavailable;
-  } else if (aspect == "pixel") r.fields["pixel"] = pixel_aspect(ctx, rev, ref, scope, r);
+  } else if (aspect == "pixel") r.fields["pixel"] = pixel_aspect(rev, ref, scope, r);
   else r.fields["topology"] = topology_aspect(rev, ref, scope, r);
   r.llm_text = fmt::format("{}{} against {} ({}): {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(),
                            ref.description, aspect, r.llm_text);
