@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,9 +125,18 @@ Outcome run_oracle(const std::string& command, const std::string& dir, double ti
   }
   const std::string script = command + " \"$@\"";
   const char* argv[] = {"sh", "-c", script.c_str(), "sh", dir.c_str(), nullptr};
+  // An oracle that asks at the terminal (oracle-ask) must be the terminal's foreground process
+  // group, as a shell's job is, or reading it stops it; sv takes the terminal back afterwards.
+  const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  const bool foreground = tty >= 0 && ::tcgetpgrp(tty) == ::getpgrp();
   const pid_t pid = ::fork();
   if (pid == 0) {  // only async-signal-safe calls until exec
     ::setpgid(0, 0);
+    if (foreground) {  // a background group may take the terminal only with SIGTTOU ignored
+      ::signal(SIGTTOU, SIG_IGN);
+      ::tcsetpgrp(tty, ::getpid());
+      ::signal(SIGTTOU, SIG_DFL);
+    }
     const int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
     ::dup2(out[1], 1);
@@ -136,12 +146,24 @@ Outcome run_oracle(const std::string& command, const std::string& dir, double ti
     ::_exit(127);
   }
   ::close(out[1]), ::close(err[1]);
+  // Hands the terminal to `pgid` whichever group sv is in by then (SIGTTOU blocked).
+  auto give_terminal = [&](pid_t pgid) {
+    if (!foreground) return;
+    sigset_t ttou, old;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    ::pthread_sigmask(SIG_BLOCK, &ttou, &old);
+    ::tcsetpgrp(tty, pgid);
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  };
   if (pid < 0) {
     o.start_error = std::strerror(errno);
     ::close(out[0]), ::close(err[0]);
+    if (tty >= 0) ::close(tty);
     return o;
   }
   ::setpgid(pid, pid);  // also here: no signal may miss the group for want of the child's call
+  give_terminal(pid);
   o.started = true;
   for (int fd : {out[0], err[0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
@@ -176,6 +198,8 @@ Outcome run_oracle(const std::string& command, const std::string& dir, double ti
   }
   // Whatever it left running in its group (a daemon, a background job) goes with it.
   if (group_alive(pid)) ::kill(-pid, SIGKILL);
+  give_terminal(::getpgrp());
+  if (tty >= 0) ::close(tty);
   ::close(out[0]), ::close(err[0]);
   return o;
 }

@@ -173,3 +173,26 @@ TEST_CASE("ask-oracle: an oracle past its time is ended with its process group",
   REQUIRE(started.size() == 2);
   for (pid_t p : started) CHECK_FALSE(alive(p));
 }
+
+TEST_CASE("ask-oracle: the terminal oracle asks at the terminal, and declines without one", "[e2e][oracle]") {
+  // Without a controlling terminal (setsid) there is no one to ask.
+  json a = ask("", "--question 'Is it a cat?' --oracle 'setsid -w " + kScripts + "/oracle-ask'");
+  CHECK(a["status"] == "declined");
+  CHECK(a["detail"].get<std::string>().find("no terminal to ask at") != std::string::npos);
+  if (!fs::exists("/usr/bin/script")) return;  // util-linux: a terminal for the person's answer
+  // A person (standing in: the pseudo-terminal's input) answers yes and says why.
+  Run r = run(fmt::format("cd {} && printf 'yes\\nround face\\n' | env -u SV_ORACLE /usr/bin/script -qec \"{} ask-oracle "
+                          "--rev HEAD --question 'Is it a face?' --expected-answer yes_no --oracle {}/oracle-ask\" /dev/null",
+                          oracle_store().string(), bin("sv-diagnose"), kScripts));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // The terminal shows the question and the pictures, then the envelope (its first key is answer).
+  CHECK(r.out.find("sv asks: Is it a face?") != std::string::npos);
+  CHECK(r.out.find("current.png") != std::string::npos);
+  const size_t brace = r.out.rfind("{\"answer\"");
+  REQUIRE(brace != std::string::npos);
+  a = json::parse(r.out.substr(brace));
+  CHECK(a["status"] == "answered");
+  CHECK(a["answer"] == "yes");
+  CHECK(a["rationale"] == "round face");
+}
