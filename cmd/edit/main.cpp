@@ -1,6 +1,9 @@
-// sv-edit: the catalog's mutation tools, each a subcommand over a scene or a store revision.
-#include "cli/shell.hpp"
+// sv-edit: the catalog's mutation tools, each a subcommand over a scene or a store revision, and
+// refine, the refinement loop built from them.
+#include "cli/refine.hpp"
 
 int main(int argc, char** argv) {
-  return sv::run_main(argc, argv, {"sv-edit", "Edit a drawing's scene with the catalog's mutation tools"});
+  sv::Executable exe{"sv-edit", "Edit a drawing's scene with the catalog's mutation tools"};
+  exe.commands = {sv::refine_command()};
+  return sv::run_main(argc, argv, exe);
 }

@@ -126,11 +126,43 @@ std::string edit_details(const Scene& before, const EditSession& session, const 
   return out;
 }
 
+}  // namespace
+
+void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::string& tool, const std::string& note,
+                 const std::string& parent, Store* store, const std::string& head_seen) {
+  out.revision = RevisionInfo{};
+  out.revision.parent = parent;
+  out.revision.tool = steps.size() == 1 ? tool : "batch";
+  for (const auto& s : steps) {
+    json args = s.request;
+    args.erase("dry_run");
+    args.erase("note");
+    out.revision.args.push_back(s.tool->name + " " + args.dump());
+  }
+  out.revision.note = note;
+  if (store) {
+    // A stale edit is refused before anything is written; a writer that loses the race
+    // below leaves only an unreferenced object, which gc removes.
+    if (store->head_id() != head_seen)
+      throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
+                                              store->head_id().substr(0, 12), head_seen.substr(0, 12)),
+                  {{"head", store->head_id()}, {"edited", head_seen}});
+    std::string id = store->put_scene(out);
+    store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
+  } else {
+    require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
+    assign_revision_id(out);
+  }
+}
+
+namespace {
+
 // A mutation (one edit, or a list of them as one batch): the edits run on the scene, then either
-// the report is printed (dry run: nothing written anywhere, not even a view into the store) or
-// the result becomes a revision. In store mode the edited revision must still be HEAD when the
-// new one is recorded (compare-and-set under the store's lock), else conflict.
-int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list) {
+// nothing is written (dry run: not even a view into the store) or the result becomes a revision,
+// left in `edited`. In store mode the edited revision must still be HEAD when the new one is
+// recorded (compare-and-set under the store's lock), else conflict. Returns the envelope.
+json edit_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list,
+                   Scene& edited) {
   const Tool& tool = *inv.tool;
   json items = json::array();
   for (json e : list) {
@@ -149,12 +181,6 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   }
   Scene scene;
   std::string rid = read_scene_input(inv, c, store, scene);
-  if (store) {
-    // An id is never reused within a history: the scene's own marks go back with a revert, the
-    // store's do not, so fresh ids start after the highest any revision has used.
-    for (const char* kind : {"primitive", "region"})
-      if (int mark = store->id_mark(kind); mark > id_high_mark(scene, kind)) scene.extra["id_marks"][kind] = mark;
-  }
   const bool store_mode = !c.rev.empty();
   const std::string head_seen = store && !store_mode ? store->head_id() : rid;
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
@@ -177,29 +203,7 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
     env["revision_id"] = nullptr;
     text = "dry run (nothing changed): " + text;
   } else {
-    out.revision = RevisionInfo{};
-    out.revision.parent = rid;
-    out.revision.tool = steps.size() == 1 ? tool.name : "batch";
-    for (const auto& s : steps) {
-      json args = s.request;
-      args.erase("dry_run");
-      args.erase("note");
-      out.revision.args.push_back(s.tool->name + " " + args.dump());
-    }
-    out.revision.note = note;
-    if (store) {
-      // A stale edit is refused before anything is written; a writer that loses the race
-      // below leaves only an unreferenced object, which gc removes.
-      if (store_mode && store->head_id() != head_seen)
-        throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
-                                                store->head_id().substr(0, 12), head_seen.substr(0, 12)),
-                    {{"head", store->head_id()}, {"edited", head_seen}});
-      std::string id = store->put_scene(out);
-      store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
-    } else {
-      require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
-      assign_revision_id(out);
-    }
+    record_edit(out, steps, tool.name, note, rid, store ? &*store : nullptr, head_seen);
     env["revision_id"] = out.revision.id;
   }
   env["llm_text"] = text;
@@ -207,9 +211,18 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   if (std::string err = Schema(result_schema(tool)).first_error(env); !err.empty() && steps.size() == 1)
     throw Error(Code::internal, fmt::format("{} produced a result outside its schema: {}", tool.name, err));
   for (const auto& w : session.warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  edited = std::move(out);
+  return env;
+}
+
+// Prints what edit_envelope made: the envelope (dry run, store mode) and the new scene.
+int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, const json& list) {
+  Scene out;
+  json env = edit_envelope(inv, c, store, list, out);
+  const bool dry_run = env["dry_run"].get<bool>();
   if (dry_run) {
     write_output("-", env.dump() + "\n");
-  } else if (store_mode) {
+  } else if (!c.rev.empty()) {
     if (!c.output.empty()) write_output(c.output, dump_scene(out));
     write_output("-", env.dump() + "\n");
   } else {
@@ -219,25 +232,11 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   return 0;
 }
 
-}  // namespace
-
-int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
+// A read or store tool on its scene (the store's revision, or the scene file) or on the store:
+// the envelope, with the views written (and inline with --embed-images).
+json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store, json request) {
   const Tool& tool = *inv.tool;
-  if (!c.rev.empty() && inv.input_given) usage("--rev reads the scene from the store; an input file contradicts it");
-  if (tool.kind == ToolKind::store && inv.input_given) usage(tool.name + " works on the store; it reads no scene file");
-  if (tool.kind == ToolKind::store && !c.rev.empty())
-    usage(tool.name + " names its revisions in its own fields, not with --rev");
-  std::optional<Store> store = open_store(c);
-
-  json request = json::object();
-  if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
-  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxRequestBytes), "request-file");
-  if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, c, store, request);
-  if (!request.is_object()) usage("the request must be a JSON object");
-  merge_into(request, inv.fields);
-  if (tool.kind == ToolKind::edit) return run_edit(inv, c, store, json::array({request}));
   request = normalize_request(tool, request);
-
   Scene scene;
   std::string rid;
   if (tool.kind == ToolKind::store) {
@@ -261,11 +260,48 @@ int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
   for (const auto& w : warnings) human += "\nwarning: " + w;
   env["human_text"] = human;
   if (c.embed_images) env["images_png_base64"] = embedded;
-  std::string text = env.dump() + "\n";
+  for (const auto& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
+  return env;
+}
+
+}  // namespace
+
+int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& c) {
+  const Tool& tool = *inv.tool;
+  if (!c.rev.empty() && inv.input_given) usage("--rev reads the scene from the store; an input file contradicts it");
+  if (tool.kind == ToolKind::store && inv.input_given) usage(tool.name + " works on the store; it reads no scene file");
+  if (tool.kind == ToolKind::store && !c.rev.empty())
+    usage(tool.name + " names its revisions in its own fields, not with --rev");
+  std::optional<Store> store = open_store(c);
+
+  json request = json::object();
+  if (!inv.request_text.empty()) request = parse_json_value(inv.request_text, "request");
+  if (!inv.request_file.empty()) request = parse_json_value(read_input(inv.request_file, kMaxRequestBytes), "request-file");
+  if (tool.kind == ToolKind::edit && request.is_array()) return run_edit(inv, c, store, request);
+  if (!request.is_object()) usage("the request must be a JSON object");
+  merge_into(request, inv.fields);
+  if (tool.kind == ToolKind::edit) return run_edit(inv, c, store, json::array({request}));
+  std::string text = tool_envelope(inv, c, store, request).dump() + "\n";
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
-  for (const auto& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", tool.executable.c_str(), w.c_str());
   return 0;
+}
+
+json call_tool_in_store(const Tool& tool, const CommonOptions& options, const json& request) {
+  if (!request.is_object()) usage("the request must be a JSON object");
+  CommonOptions c;
+  c.store = options.store;
+  c.no_store = options.no_store;
+  c.oracle = options.oracle;
+  std::optional<Store> store = open_store(c);
+  if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
+  if (tool.kind != ToolKind::store) c.rev = "HEAD";
+  c.embed_images = true;
+  ToolInvocation inv;
+  inv.tool = &tool;
+  if (tool.kind != ToolKind::edit) return tool_envelope(inv, c, store, request);
+  Scene edited;
+  return edit_envelope(inv, c, store, json::array({request}), edited);
 }
 
 json value_from_text(const json& s, const std::string& text, const std::string& field) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/shell.hpp"
+#include "tools/edit_session.hpp"
 #include "tools/tool.hpp"
 
 namespace sv {
@@ -20,6 +21,18 @@ struct ToolInvocation {
 
 // Runs the invocation (the caller has parsed it); returns 0 or throws sv::Error.
 int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& common);
+
+// Makes an applied edit a revision of `parent`: its provenance (the steps' tools and requests,
+// the note) recorded, then with a store written and HEAD moved from `head_seen` (compare-and-set:
+// Error(conflict) when HEAD moved), without one its id assigned after the schema check.
+void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::string& tool, const std::string& note,
+                 const std::string& parent, Store* store, const std::string& head_seen);
+
+// One call of the tool in store mode, as `EXE TOOL --rev HEAD --embed-images --request JSON`
+// makes it (a store tool: on the store itself): the store the options name, HEAD's scene unless
+// the request names other revisions, an edit recorded as a new revision. Returns the envelope
+// that command prints; throws sv::Error where it fails (no store found: not_found).
+json call_tool_in_store(const Tool& tool, const CommonOptions& store_options, const json& request);
 
 // Converts an option's text to the JSON its field schema asks for: numbers, booleans, lists as
 // "a,b,c" or JSON, objects as JSON (regions also as shorthand), and for a field that may take

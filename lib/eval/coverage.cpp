@@ -53,20 +53,28 @@ class PointGrid {
   double nearest(Vec2 q) const {
     if (pts_.empty()) return std::numeric_limits<double>::infinity();
     long qx = cx(q.x), qy = cx(q.y);
-    double best = std::numeric_limits<double>::infinity();
+    // Searched by squared distance (hypot is most of the cost); the nearest point's distance is
+    // then the same hypot as before.
+    double best2 = std::numeric_limits<double>::infinity();
+    size_t best_i = 0;
     for (long r = 0;; ++r) {
       // Every point in ring r is at least (r - 1) cells away.
-      if (r > 0 && (r - 1) * cell_ > best) break;
+      const double reach = (r - 1) * cell_;
+      if (r > 0 && reach > 0 && reach * reach > best2) break;
       for (long dy = -r; dy <= r; ++dy)
         for (long dx = -r; dx <= r; ++dx) {
           if (std::max(std::labs(dx), std::labs(dy)) != r) continue;
           auto it = cells_.find(key(qx + dx, qy + dy));
           if (it == cells_.end()) continue;
-          for (size_t i : it->second) best = std::min(best, dist(q, pts_[i]));
+          for (size_t i : it->second) {
+            const Vec2 d = q - pts_[i];
+            const double d2 = d.x * d.x + d.y * d.y;
+            if (d2 < best2) best2 = d2, best_i = i;
+          }
         }
       if (r > 1'000'000) break;
     }
-    return best;
+    return dist(q, pts_[best_i]);
   }
 
  private:

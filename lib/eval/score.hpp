@@ -16,7 +16,9 @@ namespace sv {
 class NearestPoints {
  public:
   NearestPoints(const std::vector<Polyline>& polys, double step);
-  double distance(Vec2 q) const;
+  // The distance to the nearest point; with `cap`, any value above it may read as INFINITY (the
+  // search stops there, so a far query costs no more than a near one).
+  double distance(Vec2 q, double cap = INFINITY) const;
   bool empty() const { return pts_.empty(); }
 
  private:
@@ -56,11 +58,14 @@ CoverageReport analyze_coverage(const Scene& s, const Drawing& d, const std::vec
 // time is the drawing time of the primitives touching it and pen-ups those starting or ending in it.
 struct Scores {
   double draw_time_s = 0, precision = 0, recall = 0, f1 = 0, chamfer_px = 0, hausdorff_px = 0;
+  double f1_1px = 0;  // f1 at a 1 px tolerance, from the same distances
   int primitive_count = 0, pen_up_count = 0;
   bool timed = false;  // false without a command stream
 };
 Scores score(const Scene& s, const std::vector<Polyline>& reference, double tol, const Scope& scope);
-// The metrics named in `wanted` (the catalog's names: draw_time, f1, chamfer, ...), each keyed
+// The page's diagonal (what a distance reads as when there is nothing to measure to).
+double image_diagonal(const Scene& s);
+// The metrics named in `wanted` (the catalog's names: draw_time, f1, chamfer, f1_1px, ...), each keyed
 // with its unit (draw_time_s, chamfer_px) and rounded to 0.001.
 json metrics_json(const Scores& sc, const json& wanted);
 

@@ -55,9 +55,8 @@ json rect_json(const BBox& b) {
 
 Vec2 shape_mid(const Shape& s) { return s.at(0.5); }
 
-json primitive_summary(const Primitive& p, const Drawing& d) {
-  const Shape& sh = p.shape;
-  json o = {{"id", p.id}, {"type", prim_type_name(sh.type)}};
+json shape_json(const Shape& sh) {
+  json o = {{"type", prim_type_name(sh.type)}};
   if (sh.type != PrimType::circle) {
     o["p0"] = point_json(sh.p0);
     o["p1"] = point_json(sh.p1);
@@ -67,6 +66,13 @@ json primitive_summary(const Primitive& p, const Drawing& d) {
     o["center"] = point_json(sh.center);
     o["radius"] = round3(sh.radius);
   }
+  return o;
+}
+
+json primitive_summary(const Primitive& p, const Drawing& d) {
+  const Shape& sh = p.shape;
+  json o = {{"id", p.id}};
+  o.update(shape_json(sh));
   o["length_px"] = round3(sh.length());
   auto t = d.primitive_s.find(p.id);
   o["est_draw_time_ms"] = round3(t == d.primitive_s.end() ? 0 : 1000 * t->second);

@@ -26,6 +26,8 @@ cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why);
 FidelityReference fidelity_reference(const ToolContext& ctx, const Scene& s, std::vector<std::string>& warnings);
 json rect_json(const BBox& b);  // {"kind": "rect", "rect": [x0, y0, x1, y1]}
 
+// A shape's geometry as the catalog's PrimitiveDetail has it: type, p0, p1, bulge, center, radius.
+json shape_json(const Shape& s);
 // The catalog's PrimitiveSummary.
 json primitive_summary(const Primitive& p, const Drawing& d);
 // Endpoints where a shape is entered and left (circles: the point at angle 0).

@@ -7,6 +7,8 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "core/scene_check.hpp"
+#include "store/store.hpp"
 #include "tools/common.hpp"
 
 namespace sv {
@@ -14,17 +16,30 @@ namespace sv {
 json edit_metrics(const Scene& s, const std::vector<Polyline>& reference) {
   if (!s.primitives) return json::object();
   Scores sc = score(s, reference, default_tolerance(stroke_width_of(s)), Scope{});
-  json m = metrics_json(sc, {"primitive_count", "pen_up_count", "precision", "recall", "f1", "chamfer"});
+  json m = metrics_json(sc, {"primitive_count", "pen_up_count", "precision", "recall", "f1", "f1_1px", "chamfer"});
   if (sc.timed) m["draw_time_s"] = round3(sc.draw_time_s);
   // What cannot be measured (fidelity without anything to measure against) is left out.
   for (auto it = m.begin(); it != m.end();) it = it->is_number() && std::isfinite(it->get<double>()) ? std::next(it) : m.erase(it);
   return m;
 }
 
-EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps) {
+EditBaseline edit_baseline(const ToolContext& ctx) {
+  EditBaseline b;
+  b.reference = fidelity_reference(ctx, ctx.scene, b.warnings);
+  b.before = edit_metrics(ctx.scene, b.reference.paths);
+  return b;
+}
+
+EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps, const EditBaseline* base) {
   if (steps.empty()) throw Error(Code::invalid_selection, "no edits to apply");
   EditSession out;
   out.scene = ctx.scene;
+  if (ctx.store) {
+    // An id is never reused within a history: the scene's own marks go back with a revert, the
+    // store's do not, so fresh ids start after the highest any revision has used.
+    for (const char* kind : {"primitive", "region"})
+      if (int mark = ctx.store->id_mark(kind); mark > id_high_mark(out.scene, kind)) out.scene.extra["id_marks"][kind] = mark;
+  }
   for (const auto& step : steps) {
     ToolContext c{out.scene, ctx.store, ctx.revision_id};
     ToolResult r = step.tool->run(c, normalize_request(*step.tool, step.request));  // as run_tool does
@@ -51,9 +66,11 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
   for (const auto& [id, p] : old_ids)
     if (!new_ids.count(id)) out.removed.push_back(id);
   // Edits keep the source, so both sides are measured against its ink.
-  const FidelityReference ref = fidelity_reference(ctx, ctx.scene, out.warnings);
-  out.before = edit_metrics(ctx.scene, ref.paths);
-  out.after = edit_metrics(out.scene, ref.paths);
+  const EditBaseline own = base ? EditBaseline{} : edit_baseline(ctx);
+  const EditBaseline& b = base ? *base : own;
+  out.warnings.insert(out.warnings.end(), b.warnings.begin(), b.warnings.end());
+  out.before = b.before;
+  out.after = edit_metrics(out.scene, b.reference.paths);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/ink_reference.hpp"
 #include "tools/tool.hpp"
 
 namespace sv {
@@ -25,11 +26,22 @@ struct EditSession {
 };
 
 // The scoreboard an edit reports: draw_time_s, primitive_count, pen_up_count, precision,
-// recall, f1, chamfer_px (fidelity against `reference` at the default tolerance).
+// recall, f1, chamfer_px (fidelity against `reference` at the default tolerance) and f1_1px
+// (at 1 px, where a shift the default tolerance forgives shows).
 json edit_metrics(const Scene& s, const std::vector<Polyline>& reference);
 
-// Runs the steps on ctx.scene. Throws the first step's Error (nothing is kept).
-EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps);
+// What every edit of one scene is measured against: the source's ink and the scoreboard before.
+// Computed once when many edits of the same scene are tried (SuggestOptimizations, refine).
+struct EditBaseline {
+  FidelityReference reference;
+  json before;
+  std::vector<std::string> warnings;
+};
+EditBaseline edit_baseline(const ToolContext& ctx);
+
+// Runs the steps on ctx.scene (with the store's id marks, so the ids are those the recorded edit
+// gets). Throws the first step's Error (nothing is kept). `base`: ctx's baseline, when known.
+EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps, const EditBaseline* base = nullptr);
 
 // Parses a batch: a list of {"tool": NAME, ...fields} (or the catalog's EditSpec
 // {"kind": edit_kind, "payload": {...}}); every tool must be an edit tool.

@@ -12,6 +12,7 @@
 #include "edit/edit.hpp"
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
+#include "suggest/rank.hpp"
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/edit_session.hpp"
@@ -384,13 +385,63 @@ json semantic_aspects(const Scene& s) {
   return {{"semantic_roles", roles}};
 }
 
+// Several batches tried from the same revision, ranked by draw time saved per fidelity lost.
+ToolResult simulate_alternatives(const ToolContext& ctx, const json& req) {
+  const EditBaseline base = edit_baseline(ctx);
+  struct Tried {
+    size_t index;
+    json row;
+    double merit;
+  };
+  std::vector<Tried> tried;
+  const json& alts = req["alternatives"];
+  for (size_t i = 0; i < alts.size(); ++i) {
+    json row = {{"alternative", i}};
+    double merit = -INFINITY;
+    try {
+      EditSession s = apply_edits(ctx, parse_batch(alts[i]), &base);
+      suggest::Effect e{s.before, s.after, 1.0};
+      merit = suggest::merit(e, {"draw_time"});
+      row.update({{"after", s.after}, {"draw_time_delta_ms", std::round(e.delta("draw_time_s") * 1000)},
+                  {"f1_delta", round3(e.delta("f1"))}, {"f1_1px_delta", round3(e.delta("f1_1px"))},
+                  {"risk", suggest::risk(e)}, {"merit", round_to(merit, 1e-4)}, {"new_primitive_ids", s.added},
+                  {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}});
+    } catch (const Error& err) {
+      row["refused"] = {{"code", code_name(err.code())}, {"message", err.what()}};
+    }
+    tried.push_back({i, row, merit});
+  }
+  std::stable_sort(tried.begin(), tried.end(), [](const Tried& a, const Tried& b) { return a.merit > b.merit; });
+  ToolResult r;
+  r.warnings = base.warnings;
+  json table = json::array();
+  r.llm_text = fmt::format("simulated {} alternatives from the same revision (nothing changed), best first:", alts.size());
+  for (size_t k = 0; k < tried.size(); ++k) {
+    json row = tried[k].row;
+    row["rank"] = k + 1;
+    r.llm_text += row.contains("refused")
+                      ? fmt::format("\n{}. alternative {}: refused: {}", k + 1, tried[k].index, row["refused"]["message"].get<std::string>())
+                      : fmt::format("\n{}. alternative {}: {:+.0f} ms, f1 {:+.3f}, f1@1px {:+.3f}, {} risk", k + 1, tried[k].index,
+                                    row["draw_time_delta_ms"].get<double>(), row["f1_delta"].get<double>(),
+                                    row["f1_1px_delta"].get<double>(), row["risk"].get<std::string>());
+    table.push_back(row);
+  }
+  r.fields = {{"before", base.before}, {"after", tried.empty() || tried[0].row.contains("refused") ? json::object() : tried[0].row["after"]},
+              {"alternatives", table}};
+  return r;
+}
+
 ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
+  if (!req["alternatives"].empty()) {
+    if (!req["edits"].empty()) throw Error(Code::invalid_selection, "give edits or alternatives, not both");
+    return simulate_alternatives(ctx, req);
+  }
   std::vector<EditStep> steps = parse_batch(req["edits"]);
   EditSession s = apply_edits(ctx, steps);
   json before = json::object(), after = json::object();
   const std::map<std::string, std::vector<const char*>> keys = {
       {"draw_time", {"draw_time_s"}}, {"primitive_count", {"primitive_count"}}, {"pen_up_count", {"pen_up_count"}},
-      {"pixel_fidelity", {"precision", "recall", "f1", "chamfer_px"}}};
+      {"pixel_fidelity", {"precision", "recall", "f1", "f1_1px", "chamfer_px"}}};
   const std::vector<Polyline> ref = fidelity_reference(ctx, ctx.scene, s.warnings).paths;
   const std::map<std::string, std::function<json(const Scene&)>> measured = {
       {"coverage_findings", [&](const Scene& x) { return coverage_findings(x, ref); }}, {"semantic_aspects", semantic_aspects}};
@@ -422,17 +473,24 @@ Tool simulate_edit_entry() {
   return {22, "SimulateEdit", "suggestion",
           "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
           "that would change and, on request, the before/after view; nothing is written.",
-          S::object({{"edits", S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
-                                                              "[{\"tool\": NAME, ...fields}]")},
+          S::object({{"edits", S::with_default(S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
+                                                                               "[{\"tool\": NAME, ...fields}]"),
+                                               json::array())},
+                     {"alternatives", S::with_default(S::array(S::array({{"type", "object"}}, "one batch, as edits"),
+                                                               "several batches, each tried from the same revision and "
+                                                               "ranked by draw time saved per fidelity lost (instead of edits)"),
+                                                      json::array())},
                      {"metrics_to_report",
                       S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
                                                                "coverage_findings", "semantic_aspects"}, ""), ""),
                                       json::array({"draw_time", "pixel_fidelity"}))},
                      {"return_render", S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false)}},
-                    {"edits"}),
+                    {}),
           S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
                      {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                     {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")}},
+                     {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")},
+                     {"alternatives", S::array({{"type", "object"}}, "with alternatives: one row each, best first (rank, "
+                                                                     "alternative, after, deltas, risk, merit, or refused)")}},
                     {"before", "after"}),
           simulate_edit, ToolKind::read, "sv-edit"};
 }

@@ -149,7 +149,7 @@ Tool compare_revisions_entry() {
                      {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
                      {"changed_primitive_ids", S::array(S::string(""), "")}},
                     {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
-          compare_revisions};
+          compare_revisions, ToolKind::read, {}, {}, /*views_for_model=*/true};
 }
 
 // ---------------------------------------------------------------- ProjectParetoPosition

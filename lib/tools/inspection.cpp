@@ -99,7 +99,7 @@ Tool get_source_image_entry() {
                      {"ink_fraction", S::number("share of ink pixels in the view", 0)},
                      {"crop", S::rect_region()}},
                     {"available"}),
-          get_source_image};
+          get_source_image, ToolKind::read, {}, {}, /*views_for_model=*/true};
 }
 
 // ---------------------------------------------------------------- GetCurrentRender
@@ -197,7 +197,7 @@ Tool get_current_render_entry() {
                      {"from_commands", S::boolean("false when the scene has no command stream yet")},
                      {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
                     {"primitive_counts", "draw_time_s", "pen_up_count"}),
-          get_current_render, ToolKind::read, "sv-simulate", "render"};
+          get_current_render, ToolKind::read, "sv-simulate", "render", /*views_for_model=*/true};
 }
 
 // ---------------------------------------------------------------- ListPrimitives

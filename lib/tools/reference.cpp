@@ -277,7 +277,7 @@ Tool compare_to_reference_entry() {
                                              {"match_px", S::number("features this close on both sides match", 0)},
                                              {"differences", S::array(difference, "")}})}},
                     {"delta_summary", "reference", "aspect", "compared"}),
-          compare_to_reference};
+          compare_to_reference, ToolKind::read, {}, {}, /*views_for_model=*/true};
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ const std::vector<Tool>& registry() {
     add_evaluation_tools(t);
     add_edit_tools(t);
     add_stage_edit_tools(t);
+    add_suggestion_tools(t);
     add_geometry_edit_tools(t);
     add_history_tools(t);
     add_oracle_tools(t);

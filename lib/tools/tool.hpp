@@ -58,6 +58,9 @@ struct Tool {
   ToolKind kind = ToolKind::read;
   std::string executable{};  // empty: the group's (registry.cpp); set only where DESIGN §5 names an exception
   std::string subcommand{};  // empty: kebab-case of name; set only where DESIGN §4 names it otherwise
+  // The catalog's llm_image: the model needs to see this tool's views, not only the person
+  // reviewing (sv-mcp sends them to both); elsewhere text serves a model better.
+  bool views_for_model = false;
   bool asks_oracle = false;  // takes --oracle: the handler may ask ToolContext::oracle
 };
 
@@ -100,6 +103,7 @@ void add_diagnostic_tools(std::vector<Tool>& out);     // diagnostics.cpp: Analy
 void add_evaluation_tools(std::vector<Tool>& out);     // evaluation.cpp: EvaluateRevision, CompareRevisions, ProjectParetoPosition
 void add_edit_tools(std::vector<Tool>& out);           // edit_basic.cpp: delete, add, reverse, define a region, label roles
 void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate a batch
+void add_suggestion_tools(std::vector<Tool>& out);     // suggestion.cpp: SuggestOptimizations, MergeSimilarElements
 void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: merge, split, replace, refit, snap, relations, smooth
 void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools
 void add_oracle_tools(std::vector<Tool>& out);         // oracle.cpp: AskOracle

@@ -115,6 +115,38 @@ inline Child spawn(const std::vector<std::string>& argv, const std::filesystem::
   return c;
 }
 
+// A child whose standard input and output are pipes to the test (stderr goes to the file `err`).
+struct PipedChild : Child {
+  int to_child = -1, from_child = -1;
+};
+
+inline PipedChild spawn_piped(const std::vector<std::string>& argv, const std::filesystem::path& cwd) {
+  static int counter = 0;
+  PipedChild c;
+  c.err = scratch() / ("piped" + std::to_string(counter++) + ".err");
+  int to[2], from[2];
+  if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0) return c;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(nullptr);
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    int e = ::open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (e < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(127);
+    ::dup2(to[0], 0);
+    ::dup2(from[1], 1);
+    ::dup2(e, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(to[0]);
+  ::close(from[1]);
+  c.to_child = to[1];
+  c.from_child = from[0];
+  return c;
+}
+
 // Waits for the child; its exit status, or 128 + the signal that ended it.
 inline int wait_child(const Child& c) {
   int raw = 0;

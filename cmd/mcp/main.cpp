@@ -1,0 +1,34 @@
+// sv-mcp: every registered tool for any agent host, over the Model Context Protocol's stdio
+// transport (lib/mcp). Parses the options and serves until standard input ends.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/shell.hpp"
+#include "cli/stage.hpp"
+#include "core/error.hpp"
+#include "mcp/server.hpp"
+
+int main(int argc, char** argv) {
+  using namespace sv;
+  CLI::App app{"Serve sv's tools over the Model Context Protocol (stdio)", "sv-mcp"};
+  app.set_version_flag("--version", std::string(SV_VERSION));
+  CommonOptions store;
+  add_common_options(app, store, opt::store | opt::oracle);  // AskOracle's oracle, as sv-diagnose's
+  std::string tools = "all";
+  app.add_option("--tools", tools,
+                 "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
+      ->check(CLI::IsMember({"read", "all"}))
+      ->type_name("read|all");
+  return guarded("sv-mcp", false, [&]() -> int {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::Success& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw Error(Code::invalid_selection, std::string(e.what()) + " (see sv-mcp --help)");
+    }
+    mcp::Stdio io = mcp::take_stdio();
+    mcp::Server server(store, tools == "read" ? mcp::Tier::read : mcp::Tier::all);
+    return mcp::serve(server, io.in, io.out);
+  });
+}

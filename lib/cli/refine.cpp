@@ -1,0 +1,142 @@
+#include "cli/refine.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+
+#include "cli/stage.hpp"
+#include "cli/tool_command.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/hash.hpp"
+#include "tools/edit_session.hpp"
+
+namespace sv {
+
+namespace {
+
+struct RefineOptions {
+  std::string input = "-";
+  double max_f1_loss = 0.005, max_f1_1px_loss = 0.1;
+  int max_steps = 200;
+};
+
+double metric(const json& m, const char* key) { return m.contains(key) ? m[key].get<double>() : 0.0; }
+
+// Within the budget: the whole refinement, measured against the scoreboard it started from.
+bool within_budget(const json& start, const json& after, const RefineOptions& o) {
+  return metric(start, "f1") - metric(after, "f1") <= o.max_f1_loss + 1e-9 &&
+         metric(start, "f1_1px") - metric(after, "f1_1px") <= o.max_f1_1px_loss + 1e-9;
+}
+
+int run_refine(const RefineOptions& o, const CommonOptions& common) {
+  std::optional<Store> store = open_store(common);
+  Scene scene;
+  std::string rid;
+  if (!common.rev.empty()) {
+    rid = store->resolve(common.rev);
+    scene = store->read_scene(rid);
+  } else {
+    scene = parse_scene(read_input(o.input, kMaxSceneBytes));
+    rid = sha256_hex(canonical_bytes(scene));
+  }
+  const Tool* suggest = find_tool("SuggestOptimizations");
+  const json ask = normalize_request(*suggest, {{"optimize_for", {"draw_time", "semantic_fidelity"}}, {"max_candidates", 1000}});
+  json start, now, steps = json::array();
+  std::vector<std::string> warnings;
+  // The ranked list of the last SuggestOptimizations call is worked through in order; after a
+  // step the rest are measured again on the new scene (one dry run each, not a new list), and a
+  // new list is asked for only when they are used up. A fresh list with nothing to take ends it.
+  json pending = json::array();
+  size_t next = 0;
+  bool fresh = false;
+  for (int k = 1; k <= o.max_steps;) {
+    ToolContext ctx{scene, store ? &*store : nullptr, rid};
+    if (start.is_null()) start = now = edit_baseline(ctx).before;
+    if (next >= pending.size()) {
+      if (fresh) break;
+      pending = suggest->run(ctx, ask).fields["candidates"];
+      next = 0;
+      fresh = true;
+    }
+    while (next < pending.size()) {
+      const json c = pending[next++];
+      if (fresh && (!(c["predicted_draw_time_delta_ms"].get<double>() < 0) || !within_budget(start, c["predicted_after"], o)))
+        continue;
+      const Tool* tool = find_tool(c["request"]["tool"].get<std::string>());
+      const std::string note = fmt::format("refine step {}: {}", k, c["description"].get<std::string>()) +
+                               (common.note.empty() ? "" : "; " + common.note);
+      json request = c["request"]["request"];
+      request["note"] = note;
+      const std::vector<EditStep> edit = {{tool, normalize_request(*tool, request)}};
+      std::optional<EditSession> s;
+      try {
+        s = apply_edits(ctx, edit);
+      } catch (const Error&) {
+        if (fresh) throw;
+        continue;  // an earlier step took its primitives
+      }
+      // A fresh suggestion was measured with the same settle: anything else is a defect.
+      if (fresh && s->after != c["predicted_after"])
+        throw Error(Code::internal, fmt::format("refine step {}: {} gave {} where SuggestOptimizations predicted {}", k,
+                                                tool->name, s->after.dump(), c["predicted_after"].dump()));
+      if (!(metric(s->after, "draw_time_s") < metric(now, "draw_time_s")) || !within_budget(start, s->after, o)) continue;
+      record_edit(s->scene, edit, tool->name, note, rid, store ? &*store : nullptr, store ? store->head_id() : rid);
+      scene = std::move(s->scene);
+      rid = scene.revision.id;
+      warnings.insert(warnings.end(), s->warnings.begin(), s->warnings.end());
+      steps.push_back({{"step", k}, {"revision_id", rid}, {"tool", tool->name}, {"edit_kind", c["edit_kind"]},
+                       {"description", c["description"]},
+                       {"draw_time_delta_ms", std::round(1000 * (metric(s->after, "draw_time_s") - metric(now, "draw_time_s")))},
+                       {"after", s->after}});
+      now = s->after;
+      fresh = false;
+      ++k;
+      break;
+    }
+  }
+  const double t0 = metric(start, "draw_time_s"), t1 = metric(now, "draw_time_s");
+  std::string text = fmt::format(
+      "refine: {} steps; draw time {:.3f} -> {:.3f} s ({:+.1f}%), f1 {:.3f} -> {:.3f}, f1 at 1 px {:.3f} -> {:.3f} "
+      "(budget {:.3f} and {:.3f} against the ink)",
+      steps.size(), t0, t1, t0 > 0 ? 100 * (t1 - t0) / t0 : 0.0, metric(start, "f1"), metric(now, "f1"),
+      metric(start, "f1_1px"), metric(now, "f1_1px"), o.max_f1_loss, o.max_f1_1px_loss);
+  for (const json& s : steps)
+    text += fmt::format("\n  {}: {} ({:+.0f} ms)", s["step"].get<int>(), s["description"].get<std::string>(),
+                        s["draw_time_delta_ms"].get<double>());
+  for (const auto& w : warnings) std::fprintf(stderr, "sv-edit: warning: %s\n", w.c_str());
+  const json summary = {{"ok", true}, {"tool", "refine"}, {"steps", steps}, {"before", start}, {"after", now},
+                        {"revision_id", rid}, {"llm_text", text}, {"warnings", warnings}};
+  if (!common.rev.empty()) {
+    if (!common.output.empty()) write_output(common.output, dump_scene(scene));
+    write_output("-", (common.json ? summary.dump() : text) + "\n");
+  } else {
+    std::fprintf(stderr, "%s\n", text.c_str());
+    write_output(common.output, dump_scene(scene));
+  }
+  return 0;
+}
+
+}  // namespace
+
+ShellCommand refine_command() {
+  auto o = std::make_shared<RefineOptions>();
+  return {"refine",
+          "take the best suggestion within the fidelity budget, apply it, repeat until none saves draw time (each step "
+          "a revision with its note)",
+          [o](CLI::App& a) {
+            a.add_option("scene", o->input, "the scene file, or - for standard input (default)");
+            a.add_option("--max-f1-loss", o->max_f1_loss, "largest loss of f1 against the ink, over all steps (default 0.005)")
+                ->check(CLI::Range(0.0, 1.0));
+            a.add_option("--max-f1-1px-loss", o->max_f1_1px_loss,
+                         "largest loss of f1 at 1 px against the ink, over all steps (default 0.1)")
+                ->check(CLI::Range(0.0, 1.0));
+            a.add_option("--max-steps", o->max_steps, "at most this many edits (default 200)")->check(CLI::Range(0, 100000));
+          },
+          [o](const CommonOptions& c) { return run_refine(*o, c); },
+          opt::store | opt::rev | opt::note | opt::output | opt::json};
+}
+
+}  // namespace sv

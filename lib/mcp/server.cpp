@@ -1,0 +1,311 @@
+#include "mcp/server.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <new>
+
+#include "cli/tool_command.hpp"
+#include "core/error.hpp"
+
+namespace sv::mcp {
+
+namespace {
+
+// The protocol revisions the server speaks, newest first; a client asking for another one is
+// answered with the newest, as the lifecycle says.
+const char* const kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+// The tool schemas are draft-07 (definitions, $ref into them); the protocol's default dialect
+// is 2020-12, so each schema names its own.
+const char* const kDialect = "http://json-schema.org/draft-07/schema#";
+
+// A request the server refuses at the protocol level (JSON-RPC error object).
+struct RpcError {
+  int code;
+  std::string message;
+};
+
+std::string line_of(const json& message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string error_reply(const json& id, int code, const std::string& message) {
+  return line_of({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
+}
+
+// What the catalog's group is for, for an agent choosing a tool (DESIGN §5, the catalog's notes).
+std::string when_to_use(const std::string& group) {
+  if (group == "inspection") return "Use it to look at the drawing and the scene before deciding anything.";
+  if (group == "diagnostics") return "Use it to locate problems, ranked by severity, before planning an edit.";
+  if (group == "semantic") return "Use it to relate the geometry to what the drawing shows.";
+  if (group == "suggestion") return "Use it to find edits worth making; check them with SimulateEdit before applying one.";
+  if (group == "mutation") return "Use it once a plan is checked (dry_run, or SimulateEdit).";
+  if (group == "evaluation") return "Use it to score a revision or to compare revisions.";
+  if (group == "history") return "Use it to move between revisions, branch, and finish the session.";
+  return "";
+}
+
+std::string what_it_changes(ToolKind kind) {
+  switch (kind) {
+    case ToolKind::read:
+      return "Read-only: runs on HEAD's scene (or the revisions the request names) and records no revision.";
+    case ToolKind::edit:
+      return "Records the edited scene as a new revision and moves HEAD to it (dry_run: true changes nothing). "
+             "Nothing is destroyed: every revision is kept, and Revert or Checkout goes back.";
+    case ToolKind::store:
+      return "Works on the store's history: it may move HEAD or a branch; nothing is destroyed, every revision is kept.";
+  }
+  return "";
+}
+
+json with_dialect(json schema) {
+  schema["$schema"] = kDialect;
+  return schema;
+}
+
+// structuredContent is the envelope of a success or of a failure (isError), so the output
+// schema takes either; the result schema's definitions move to the root its $refs name.
+json output_schema(const Tool& t) {
+  json success = result_schema(t);
+  json s = {{"title", t.name + "Envelope"},
+            {"description", "the result envelope (ok: true), or the error envelope when the call fails (isError)"},
+            {"type", "object"}};
+  if (success.contains("definitions")) {
+    s["definitions"] = success["definitions"];
+    success.erase("definitions");
+  }
+  s["oneOf"] = {success, error_envelope_schema()};
+  return with_dialect(s);
+}
+
+json annotations(const Tool& t) {
+  if (t.kind == ToolKind::read) return {{"readOnlyHint", true}};
+  return {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}};
+}
+
+// The envelope as the protocol carries it: structured content, its llm_text as text, and each
+// view (inline in the envelope, moved out of it) as an image for the person, and for the model
+// too where the catalog says it needs to see it.
+json call_result(const Tool& t, json envelope) {
+  json content = json::array({{{"type", "text"}, {"text", envelope.value("llm_text", "")}}});
+  const json audience = t.views_for_model ? json::array({"user", "assistant"}) : json::array({"user"});
+  if (envelope.contains("images_png_base64")) {
+    for (auto it = envelope["images_png_base64"].begin(); it != envelope["images_png_base64"].end(); ++it)
+      content.push_back({{"type", "image"}, {"data", it.value()}, {"mimeType", "image/png"},
+                         {"annotations", {{"audience", audience}}}});
+    envelope.erase("images_png_base64");
+  }
+  const bool failed = !envelope.value("ok", false);
+  return {{"content", content}, {"structuredContent", envelope}, {"isError", failed}};
+}
+
+}  // namespace
+
+bool in_tier(const Tool& t, Tier tier) {
+  if (tier == Tier::all) return true;
+  return t.kind == ToolKind::read && (t.group == "inspection" || t.group == "diagnostics" || t.group == "suggestion");
+}
+
+json tool_description(const Tool& t) {
+  std::string description = t.summary;
+  for (const std::string& more : {when_to_use(t.group), what_it_changes(t.kind)})
+    if (!more.empty()) description += " " + more;
+  return {{"name", t.name},
+          {"description", description},
+          {"inputSchema", with_dialect(request_schema(t))},
+          {"outputSchema", output_schema(t)},
+          {"annotations", annotations(t)}};
+}
+
+Server::Server(CommonOptions store, Tier tier) : store_(std::move(store)), tier_(tier) {}
+
+std::string Server::summary() const {
+  size_t n = 0;
+  for (const Tool& t : registry()) n += in_tier(t, tier_);
+  std::string where = "none (--no-store)";
+  if (!store_.no_store) {
+    try {
+      auto root = Store::locate(store_.store);
+      where = root ? root->string() : "none found yet (sv-commit init)";
+    } catch (const Error& e) {
+      where = e.what();  // each call reports it too
+    }
+  }
+  return fmt::format("{} tools ({}); store: {}", n, tier_ == Tier::read ? "read tier" : "all", where);
+}
+
+std::optional<std::string> Server::handle(const std::string& line) {
+  json msg;
+  try {
+    msg = parse_json_limited(line, Code::invalid_selection, "message");
+  } catch (const Error& e) {
+    return error_reply(nullptr, parse_error, std::string("Parse error: ") + e.what());
+  }
+  if (!msg.is_object())
+    return error_reply(nullptr, invalid_request, "Invalid Request: a message is one JSON-RPC object (no batches)");
+  const bool has_id = msg.contains("id");
+  const json id = has_id ? msg["id"] : json();
+  // MCP ids are strings or integers, never null.
+  if (has_id && !id.is_string() && !id.is_number_integer())
+    return error_reply(nullptr, invalid_request, "Invalid Request: the id must be a string or an integer");
+  if (!msg.contains("method")) {
+    if (has_id && (msg.contains("result") || msg.contains("error"))) return std::nullopt;  // a response: sv-mcp asks nothing
+    return error_reply(id, invalid_request, "Invalid Request: no method");
+  }
+  const bool valid = msg.value("jsonrpc", json()) == "2.0" && msg["method"].is_string();
+  if (!has_id) return std::nullopt;  // a notification (initialized, cancelled, ...) is never answered
+  if (!valid) return error_reply(id, invalid_request, "Invalid Request: needs \"jsonrpc\": \"2.0\" and a method name");
+  const json params = msg.contains("params") ? msg["params"] : json::object();
+  if (!params.is_object()) return error_reply(id, invalid_params, "Invalid params: params must be an object");
+  try {
+    return line_of({{"jsonrpc", "2.0"}, {"id", id}, {"result", dispatch(msg["method"].get<std::string>(), params)}});
+  } catch (const RpcError& e) {
+    return error_reply(id, e.code, e.message);
+  } catch (const std::exception& e) {  // out of memory listing the tools, say: a defect, not a crash
+    return error_reply(id, internal_error, std::string("Internal error: ") + e.what());
+  }
+}
+
+json Server::dispatch(const std::string& method, const json& params) {
+  if (method == "initialize") return initialize(params);
+  if (method == "ping") return json::object();
+  if (method == "tools/list") {
+    // One page holds every tool, so no cursor is ever handed out.
+    if (params.contains("cursor")) throw RpcError{invalid_params, "Invalid params: unknown cursor"};
+    return list_tools();
+  }
+  if (method == "tools/call") return call_tool(params);
+  throw RpcError{method_not_found, "Method not found: " + method};
+}
+
+json Server::initialize(const json& params) {
+  if (!params.contains("protocolVersion") || !params["protocolVersion"].is_string())
+    throw RpcError{invalid_params, "Invalid params: initialize needs a protocolVersion"};
+  const std::string asked = params["protocolVersion"];
+  std::string version = kProtocolVersions[0];
+  for (const char* v : kProtocolVersions)
+    if (asked == v) version = v;
+  return {{"protocolVersion", version},
+          {"capabilities", {{"tools", {{"listChanged", false}}}}},
+          {"serverInfo", {{"name", "sv-mcp"}, {"title", "sv drawing-to-robot tools"}, {"version", SV_VERSION}}},
+          {"instructions",
+           "Every tool runs on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
+           "suggestion tools propose edits and SimulateEdit measure them, then apply one edit at a time; each "
+           "edit becomes a new revision, so nothing is lost and Revert undoes it."}};
+}
+
+json Server::list_tools() const {
+  json tools = json::array();
+  for (const Tool& t : registry())
+    if (in_tier(t, tier_)) tools.push_back(tool_description(t));
+  return {{"tools", tools}};
+}
+
+const Tool* Server::served(const std::string& name) const {
+  for (const Tool& t : registry())
+    if (t.name == name && in_tier(t, tier_)) return &t;
+  return nullptr;
+}
+
+json Server::call_tool(const json& params) {
+  if (!params.contains("name") || !params["name"].is_string())
+    throw RpcError{invalid_params, "Invalid params: tools/call needs the tool's name"};
+  const std::string name = params["name"];
+  const Tool* t = served(name);
+  if (!t) throw RpcError{invalid_params, "Invalid params: unknown tool: " + name};
+  const json args = params.contains("arguments") && !params["arguments"].is_null() ? params["arguments"] : json::object();
+  if (!args.is_object()) throw RpcError{invalid_params, "Invalid params: arguments must be an object"};
+  // A failing tool is a result the model reads (isError), as the error contract words it.
+  json envelope;
+  try {
+    envelope = call_tool_in_store(*t, store_, args);
+  } catch (const Error& e) {
+    envelope = e.envelope();
+  } catch (const std::bad_alloc&) {
+    envelope = Error(Code::internal, "out of memory").envelope();
+  } catch (const std::exception& e) {
+    envelope = Error(Code::internal, e.what()).envelope();
+  }
+  if (!envelope.value("ok", false))
+    std::fprintf(stderr, "sv-mcp: %s: %s\n", name.c_str(), envelope["llm_text"].get<std::string>().c_str());
+  return call_result(*t, std::move(envelope));
+}
+
+namespace {
+
+bool write_all(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool LineReader::complete(const Emit& emit) {
+  std::optional<std::string> line;
+  if (!oversized_) {
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    line = std::move(line_);
+  }
+  line_.clear();
+  oversized_ = false;
+  return emit(line);
+}
+
+bool LineReader::feed(std::string_view bytes, const Emit& emit) {
+  while (!bytes.empty()) {
+    const size_t nl = bytes.find('\n');
+    const std::string_view part = bytes.substr(0, nl);
+    if (!oversized_ && line_.size() + part.size() > kMaxMessageBytes) {
+      oversized_ = true;  // the rest of this line is skipped
+      std::string().swap(line_);
+    }
+    if (!oversized_) line_.append(part);
+    if (nl == std::string_view::npos) break;
+    if (!complete(emit)) return false;
+    bytes.remove_prefix(nl + 1);
+  }
+  return true;
+}
+
+bool LineReader::finish(const Emit& emit) { return (line_.empty() && !oversized_) || complete(emit); }
+
+int serve(Server& server, int in, int out) {
+  std::fprintf(stderr, "sv-mcp: serving %s\n", server.summary().c_str());
+  ::signal(SIGPIPE, SIG_IGN);  // a client gone is a failed write, not a crash
+  auto answer = [&](const std::optional<std::string>& line) {
+    std::optional<std::string> reply;
+    if (!line)
+      reply = error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes));
+    else if (line->find_first_not_of(" \t") != std::string::npos) reply = server.handle(*line);
+    return !reply || write_all(out, *reply + "\n");
+  };
+  LineReader reader;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (!reader.feed(std::string_view(buf, static_cast<size_t>(n)), answer)) return 1;
+  }
+  return reader.finish(answer) ? 0 : 1;
+}
+
+Stdio take_stdio() {
+  Stdio s{::fcntl(0, F_DUPFD_CLOEXEC, 3), ::fcntl(1, F_DUPFD_CLOEXEC, 3)};
+  int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (s.in < 0 || s.out < 0 || null < 0 || ::dup2(null, 0) < 0 || ::dup2(2, 1) < 0)
+    throw Error(Code::io_error, "cannot set up standard input and output for the protocol");
+  ::close(null);
+  return s;
+}
+
+}  // namespace sv::mcp

@@ -1,0 +1,264 @@
+// Suggestion: ready-to-run candidate edits, each applied in a dry run with the same settle as
+// the edit itself, so what is predicted is what applying the printed request gives; and the
+// groups of similar elements whose merges belong together.
+// Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "edit/edit.hpp"
+#include "suggest/candidates.hpp"
+#include "suggest/rank.hpp"
+#include "tools/common.hpp"
+#include "tools/edit_common.hpp"
+#include "tools/edit_session.hpp"
+#include "tools/schema_parts.hpp"
+
+namespace sv {
+
+namespace {
+
+namespace S = schema;
+
+// The request as printed: the tool and its fields, and the command line that applies it.
+json request_json(const suggest::Candidate& c) {
+  const Tool* t = find_tool(c.tool);
+  return {{"tool", c.tool},
+          {"request", c.request},
+          {"command", fmt::format("{} {} --request '{}'", t->executable, t->subcommand, c.request.dump())}};
+}
+
+struct Measured {
+  suggest::Candidate candidate;
+  suggest::Effect effect;
+  EditSession session;
+  double merit = 0;
+};
+
+// Applies each candidate to the context's scene in a dry run; refused ones are left out.
+std::vector<Measured> measure(const ToolContext& ctx, std::vector<suggest::Candidate> cands,
+                              const std::vector<std::string>& objectives, int& refused) {
+  const EditBaseline base = edit_baseline(ctx);
+  std::vector<Measured> out;
+  refused = 0;
+  for (auto& c : cands) {
+    const Tool* t = find_tool(c.tool);
+    try {
+      EditSession s = apply_edits(ctx, {EditStep{t, normalize_request(*t, c.request)}}, &base);
+      suggest::Effect e{s.before, s.after, suggest::role_weight(ctx.scene, c.targets)};
+      const double m = suggest::merit(e, objectives);
+      out.push_back({std::move(c), e, std::move(s), m});
+    } catch (const Error&) {
+      ++refused;  // the geometry does not allow it (a merge beyond tolerance, a relation that cannot hold)
+    }
+  }
+  return out;
+}
+
+json fidelity_delta(const suggest::Effect& e) {
+  json d = json::object();
+  for (const char* k : {"f1", "f1_1px", "precision", "recall", "chamfer_px"})
+    if (e.before.contains(k) && e.after.contains(k)) d[k] = round3(e.delta(k));
+  return d;
+}
+
+json roles_of(const Scene& s, const std::vector<std::string>& ids) {
+  std::map<std::string, int> roles;
+  for (const auto& id : ids)
+    if (const Primitive* p = s.primitive(id)) roles[p->semantic_role]++;
+  return roles;
+}
+
+// ---------------------------------------------------------------- SuggestOptimizations
+
+ToolResult suggest_optimizations(const ToolContext& ctx, const json& req) {
+  if (!ctx.scene.primitives) throw Error(Code::invalid_scene, "the scene has no primitives to improve (run sv-fit)");
+  const Scope scope = scope_of(ctx.scene, req);
+  std::vector<std::string> objectives = req["optimize_for"].get<std::vector<std::string>>();
+  if (objectives.empty()) throw Error(Code::invalid_selection, "optimize_for names no objective");
+  std::vector<std::string> warnings;
+  const FidelityReference ref = fidelity_reference(ctx, ctx.scene, warnings);
+  std::vector<suggest::Candidate> cands = suggest::propose(ctx.scene, ref.paths, scope);
+  for (auto& c : cands)
+    if (c.tool == "RerunStage" && !c.request.contains("region") && !scope.everything()) c.request["region"] = req.contains("in_region") && !req["in_region"].is_null() ? req["in_region"] : req["region"];
+  const size_t proposed = cands.size();
+  int refused = 0;
+  std::vector<Measured> m = measure(ctx, std::move(cands), objectives, refused);
+  m.erase(std::remove_if(m.begin(), m.end(), [](const Measured& x) { return !(x.merit > 0); }), m.end());
+  std::stable_sort(m.begin(), m.end(), [](const Measured& a, const Measured& b) { return a.merit > b.merit; });
+  const size_t keep = std::min(m.size(), static_cast<size_t>(req["max_candidates"].get<int>()));
+  json list = json::array();
+  std::string text;
+  for (size_t i = 0; i < keep; ++i) {
+    const Measured& x = m[i];
+    const suggest::Effect& e = x.effect;
+    json c = {{"candidate_id", fmt::format("c{}", i + 1)},
+              {"description", x.candidate.description},
+              {"edit_kind", x.candidate.edit_kind},
+              {"target_primitive_ids", x.candidate.targets},
+              {"predicted_draw_time_delta_ms", std::round(e.delta("draw_time_s") * 1000)},
+              {"predicted_fidelity_delta", fidelity_delta(e)},
+              {"predicted_semantic_delta", {{"roles", roles_of(ctx.scene, x.candidate.targets)}, {"fidelity_weight", e.role_weight}}},
+              {"predicted_primitive_delta", static_cast<int>(std::lround(e.delta("primitive_count")))},
+              {"predicted_pen_up_delta", static_cast<int>(std::lround(e.delta("pen_up_count")))},
+              {"predicted_after", e.after},
+              {"risk", suggest::risk(e)},
+              {"rationale", x.candidate.rationale},
+              {"merit", round_to(x.merit, 1e-4)},
+              {"request", request_json(x.candidate)}};
+    if (!x.candidate.merge_kind.empty()) c["merge_kind"] = x.candidate.merge_kind;
+    list.push_back(c);
+    text += fmt::format("\nc{}: {} ({}): {:+.0f} ms, f1 {:+.3f}, f1@1px {:+.3f}, pen-ups {:+d}, primitives {:+d}, {} risk", i + 1,
+                        x.candidate.description, x.candidate.edit_kind, e.delta("draw_time_s") * 1000, e.delta("f1"),
+                        e.delta("f1_1px"), static_cast<int>(std::lround(e.delta("pen_up_count"))),
+                        static_cast<int>(std::lround(e.delta("primitive_count"))), suggest::risk(e));
+  }
+  ToolResult r;
+  r.warnings = warnings;
+  r.fields = {{"candidates", list}, {"considered", proposed}, {"refused", refused}, {"objectives", objectives}};
+  r.llm_text = fmt::format("{} candidates (of {} tried, {} refused by the geometry), ranked by {} per fidelity lost{}",
+                           keep, proposed, refused, fmt::join(objectives, " + "), scope.everything() ? "" : " in " + scope.describe()) +
+               text;
+  r.human_text = r.llm_text;
+  for (size_t i = 0; i < keep; ++i)
+    r.human_text += fmt::format("\nc{} rationale: {}\n   apply: {}", i + 1, m[i].candidate.rationale,
+                                list[i]["request"]["command"].get<std::string>());
+  if (keep > 0)
+    r.images["suggestions"] = change_sheet(ctx.scene, m[0].session.scene, "now", "after c1 (" + m[0].candidate.description + ")",
+                                           m[0].session.added, m[0].session.removed, m[0].session.changed);
+  return r;
+}
+
+json candidate_schema() {
+  return S::object(
+      {{"candidate_id", S::string("c1, c2, ... in rank order")},
+       {"description", S::string("")},
+       {"edit_kind", S::string("the catalog's edit kind")},
+       {"merge_kind", S::string("for a merge group: fuse_collinear_lines, fuse_co_arc, rebuild_circle_from_arcs, deduplicate_overlap")},
+       {"target_primitive_ids", S::array(S::string(""), "")},
+       {"predicted_draw_time_delta_ms", S::number("negative = faster")},
+       {"predicted_fidelity_delta", {{"type", "object"}, {"description", "f1, f1_1px, precision, recall, chamfer_px: after - before, against the ink"}}},
+       {"predicted_semantic_delta", {{"type", "object"}, {"description", "the semantic roles it touches and how much fidelity they ask for"}}},
+       {"predicted_primitive_delta", S::integer("", INT_MIN)},
+       {"predicted_pen_up_delta", S::integer("", INT_MIN)},
+       {"predicted_after", {{"type", "object"}, {"description", "the scoreboard after applying it"}}},
+       {"risk", S::enumeration({"low", "medium", "high"}, "")},
+       {"rationale", S::string("")},
+       {"merit", S::number("gain on the objectives per fidelity lost: the rank")},
+       {"request", S::object({{"tool", S::string("")}, {"request", {{"type", "object"}}}, {"command", S::string("")}},
+                             {"tool", "request", "command"}, "what applies it, exactly as measured")}},
+      {"candidate_id", "edit_kind", "target_primitive_ids", "predicted_draw_time_delta_ms", "predicted_fidelity_delta", "risk",
+       "rationale", "request"});
+}
+
+Tool suggest_optimizations_entry() {
+  return {20, "SuggestOptimizations", "suggestion",
+          "Ranked, ready-to-run candidate edits — merges, tangent joints, reversals, snaps, deletions of duplicates and of "
+          "strokes with no ink, smoothing, and the looser stage threshold — each applied in a dry run with the same "
+          "settle as the edit, so its predicted draw-time, fidelity (against the ink), primitive and pen-up deltas are "
+          "what applying its request gives. Start a refinement here.",
+          S::object({{"in_region", S::region("only candidates touching this region")},
+                     {"optimize_for",
+                      S::with_default(S::array(S::enumeration({"draw_time", "pixel_fidelity", "semantic_fidelity", "primitive_count", "pen_up_count"}, ""), "what the rank rewards"),
+                                      json::array({"draw_time", "semantic_fidelity"}))},
+                     {"max_candidates", S::with_default(S::integer("", 1), 25)}}),
+          S::object({{"candidates", S::array(candidate_schema(), "best first")},
+                     {"considered", S::integer("candidates tried")},
+                     {"refused", S::integer("candidates the geometry refused")},
+                     {"objectives", S::array(S::string(""), "")}},
+                    {"candidates"}),
+          suggest_optimizations};
+}
+
+// ---------------------------------------------------------------- MergeSimilarElements
+
+ToolResult merge_similar_elements(const ToolContext& ctx, const json& req) {
+  if (!ctx.scene.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit)");
+  const Scope scope = scope_of(ctx.scene, req);
+  const bool aggressive = req["aggressive"].get<bool>();
+  std::vector<suggest::MergeGroup> groups = suggest::similar_groups(ctx.scene, scope, aggressive);
+  ToolResult r;
+  const FidelityReference ref = fidelity_reference(ctx, ctx.scene, r.warnings);
+  const double before = covered_length_px(ctx.scene, ref.paths);
+  json list = json::array();
+  std::string text;
+  std::vector<BBox> boxes;
+  std::vector<std::string> titles;
+  for (const auto& g : groups) {
+    // Safe: the replacement stays within the coverage tolerance of the group's points and
+    // uncovers no ink the drawing covered.
+    Scene after = ctx.scene;
+    auto& prims = *after.primitives;
+    std::set<std::string> gone(g.edit.targets.begin(), g.edit.targets.end());
+    if (g.edit.merge_kind == "deduplicate_overlap") gone = {g.edit.targets[0]};
+    prims.erase(std::remove_if(prims.begin(), prims.end(), [&](const Primitive& p) { return gone.count(p.id) > 0; }), prims.end());
+    if (g.edit.merge_kind != "deduplicate_overlap" && g.replacement) prims.push_back(Primitive{"merged", *g.replacement});
+    const double lost = before - covered_length_px(after, ref.paths);
+    const bool safe = g.fit_max_px <= g.tolerance_px && lost <= g.tolerance_px;
+    json replacement = g.replacement ? shape_json(*g.replacement) : json();
+    list.push_back({{"primitive_ids", g.edit.targets},
+                    {"merge_kind", g.edit.merge_kind},
+                    {"predicted_replacement", replacement},
+                    {"fit_rms_px_after", round3(g.fit_rms_px)},
+                    {"fit_max_px_after", round3(g.fit_max_px)},
+                    {"tolerance_px", round3(g.tolerance_px)},
+                    {"ink_uncovered_px", round3(std::max(0.0, lost))},
+                    {"safe", safe},
+                    {"rationale", g.edit.rationale},
+                    {"request", request_json(g.edit)}});
+    text += fmt::format("\n{} {}: {}; rms {:.2f} px, max {:.2f} px (tolerance {:.2f}), {}", g.edit.merge_kind,
+                        id_list(g.edit.targets), g.edit.rationale, g.fit_rms_px, g.fit_max_px, g.tolerance_px,
+                        safe ? "safe" : "not safe");
+    BBox b;
+    for (const auto& id : g.edit.targets)
+      for (Vec2 q : ctx.scene.primitive(id)->shape.sample(2.0)) b.add(q);
+    boxes.push_back(b);
+    titles.push_back(g.edit.merge_kind + " " + id_list(g.edit.targets));
+  }
+  r.fields = {{"groups", list}};
+  r.llm_text = fmt::format("{} merge groups{}{}", groups.size(), aggressive ? " (aggressive)" : "",
+                           scope.everything() ? "" : " in " + scope.describe()) + text;
+  r.human_text = r.llm_text;
+  if (!boxes.empty())
+    r.images["groups"] = findings_sheet(ctx, ctx.scene, boxes, titles, [&](View& v, size_t i) {
+      for (const auto& id : groups[i].edit.targets) v.shape(ctx.scene.primitive(id)->shape, {0, 0, 220}, 2);
+      if (groups[i].replacement) v.shape(*groups[i].replacement, {0, 160, 0}, 1);
+    });
+  return r;
+}
+
+Tool merge_similar_elements_entry() {
+  return {21, "MergeSimilarElements", "suggestion",
+          "Groups whose merges belong together — collinear lines end to end, arcs of one circle, arcs that make a whole "
+          "circle, a stroke doubled along another — with the predicted replacement, its rms against the source points, "
+          "and whether it is safe (within the coverage tolerance, no ink uncovered); each with the request that merges it.",
+          S::object({{"in_region", S::region("only groups touching this region")},
+                     {"aggressive", S::with_default(S::boolean("twice the angle and offset allowances, merged at half the "
+                                                               "coverage tolerance"), false)}}),
+          S::object({{"groups", S::array(S::object({{"primitive_ids", S::array(S::string(""), "")},
+                                                    {"merge_kind", S::enumeration({"fuse_collinear_lines", "fuse_co_arc",
+                                                                                   "rebuild_circle_from_arcs", "deduplicate_overlap"}, "")},
+                                                    {"predicted_replacement", {{"description", "the shape the group becomes (PrimitiveDetail geometry)"}}},
+                                                    {"fit_rms_px_after", S::number("")},
+                                                    {"fit_max_px_after", S::number("")},
+                                                    {"tolerance_px", S::number("")},
+                                                    {"ink_uncovered_px", S::number("")},
+                                                    {"safe", S::boolean("")},
+                                                    {"rationale", S::string("")},
+                                                    {"request", {{"type", "object"}}}},
+                                                   {"primitive_ids", "merge_kind", "fit_rms_px_after", "safe"}),
+                                         "")}},
+                    {"groups"}),
+          merge_similar_elements};
+}
+
+}  // namespace
+
+void add_suggestion_tools(std::vector<Tool>& out) {
+  for (auto entry : {suggest_optimizations_entry, merge_similar_elements_entry}) out.push_back(entry());
+}
+
+}  // namespace sv

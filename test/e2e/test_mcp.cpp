@@ -1,0 +1,346 @@
+// sv-mcp driven as an agent host drives it: recorded NDJSON exchanges on its standard input, each
+// reply checked for its JSON-RPC shape and every tool result against the registry's schemas
+// (the result envelope, or the error envelope when isError), with the project's validator.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+#include <dirent.h>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/schema.hpp"
+#include "process.hpp"
+#include "tools/tool.hpp"
+
+using namespace svtest;
+using nlohmann::json;
+
+namespace {
+
+const std::string kDrawing = "feather_shopping-cart_w5";
+
+// A directory with a store whose HEAD is the drawing through the whole pipeline; returns HEAD.
+std::string make_store(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const std::string cd = "cd " + dir.string() + " && ";
+  REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
+  REQUIRE(run(cd + fmt::format("{} {} | {} | {} | {} > /dev/null", bin("sv-skeleton"), data(kDrawing + ".png"),
+                               bin("sv-fit"), bin("sv-route"), bin("sv-simulate")))
+              .status == 0);
+  Run r = run(cd + bin("sv-commit") + " status --json");
+  REQUIRE(r.status == 0);
+  return json::parse(r.out)["current_revision_id"];
+}
+
+// sv-mcp on these lines (as given: the test writes the newlines); its replies in order.
+std::vector<json> converse(const std::filesystem::path& dir, const std::string& lines, const std::string& args = "",
+                           Run* out = nullptr) {
+  static int n = 0;
+  const auto in = dir / fmt::format("in{}.ndjson", n++);
+  spit(in, lines);
+  Run r = run(fmt::format("cd {} && {} {} < {}", dir.string(), bin("sv-mcp"), args, in.string()));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::vector<json> replies;
+  size_t start = 0;
+  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1)
+    replies.push_back(json::parse(r.out.substr(start, nl - start)));
+  CHECK(start == r.out.size());  // every reply ends its line
+  if (out) *out = r;
+  return replies;
+}
+
+std::string request(const json& id, const std::string& method, const json& params = json::object()) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+}
+std::string notification(const std::string& method, const json& params = json::object()) {
+  return json{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}}.dump() + "\n";
+}
+std::string call(const json& id, const std::string& tool, const json& args = json::object()) {
+  return request(id, "tools/call", {{"name", tool}, {"arguments", args}});
+}
+std::string initialize(const json& id, const std::string& version) {
+  return request(id, "initialize", {{"protocolVersion", version}, {"capabilities", json::object()},
+                                    {"clientInfo", {{"name", "sv-tests"}, {"version", "1"}}}});
+}
+
+// JSON-RPC 2.0: the version, the id, exactly one of result and error; an error's code is one
+// of the protocol's.
+void check_shape(const json& r) {
+  INFO(r.dump().substr(0, 400));
+  REQUIRE(r.is_object());
+  CHECK(r["jsonrpc"] == "2.0");
+  REQUIRE(r.contains("id"));
+  CHECK(r.contains("result") != r.contains("error"));
+  if (r.contains("error")) {
+    CHECK(std::set<int>{-32700, -32600, -32601, -32602}.count(r["error"]["code"].get<int>()) == 1);
+    CHECK(r["error"]["message"].is_string());
+  }
+}
+
+std::map<json, json> by_id(const std::vector<json>& replies) {
+  std::map<json, json> out;
+  for (const auto& r : replies) {
+    check_shape(r);
+    if (!r["id"].is_null()) CHECK(out.emplace(r["id"], r).second);  // answered once
+  }
+  return out;
+}
+
+// A tools/call result: its text is the envelope's llm_text, each image a PNG for the person
+// (and the model where the tool says so), the structured content valid against the output
+// schema the server listed and against the registry's schema of a result or of an error.
+void check_call(const json& result, const std::string& tool, const json& listed_output_schema) {
+  INFO(tool << ": " << result.dump().substr(0, 600));
+  const json& env = result["structuredContent"];
+  REQUIRE(env.is_object());
+  CHECK(result["isError"] == !env["ok"].get<bool>());
+  REQUIRE(result["content"].is_array());
+  REQUIRE(!result["content"].empty());
+  CHECK(result["content"][0] == json{{"type", "text"}, {"text", env["llm_text"]}});
+  const sv::Tool* t = sv::find_tool(tool);
+  REQUIRE(t);
+  for (size_t i = 1; i < result["content"].size(); ++i) {
+    const json& block = result["content"][i];
+    CHECK(block["type"] == "image");
+    CHECK(block["mimeType"] == "image/png");
+    CHECK(block["data"].get<std::string>().rfind("iVBORw0KGgo", 0) == 0);  // base64 of the PNG signature
+    CHECK(block["annotations"]["audience"] ==
+          (t->views_for_model ? json::array({"user", "assistant"}) : json::array({"user"})));
+  }
+  CHECK(!env.contains("images_png_base64"));  // the views travel as image blocks
+  CHECK(sv::Schema(listed_output_schema).first_error(env) == "");
+  const json schema = env["ok"].get<bool>() ? sv::result_schema(*t) : sv::error_envelope_schema();
+  CHECK(sv::Schema(schema).first_error(env) == "");
+}
+
+}  // namespace
+
+TEST_CASE("sv-mcp: a recorded session: lifecycle, list, read, edit, revert, failures, malformed input", "[e2e][mcp]") {
+  const auto dir = scratch() / "mcp-session";
+  const std::string start = make_store(dir);
+  std::string lines = initialize(1, "2025-11-25") + notification("notifications/initialized") + request(2, "ping") +
+                      request(3, "tools/list") + call(4, "ListPrimitives") + call(5, "GetSourceImage") +
+                      call(6, "ReverseDirection", {{"primitive_ids", {"p_0001"}}, {"note", "over MCP"}}) +
+                      call(7, "Revert", {{"to_revision_id", start}}) +
+                      call("fail-1", "GetPrimitive", {{"id", "p_9999"}}) +   // the tool fails: not_found
+                      call("fail-2", "ListPrimitives", {{"no_such_field", 1}}) +  // refused: invalid_selection
+                      "{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \n" +     // malformed
+                      notification("notifications/cancelled", {{"requestId", 4}, {"reason", "late"}}) +
+                      request(9, "no/such/method") + call(10, "NoSuchTool") +
+                      request(11, "tools/call", {{"name", "ListPrimitives"}, {"arguments", json::array()}}) +
+                      "[" + request(12, "ping").substr(0, request(12, "ping").size() - 1) + "]\n" +  // a batch
+                      "{\"jsonrpc\": \"2.0\", \"id\": 13}\n" + "{\"jsonrpc\": \"1.0\", \"id\": 14, \"method\": \"ping\"}\n" +
+                      "{\"jsonrpc\": \"2.0\", \"id\": 15, \"result\": {}}\n" +  // a response: sv-mcp asked nothing
+                      "\n" + request(16, "ping").substr(0, request(16, "ping").size() - 1);  // no final newline
+  std::vector<json> replies = converse(dir, lines);
+  std::map<json, json> r = by_id(replies);
+  // Every request answered once; the notifications and the response get nothing; the malformed
+  // line and the batch are answered with a null id.
+  CHECK(r.size() == 15);
+  CHECK(replies.size() == 17);
+  CHECK(!r.count(15));
+  int null_ids = 0;
+  for (const auto& x : replies) null_ids += x["id"].is_null();
+  CHECK(null_ids == 2);
+
+  const json& init = r[1]["result"];
+  CHECK(init["protocolVersion"] == "2025-11-25");
+  CHECK(init["capabilities"]["tools"].is_object());
+  CHECK(init["serverInfo"]["name"] == "sv-mcp");
+  CHECK(init["serverInfo"]["version"].is_string());
+  CHECK(r[2]["result"] == json::object());
+
+  // Every registered tool, described from its registry entry.
+  std::map<std::string, json> listed;
+  for (const auto& t : r[3]["result"]["tools"]) listed[t["name"]] = t;
+  CHECK(listed.size() == sv::registry().size());
+  for (const sv::Tool& t : sv::registry()) {
+    CAPTURE(t.name);
+    REQUIRE(listed.count(t.name));
+    const json& d = listed[t.name];
+    CHECK(d["description"].get<std::string>().rfind(t.summary, 0) == 0);
+    CHECK(d["inputSchema"]["type"] == "object");
+    CHECK(d["inputSchema"]["properties"] == sv::request_schema(t)["properties"]);
+    CHECK(d["outputSchema"]["type"] == "object");
+    CHECK(d["annotations"]["readOnlyHint"] == (t.kind == sv::ToolKind::read));
+    if (t.kind != sv::ToolKind::read) {
+      CHECK(d["annotations"]["destructiveHint"] == false);
+      CHECK(d["description"].get<std::string>().find("every revision is kept") != std::string::npos);
+    }
+    // An error envelope satisfies the output schema as well as a result does.
+    CHECK(sv::Schema(d["outputSchema"]).first_error(sv::Error(sv::Code::not_found, "x").envelope()) == "");
+  }
+
+  check_call(r[4]["result"], "ListPrimitives", listed["ListPrimitives"]["outputSchema"]);
+  CHECK(r[4]["result"]["isError"] == false);
+  CHECK(r[4]["result"]["structuredContent"]["revision_id"] == start);
+  check_call(r[5]["result"], "GetSourceImage", listed["GetSourceImage"]["outputSchema"]);
+  CHECK(r[5]["result"]["content"].size() >= 2);  // the drawing, as an image block
+
+  const json& edit = r[6]["result"]["structuredContent"];
+  check_call(r[6]["result"], "ReverseDirection", listed["ReverseDirection"]["outputSchema"]);
+  CHECK(edit["ok"] == true);
+  CHECK(edit["parent_revision_id"] == start);
+  CHECK(edit["revision_id"] != start);
+  const json& revert = r[7]["result"]["structuredContent"];
+  check_call(r[7]["result"], "Revert", listed["Revert"]["outputSchema"]);
+  CHECK(revert["previous_revision_id"] == edit["revision_id"]);
+
+  check_call(r["fail-1"]["result"], "GetPrimitive", listed["GetPrimitive"]["outputSchema"]);
+  CHECK(r["fail-1"]["result"]["isError"] == true);
+  CHECK(r["fail-1"]["result"]["structuredContent"]["error"]["code"] == "not_found");
+  CHECK(r["fail-2"]["result"]["structuredContent"]["error"]["code"] == "invalid_selection");
+
+  CHECK(r[9]["error"]["code"] == -32601);
+  CHECK(r[10]["error"]["code"] == -32602);
+  CHECK(r[11]["error"]["code"] == -32602);
+  CHECK(r[13]["error"]["code"] == -32600);
+  CHECK(r[14]["error"]["code"] == -32600);
+  CHECK(r[16]["result"] == json::object());
+  std::set<int> null_codes;
+  for (const auto& x : replies)
+    if (x["id"].is_null()) null_codes.insert(x["error"]["code"].get<int>());
+  CHECK(null_codes == std::set<int>{-32700, -32600});
+
+  // The revert is a new revision with the start's content: the edit is undone, nothing is lost.
+  const std::string cd = "cd " + dir.string() + " && ";
+  json head = json::parse(run(cd + bin("sv-commit") + " show HEAD").out);
+  json first = json::parse(run(cd + bin("sv-commit") + " show " + start).out);
+  CHECK(head["primitives"] == first["primitives"]);
+  CHECK(run(cd + bin("sv-commit") + " show " + edit["revision_id"].get<std::string>()).status == 0);
+}
+
+TEST_CASE("sv-mcp: an older protocol revision is kept, an unknown one answered with the newest", "[e2e][mcp]") {
+  const auto dir = scratch() / "mcp-versions";
+  std::filesystem::create_directories(dir);
+  auto replies = converse(dir, initialize(1, "2025-06-18") + initialize(2, "2024-11-05") + initialize(3, "1999-01-01") +
+                                   request(4, "initialize", {{"capabilities", json::object()}}));
+  auto r = by_id(replies);
+  CHECK(r[1]["result"]["protocolVersion"] == "2025-06-18");
+  CHECK(r[2]["result"]["protocolVersion"] == "2024-11-05");
+  CHECK(r[3]["result"]["protocolVersion"] == "2025-11-25");
+  CHECK(r[4]["error"]["code"] == -32602);
+}
+
+TEST_CASE("sv-mcp --tools read serves the first tier only, and without a store a call is a tool error", "[e2e][mcp]") {
+  const auto dir = scratch() / "mcp-read-tier";
+  std::filesystem::create_directories(dir);
+  Run run_info;
+  auto r = by_id(converse(dir, request(1, "tools/list") + call(2, "ReverseDirection", {{"primitive_ids", {"p_0001"}}}) +
+                                   call(3, "ListPrimitives"),
+                          "--tools read --no-store", &run_info));
+  std::set<std::string> listed;
+  for (const auto& t : r[1]["result"]["tools"]) listed.insert(t["name"]);
+  std::set<std::string> expect;
+  for (const sv::Tool& t : sv::registry())
+    if (t.kind == sv::ToolKind::read && (t.group == "inspection" || t.group == "diagnostics" || t.group == "suggestion"))
+      expect.insert(t.name);
+  CHECK(listed == expect);
+  CHECK(listed.count("SimulateEdit") == 1);
+  CHECK(r[2]["error"]["code"] == -32602);  // not served in this tier
+  CHECK(r[3]["result"]["isError"] == true);
+  CHECK(r[3]["result"]["structuredContent"]["error"]["code"] == "not_found");
+  CHECK(run_info.err.find("sv-mcp: serving") != std::string::npos);  // logs go to stderr
+  CHECK(run(bin("sv-mcp") + " --tools none < /dev/null").status == 2);
+}
+
+namespace {
+
+// The processes whose parent is `pid`.
+std::vector<int> children_of(pid_t pid) {
+  std::vector<int> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = slurp("/proc/" + name + "/stat");
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    int ppid = 0;
+    char state = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid) out.push_back(std::stoi(name));
+  }
+  ::closedir(d);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once, no crash, no child left", "[e2e][mcp]") {
+  const auto dir = scratch() / "mcp-thousand";
+  make_store(dir);
+  std::string lines;
+  int malformed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    switch (i % 10) {
+      case 0: lines += request(i, i == 0 ? "initialize" : "ping", i == 0 ? json{{"protocolVersion", "2025-11-25"}} : json::object()); break;
+      case 1: lines += request(i, "tools/list"); break;
+      case 2: lines += call(i, "ListPrimitives", {{"filter", {{"type", "line"}}}}); break;
+      case 3: lines += call(i, "GetTour"); break;
+      case 4: lines += call(i, "GetPrimitive", {{"id", fmt::format("p_{:04d}", 1 + i % 12)}}); break;  // some fail
+      case 5: lines += call(i, "ReverseDirection", {{"primitive_ids", {"p_0001"}}, {"dry_run", true}}); break;
+      case 6: lines += request(i, "tools/call", {{"name", "NoSuchTool"}}); break;
+      case 7: lines += call(i, "ListPrimitives", {{"bad", true}}); break;
+      case 8: lines += request(std::to_string(i), "ping"); break;  // string ids
+      case 9: lines += request(i, "resources/list"); break;
+    }
+    if (i % 7 == 0) lines += notification("notifications/cancelled", {{"requestId", i}});
+    if (i % 50 == 0) {
+      lines += "{\"jsonrpc\":\"2.0\",\"id\":\n";
+      ++malformed;
+    }
+  }
+  PipedChild c = spawn_piped({bin("sv-mcp")}, dir);
+  REQUIRE(c.pid > 0);
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < lines.size()) {
+      ssize_t n = ::write(c.to_child, lines.data() + done, lines.size() - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+  });
+  // Read until every reply has come (1,000 requests and the malformed lines), then look for
+  // children while the server still runs, then close its input: it must exit on its own.
+  std::string out;
+  int replies = 0;
+  char buf[1 << 16];
+  while (replies < 1000 + malformed) {
+    ssize_t n = ::read(c.from_child, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    replies = count_lines(out);
+  }
+  writer.join();
+  CHECK(children_of(c.pid).empty());
+  ::close(c.to_child);
+  for (ssize_t n; (n = ::read(c.from_child, buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  ::close(c.from_child);
+  CHECK(wait_child(c) == 0);
+  INFO(slurp(c.err).substr(0, 2000));
+  REQUIRE(count_lines(out) == 1000 + malformed);
+  std::map<std::string, int> answered;
+  int null_ids = 0, tool_errors = 0;
+  size_t start = 0;
+  for (size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
+    json r = json::parse(out.substr(start, nl - start));
+    check_shape(r);
+    if (r["id"].is_null()) {
+      ++null_ids;
+      CHECK(r["error"]["code"] == -32700);
+      continue;
+    }
+    answered[r["id"].dump()]++;
+    if (r.contains("result") && r["result"].value("isError", false)) ++tool_errors;
+  }
+  CHECK(null_ids == malformed);
+  CHECK(answered.size() == 1000);
+  for (const auto& [id, times] : answered) CHECK(times == 1);
+  CHECK(tool_errors >= 100);  // the refused requests (case 7) and the missing primitives
+}

@@ -1,0 +1,92 @@
+// The MCP server's parts without a process: the message reader and one line in, one reply out.
+#include <catch2/catch.hpp>
+
+#include "core/schema.hpp"
+#include "mcp/server.hpp"
+
+using namespace sv;
+
+namespace {
+
+std::vector<std::optional<std::string>> lines_of(const std::vector<std::string>& pieces) {
+  std::vector<std::optional<std::string>> out;
+  auto keep = [&](const std::optional<std::string>& line) {
+    out.push_back(line);
+    return true;
+  };
+  mcp::LineReader reader;
+  for (const auto& p : pieces) REQUIRE(reader.feed(p, keep));
+  REQUIRE(reader.finish(keep));
+  return out;
+}
+
+mcp::Server storeless(mcp::Tier tier = mcp::Tier::all) {
+  CommonOptions none;
+  none.no_store = true;
+  return mcp::Server(none, tier);
+}
+
+}  // namespace
+
+TEST_CASE("the MCP reader splits lines however the bytes arrive, and drops an oversized one whole", "[mcp]") {
+  using L = std::vector<std::optional<std::string>>;
+  CHECK(lines_of({"{\"a\":1}\r\n{\"b\"", ":2}\n", "last"}) == L{"{\"a\":1}", "{\"b\":2}", "last"});
+  CHECK(lines_of({"", "\n", "\n"}) == L{"", ""});
+  CHECK(lines_of({}).empty());
+  // A line past the limit arrives as nullopt, without holding its bytes; the next line is read.
+  const std::string chunk(1 << 20, 'x');
+  std::vector<std::string> pieces;
+  for (size_t n = 0; n <= mcp::kMaxMessageBytes; n += chunk.size()) pieces.push_back(chunk);
+  pieces.push_back("\nping\n");
+  CHECK(lines_of(pieces) == L{std::nullopt, "ping"});
+  // An emit that fails (the client gone) stops the feed.
+  mcp::LineReader reader;
+  int calls = 0;
+  CHECK(!reader.feed("a\nb\n", [&](const std::optional<std::string>&) { return ++calls > 5; }));
+  CHECK(calls == 1);
+}
+
+TEST_CASE("the MCP server answers a line with one reply line, a notification with none", "[mcp]") {
+  mcp::Server s = storeless();
+  auto reply = [&](const std::string& line) { return json::parse(s.handle(line).value()); };
+  CHECK(reply(R"({"jsonrpc":"2.0","id":"x","method":"ping"})") == json{{"jsonrpc", "2.0"}, {"id", "x"}, {"result", json::object()}});
+  CHECK(!s.handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  CHECK(!s.handle(R"({"jsonrpc":"2.0","method":"no/such/notification"})"));
+  CHECK(reply("{").at("error").at("code") == -32700);
+  CHECK(reply("{").at("id").is_null());
+  CHECK(reply(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})").at("error").at("code") == -32600);
+  CHECK(reply(R"({"jsonrpc":"2.0","id":2,"method":"ping","params":[1]})").at("error").at("code") == -32602);
+  CHECK(reply(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c"}})").at("error").at("code") == -32602);
+  const json line = reply(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})");
+  CHECK(line.dump().find('\n') == std::string::npos);
+  CHECK(line.at("result").at("tools").size() == registry().size());
+  // A read tool's output schema takes its result and the error envelope; its input schema is the request's.
+  for (const Tool& t : registry()) {
+    const json d = mcp::tool_description(t);
+    CHECK(d["inputSchema"]["properties"] == request_schema(t)["properties"]);
+    CHECK(Schema(d["outputSchema"]).first_error(Error(Code::conflict, "moved").envelope()) == "");
+    CHECK(d["annotations"]["readOnlyHint"] == (t.kind == ToolKind::read));
+  }
+  // Without a store, a call is a tool error the model reads, not a protocol error.
+  const json call = reply(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"GetTour"}})");
+  CHECK(call.at("result").at("isError") == true);
+  CHECK(call.at("result").at("structuredContent").at("error").at("code") == "not_found");
+  CHECK(call.at("result").at("content").at(0).at("text") == call.at("result").at("structuredContent").at("llm_text"));
+}
+
+TEST_CASE("the MCP read tier serves inspection, diagnostics, suggestion and SimulateEdit, nothing that records", "[mcp]") {
+  size_t served = 0;
+  for (const Tool& t : registry()) {
+    if (!mcp::in_tier(t, mcp::Tier::read)) continue;
+    ++served;
+    CHECK(t.kind == ToolKind::read);
+    CHECK((t.group == "inspection" || t.group == "diagnostics" || t.group == "suggestion"));
+  }
+  CHECK(served > 0);
+  CHECK(mcp::in_tier(*find_tool("SimulateEdit"), mcp::Tier::read));
+  CHECK(!mcp::in_tier(*find_tool("EvaluateRevision"), mcp::Tier::read));
+  CHECK(!mcp::in_tier(*find_tool("ReverseDirection"), mcp::Tier::read));
+  mcp::Server s = storeless(mcp::Tier::read);
+  const json r = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Revert"}})"));
+  CHECK(r.at("error").at("code") == -32602);
+}

@@ -1,0 +1,176 @@
+// Suggestions on planted drawings: the groups MergeSimilarElements finds, the candidate
+// SuggestOptimizations ranks first, what SimulateEdit's alternatives report, and that every
+// prediction is what applying the printed request gives.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "route/route.hpp"
+#include "tools_fixture.hpp"
+
+using namespace svtest;
+
+namespace {
+
+Polyline join(const Polyline& a, const Polyline& b) {
+  Polyline out = a;
+  out.insert(out.end(), b.begin() + 1, b.end());
+  return out;
+}
+
+Scene routed_by_router(SceneBuilder& b) {
+  Scene s = b.routed();
+  RouteOptions o;
+  o.ppi = 100;
+  route(s, o);
+  return s;
+}
+
+json groups_of(const Scene& s, bool aggressive = false) {
+  return run("MergeSimilarElements", s, {{"aggressive", aggressive}})["groups"];
+}
+
+// Every candidate's request, applied as sv-edit applies it, gives exactly the predicted scoreboard.
+void check_predictions(const Scene& s) {
+  const json cands = run("SuggestOptimizations", s, {{"max_candidates", 1000}})["candidates"];
+  for (const json& c : cands) {
+    INFO(c["description"].get<std::string>());
+    EditSession applied = edit(s, c["request"]["tool"], c["request"]["request"]);
+    CHECK(applied.after == c["predicted_after"]);
+    CHECK(std::lround((applied.after["draw_time_s"].get<double>() - applied.before["draw_time_s"].get<double>()) * 1000) ==
+          std::lround(c["predicted_draw_time_delta_ms"].get<double>()));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("two collinear halves of a line are one fuse_collinear_lines group, safe", "[suggest]") {
+  SceneBuilder b(240, 120, 4);
+  Polyline src = join(Shape::line({40, 60}, {120, 60}).sample(1.0), Shape::line({120, 60}, {200, 60}).sample(1.0));
+  b.add_chain({Shape::line({40, 60}, {120, 60}), Shape::line({120, 60}, {200, 60})}, src, {{0, 80}, {80, 160}});
+  const Scene s = routed_by_router(b);
+  const json g = groups_of(s);
+  REQUIRE(g.size() == 1);
+  CHECK(g[0]["merge_kind"] == "fuse_collinear_lines");
+  CHECK(g[0]["primitive_ids"] == json({"p_0001", "p_0002"}));
+  CHECK(g[0]["safe"] == true);
+  CHECK(g[0]["predicted_replacement"]["type"] == "line");
+  CHECK(g[0]["fit_rms_px_after"].get<double>() < 0.1);
+  // Its request merges them into one line (which the router already drew as one move).
+  EditSession m = edit(s, g[0]["request"]["tool"], g[0]["request"]["request"]);
+  CHECK(m.scene.primitives->size() == 1);
+  CHECK(m.after["draw_time_s"].get<double>() <= m.before["draw_time_s"].get<double>());
+  check_predictions(s);
+}
+
+TEST_CASE("four arcs of one circle are rebuilt as the circle", "[suggest]") {
+  SceneBuilder b(200, 200, 4);
+  const Vec2 c{100, 100};
+  const double r = 60, q = std::tan(kPi / 8);  // a quarter turn each
+  std::vector<Shape> arcs;
+  std::vector<std::pair<int, int>> spans;
+  Polyline src;
+  for (int k = 0; k < 4; ++k) {
+    Vec2 a = c + Vec2{r * std::cos(k * kPi / 2), r * std::sin(k * kPi / 2)};
+    Vec2 e = c + Vec2{r * std::cos((k + 1) * kPi / 2), r * std::sin((k + 1) * kPi / 2)};
+    arcs.push_back(Shape::arc(a, e, q));
+    Polyline part = arcs.back().sample(1.0);
+    int from = src.empty() ? 0 : static_cast<int>(src.size()) - 1;
+    src = src.empty() ? part : join(src, part);
+    spans.push_back({from, static_cast<int>(src.size()) - 1});
+  }
+  b.add_chain(arcs, src, spans);
+  const Scene s = routed_by_router(b);
+  const json g = groups_of(s);
+  REQUIRE(g.size() == 1);
+  CHECK(g[0]["merge_kind"] == "rebuild_circle_from_arcs");
+  CHECK(g[0]["primitive_ids"].size() == 4);
+  CHECK(g[0]["predicted_replacement"]["type"] == "circle");
+  CHECK(std::abs(g[0]["predicted_replacement"]["radius"].get<double>() - r) < 0.5);
+  CHECK(g[0]["safe"] == true);
+  check_predictions(s);
+}
+
+TEST_CASE("a doubled stroke is a deduplicate_overlap group that deletes the copy", "[suggest]") {
+  SceneBuilder b(240, 120, 4);
+  b.add(Shape::line({40, 60}, {200, 60}));
+  b.add(Shape::line({60, 60.5}, {180, 60.5}));
+  const Scene s = routed_by_router(b);
+  const json g = groups_of(s);
+  REQUIRE(g.size() == 1);
+  CHECK(g[0]["merge_kind"] == "deduplicate_overlap");
+  CHECK(g[0]["primitive_ids"] == json({"p_0002", "p_0001"}));
+  CHECK(g[0]["request"]["tool"] == "DeletePrimitive");
+  CHECK(g[0]["request"]["request"]["primitive_ids"] == json({"p_0002"}));
+  CHECK(g[0]["safe"] == true);
+  // SuggestOptimizations offers it, and deleting the copy loses no fidelity.
+  const json cands = run("SuggestOptimizations", s)["candidates"];
+  bool offered = false;
+  for (const json& c : cands)
+    if (c.value("merge_kind", "") == "deduplicate_overlap") {
+      offered = true;
+      CHECK(c["predicted_draw_time_delta_ms"].get<double>() < 0);
+      CHECK(c["predicted_fidelity_delta"]["f1"].get<double>() >= -0.001);
+    }
+  CHECK(offered);
+}
+
+TEST_CASE("a stroke driven the wrong way round: the top suggestion reverses it", "[suggest]") {
+  SceneBuilder b(260, 160, 4);
+  b.add(Shape::arc({20, 80}, {100, 80}, 0.2));  // an arc: it cannot be driven backwards
+  b.add(Shape::arc({100, 80}, {220, 80}, -0.2));
+  // Drawn reversed, the arc starts at its far end: a pen-up there and a turn of about 180 degrees.
+  const Scene s = b.routed({"p_0002"});
+  const json cands = run("SuggestOptimizations", s)["candidates"];
+  REQUIRE(!cands.empty());
+  CHECK(cands[0]["edit_kind"] == "reverse_primitive_direction");
+  CHECK(cands[0]["target_primitive_ids"] == json({"p_0002"}));
+  CHECK(cands[0]["predicted_draw_time_delta_ms"].get<double>() < -1000);
+  CHECK(cands[0]["risk"] == "low");
+  CHECK(cands[0]["request"]["command"].get<std::string>().rfind("sv-edit reverse-direction --request ", 0) == 0);
+  check_predictions(s);
+}
+
+TEST_CASE("SimulateEdit ranks alternatives tried from the same revision", "[suggest]") {
+  SceneBuilder b(260, 160, 4);
+  b.add(Shape::arc({20, 80}, {100, 80}, 0.2));  // an arc: it cannot be driven backwards
+  b.add(Shape::arc({100, 80}, {220, 80}, -0.2));
+  const Scene s = b.routed({"p_0002"});
+  const json r = run("SimulateEdit", s,
+                     {{"alternatives",
+                       {{{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0001"}}}},
+                        {{{"tool", "ReverseDirection"}, {"primitive_ids", {"p_0002"}}}},
+                        {{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0099"}}}}}}});
+  const json& t = r["alternatives"];
+  REQUIRE(t.size() == 3);
+  // The reversal keeps all the ink and saves time: first; deleting ink loses fidelity; the
+  // unknown id is refused and ranks last.
+  CHECK(t[0]["alternative"] == 1);
+  CHECK(t[0]["rank"] == 1);
+  CHECK(t[0]["f1_delta"].get<double>() >= -0.001);
+  CHECK(t[2]["alternative"] == 2);
+  CHECK(t[2].contains("refused"));
+  // Each row is what that batch alone gives.
+  EditSession rev = edit(s, "ReverseDirection", {{"primitive_ids", {"p_0002"}}});
+  CHECK(t[0]["after"] == rev.after);
+  CHECK(r["before"] == rev.before);
+}
+
+TEST_CASE("every suggestion's prediction is what applying it gives, on a drawing with every primitive type", "[suggest]") {
+  SceneBuilder b = dev_drawing();
+  check_predictions(routed_by_router(b));
+}
+
+TEST_CASE("two arcs of one circle meeting at both ends are one group", "[suggest]") {
+  // Each end of one meets the other: the run is a loop of two, walked once.
+  SceneBuilder b(200, 200, 4);
+  const double q = std::tan(kPi / 4);  // half turns
+  Polyline src = join(Shape::arc({40, 100}, {160, 100}, q).sample(1.0), Shape::arc({160, 100}, {40, 100}, q).sample(1.0));
+  const int mid = static_cast<int>(Shape::arc({40, 100}, {160, 100}, q).sample(1.0).size()) - 1;
+  b.add_chain({Shape::arc({40, 100}, {160, 100}, q), Shape::arc({160, 100}, {40, 100}, q)}, src,
+              {{0, mid}, {mid, static_cast<int>(src.size()) - 1}});
+  const json g = groups_of(routed_by_router(b));
+  REQUIRE(g.size() == 1);
+  CHECK(g[0]["merge_kind"] == "rebuild_circle_from_arcs");
+  CHECK(g[0]["primitive_ids"].size() == 2);
+}
