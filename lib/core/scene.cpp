@@ -390,24 +390,69 @@ Scene scene_from_valid_json(const json& j) {
   return s;
 }
 
+namespace {
+
+// A reading of the document that builds nothing and refuses it at the first container nested too
+// deep (nlohmann's copy and dump recurse), string or key too long, or container too large. It
+// runs before the document is built: nlohmann's callback parser, which could check the same
+// while building, rescans the enclosing container at the end of every object, which makes an
+// array of n objects cost n^2.
+class LimitChecker : public json::json_sax_t {
+ public:
+  LimitChecker(Code code, const std::string& what) : code_(code), what_(what) {}
+  bool null() override { return item(); }
+  bool boolean(bool) override { return item(); }
+  bool number_integer(number_integer_t) override { return item(); }
+  bool number_unsigned(number_unsigned_t) override { return item(); }
+  bool number_float(number_float_t, const string_t&) override { return item(); }
+  bool string(string_t& v) override { return text(v) && item(); }
+  bool binary(binary_t&) override { return item(); }
+  bool start_object(std::size_t) override { return open(); }
+  bool key(string_t& k) override { return text(k); }  // its value is the item
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_array() override { return close(); }
+  // Malformed text: the parse that builds the document reports it (after the limits checked up to
+  // there, as the text is read).
+  bool parse_error(std::size_t, const std::string&, const json::exception&) override { return false; }
+
+ private:
+  bool item() {
+    if (!items_.empty()) ++items_.back();
+    return true;
+  }
+  bool open() {
+    if (items_.size() >= static_cast<size_t>(kMaxJsonDepth))
+      throw Error(code_, fmt::format("{}: nested deeper than {} levels", what_, kMaxJsonDepth));
+    item();
+    items_.push_back(0);
+    return true;
+  }
+  bool close() {
+    if (items_.back() > kMaxJsonArrayItems)
+      throw Error(code_, fmt::format("{}: an array or object of more than {} items", what_, kMaxJsonArrayItems));
+    items_.pop_back();
+    return true;
+  }
+  bool text(const std::string& v) const {
+    if (v.size() > kMaxJsonStringBytes)
+      throw Error(code_, fmt::format("{}: a string longer than {} bytes", what_, kMaxJsonStringBytes));
+    return true;
+  }
+  Code code_;
+  const std::string& what_;
+  std::vector<size_t> items_;  // per open container, its items (an object's keys) so far
+};
+
+}  // namespace
+
 json parse_json_limited(const std::string& text, Code code, const std::string& what) {
   if (text.size() > kMaxSceneBytes)
     throw Error(code, fmt::format("{}: larger than {} bytes", what, kMaxSceneBytes));
-  // The parser reports every container as it opens (with its depth) and closes, and every key
-  // and value: deep nesting is refused before it is built (nlohmann's copy and dump recurse).
-  auto limits = [&](int depth, json::parse_event_t event, json& parsed) {
-    using E = json::parse_event_t;
-    if ((event == E::object_start || event == E::array_start) && depth >= kMaxJsonDepth)
-      throw Error(code, fmt::format("{}: nested deeper than {} levels", what, kMaxJsonDepth));
-    if ((event == E::key || event == E::value) && parsed.is_string() &&
-        parsed.get_ref<const std::string&>().size() > kMaxJsonStringBytes)
-      throw Error(code, fmt::format("{}: a string longer than {} bytes", what, kMaxJsonStringBytes));
-    if ((event == E::object_end || event == E::array_end) && parsed.size() > kMaxJsonArrayItems)
-      throw Error(code, fmt::format("{}: an array or object of more than {} items", what, kMaxJsonArrayItems));
-    return true;
-  };
   try {
-    return json::parse(text, limits);
+    LimitChecker limits(code, what);
+    json::sax_parse(text, &limits);
+    return json::parse(text);  // throws what sax_parse found malformed
   } catch (const json::parse_error& e) {
     throw Error(code, fmt::format("{}: malformed JSON at byte {}", what, e.byte), {{"byte", e.byte}});
   } catch (const json::exception& e) {  // e.g. a number too large for a double

@@ -4,56 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "robot/motion.hpp"
+#include "route/grid.hpp"
 
 namespace sv {
-
-namespace {
-
-// A uniform grid of cells over a set of boxes or points, for the nearest-first searches below:
-// with a cell of about the typical spacing, both searches visit a few cells per query instead of
-// every trail, and each stops once no unvisited cell can hold a better answer, so the results
-// are exactly those of the exhaustive scans they replace (same costs, same tie-breaking).
-struct Grid {
-  double x0 = 0, y0 = 0, cell = 1;
-  int w = 1, h = 1;
-  Grid(const BBox& all, size_t items) {
-    x0 = all.x0;
-    y0 = all.y0;
-    const double sx = std::max(all.x1 - all.x0, 0.0), sy = std::max(all.y1 - all.y0, 0.0);
-    cell = std::sqrt(std::max(sx * sy, 1.0) / std::max<size_t>(items, 1));
-    cell = std::max({cell, std::max(sx, sy) / 4096, 1e-6});  // at most 4096 cells a side
-    w = std::max(1, static_cast<int>(sx / cell) + 1);
-    h = std::max(1, static_cast<int>(sy / cell) + 1);
-  }
-  // Cell coordinates, clamped: a point outside the grid goes to the nearest cell.
-  int cx(double x) const { return static_cast<int>(std::clamp(std::floor((x - x0) / cell), 0.0, w - 1.0)); }
-  int cy(double y) const { return static_cast<int>(std::clamp(std::floor((y - y0) / cell), 0.0, h - 1.0)); }
-  // Calls f(cell index) for the cells of Chebyshev ring r around the cell range [ax0..ax1] x
-  // [ay0..ay1]; returns false when the ring lies wholly outside the grid. Every point first met
-  // in ring r is at least (r - 1) * cell from any point in the range (the searches allow one more
-  // ring for rounding at the cell borders).
-  template <class F>
-  bool ring(int ax0, int ay0, int ax1, int ay1, int r, F&& f) const {
-    if (r > 0 && ax0 - (r - 1) <= 0 && ay0 - (r - 1) <= 0 && ax1 + (r - 1) >= w - 1 && ay1 + (r - 1) >= h - 1)
-      return false;
-    const int x_lo = ax0 - r, x_hi = ax1 + r, y_lo = ay0 - r, y_hi = ay1 + r;
-    for (int y = std::max(y_lo, 0); y <= std::min(y_hi, h - 1); ++y) {
-      const bool edge_row = y == y_lo || y == y_hi;
-      if (edge_row || r == 0) {
-        for (int x = std::max(x_lo, 0); x <= std::min(x_hi, w - 1); ++x) f(y * w + x);
-      } else {
-        if (x_lo >= 0) f(y * w + x_lo);
-        if (x_hi < w) f(y * w + x_hi);
-      }
-    }
-    return true;
-  }
-};
-
-}  // namespace
 
 TourPlanner::TourPlanner(const TrailSet& trails, const std::vector<Shape>& shapes, const CostModel& cost,
                          const OrderParams& params, std::optional<Pose> start)
@@ -237,6 +194,11 @@ double TourPlanner::trans(const Orientation& a, const Orientation& b) const {
   return cost_.transition(a.out_pt, a.out_h, b.in_pt, b.in_h);
 }
 
+double TourPlanner::least_trip_s(double d) const {
+  d = d * (1 - 1e-12) - 1e-9;  // rounding: never above the true cost
+  return d > cost_.join_px ? line_time_s(d, cost_.ppi) + 2 * cost_.pen_time_s : 0.0;
+}
+
 double TourPlanner::from_start(const Orientation& o) const {
   if (!start_) return 0;
   return cost_.transition({start_->x, start_->y}, start_->heading_deg, o.in_pt, o.in_h);
@@ -277,12 +239,16 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
     cur = &list[k];
   }
   // The entry points of every orientation in a grid: the next trail is searched from the cells
-  // nearest the current exit outwards, and the search stops once a cell's distance alone (the
-  // pen-up travel it would cost; turns and the trail's own time only add) exceeds the best found.
-  // Ties go to the lowest (trail, orientation), as in a scan of all of them.
+  // nearest the current exit outwards, and the search stops once a cell's distance (the pen-up
+  // travel it would cost) plus the least time any trail takes inside exceeds the best found
+  // (turns only add). Ties go to the lowest (trail, orientation), as in a scan of all of them.
   BBox all;
+  double least_inside = INFINITY;
   for (const auto& list : orients_)
-    for (const Orientation& o : list) all.add(o.in_pt);
+    for (const Orientation& o : list) {
+      all.add(o.in_pt);
+      least_inside = std::min(least_inside, o.internal_s);
+    }
   const Grid grid(all, n);
   std::vector<std::vector<Placement>> cells(static_cast<size_t>(grid.w) * grid.h);
   for (size_t u = 0; u < n; ++u)
@@ -290,11 +256,6 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
       const Vec2 q = orients_[u][k].in_pt;
       cells[static_cast<size_t>(grid.cy(q.y)) * grid.w + grid.cx(q.x)].push_back({static_cast<int>(u), static_cast<int>(k)});
     }
-  // No trip of length d costs less than this (a trip within join_px may cost nothing).
-  auto least_cost = [&](double d) {
-    d = d * (1 - 1e-12) - 1e-9;
-    return d > cost_.join_px ? line_time_s(d, cost_.ppi) + 2 * cost_.pen_time_s : 0.0;
-  };
   while (tour.size() < n) {
     double best = INFINITY;
     Placement pick;
@@ -312,25 +273,13 @@ Tour TourPlanner::nearest_neighbour_from(int first) const {
         for (size_t k = 0; k < orients_[u].size(); ++k) consider(static_cast<int>(u), static_cast<int>(k), from_start(orients_[u][k]) + orients_[u][k].internal_s);
       }
     } else {
-      const int px = grid.cx(cur->out_pt.x), py = grid.cy(cur->out_pt.y);
-      for (int r = 0;; ++r) {
-        if (r > 1 && least_cost((r - 2) * grid.cell) > best) break;
-        if (!grid.ring(px, py, px, py, r, [&](int c) {
-              auto& list = cells[c];
-              for (size_t i = 0; i < list.size();) {
-                const Placement pl = list[i];
-                if (used[pl.trail]) {  // drawn already: drop it from the cell
-                  list[i] = list.back();
-                  list.pop_back();
-                  continue;
-                }
-                const Orientation& o = orients_[pl.trail][pl.orient];
-                consider(pl.trail, pl.orient, trans(*cur, o) + o.internal_s);
-                ++i;
-              }
-            }))
-          break;
-      }
+      grid.nearest_first(
+          cells, cur->out_pt, &best, [&](double d) { return least_trip_s(d) + least_inside; },
+          [&](const Placement& pl) { return used[pl.trail]; },
+          [&](const Placement& pl) {
+            const Orientation& o = orients_[pl.trail][pl.orient];
+            consider(pl.trail, pl.orient, trans(*cur, o) + o.internal_s);
+          });
     }
     tour.push_back(pick);
     used[pick.trail] = true;
@@ -389,9 +338,13 @@ Tour TourPlanner::circuit_order() const {
     int c, j, k;
   };
   BBox all;
+  double least_inside = INFINITY;
   for (const auto& circ : circuits)
     for (int trail : circ)
-      for (const Orientation& o : orients_[trail]) all.add(o.in_pt);
+      for (const Orientation& o : orients_[trail]) {
+        all.add(o.in_pt);
+        least_inside = std::min(least_inside, o.internal_s);
+      }
   const Grid grid(all, trails_.trails.size());
   std::vector<std::vector<Entry>> cells(static_cast<size_t>(grid.w) * grid.h);
   for (size_t c = 0; c < circuits.size(); ++c)
@@ -405,10 +358,6 @@ Tour TourPlanner::circuit_order() const {
             {static_cast<int>(c), static_cast<int>(j), static_cast<int>(k)});
       }
     }
-  auto least_cost = [&](double d) {
-    d = d * (1 - 1e-12) - 1e-9;
-    return d > cost_.join_px ? line_time_s(d, cost_.ppi) + 2 * cost_.pen_time_s : 0.0;
-  };
   for (size_t done = 0; done < circuits.size(); ++done) {
     double best = INFINITY;
     size_t pick_c = 0, pick_j = 0;
@@ -427,31 +376,19 @@ Tour TourPlanner::circuit_order() const {
       }
     } else {
       bool picked = false;
-      const int px = grid.cx(cur->out_pt.x), py = grid.cy(cur->out_pt.y);
-      for (int r = 0;; ++r) {
-        if (r > 1 && least_cost((r - 2) * grid.cell) > best) break;
-        if (!grid.ring(px, py, px, py, r, [&](int cell) {
-              auto& list = cells[cell];
-              for (size_t i = 0; i < list.size();) {
-                const Entry e = list[i];
-                if (used[e.c]) {  // its circuit is drawn already: drop it from the cell
-                  list[i] = list.back();
-                  list.pop_back();
-                  continue;
-                }
-                const Orientation& o = orients_[circuits[e.c][e.j]][e.k];
-                const double v = trans(*cur, o) + o.internal_s;
-                if (v < best || (v == best && picked && std::make_pair(size_t(e.c), size_t(e.j)) < std::make_pair(pick_c, pick_j))) {
-                  best = v;
-                  pick_c = e.c;
-                  pick_j = e.j;
-                  picked = true;
-                }
-                ++i;
-              }
-            }))
-          break;
-      }
+      grid.nearest_first(
+          cells, cur->out_pt, &best, [&](double d) { return least_trip_s(d) + least_inside; },
+          [&](const Entry& e) { return used[e.c]; },  // its circuit is drawn already
+          [&](const Entry& e) {
+            const Orientation& o = orients_[circuits[e.c][e.j]][e.k];
+            const double v = trans(*cur, o) + o.internal_s;
+            if (v < best || (v == best && picked && std::make_pair(size_t(e.c), size_t(e.j)) < std::make_pair(pick_c, pick_j))) {
+              best = v;
+              pick_c = e.c;
+              pick_j = e.j;
+              picked = true;
+            }
+          });
     }
     used[pick_c] = true;
     const auto& circ = circuits[pick_c];
@@ -464,12 +401,13 @@ Tour TourPlanner::circuit_order() const {
   return tour;
 }
 
-bool TourPlanner::two_opt(Tour& t) const {
+bool TourPlanner::two_opt(Tour& t, Focus* focus) const {
   size_t n = t.size();
   bool improved = false;
   std::vector<int> pos = positions(t);
   std::vector<size_t> ends;
   for (size_t i = 0; i < n; ++i) {
+    if (focus && !focus->looks(t[i].trail) && !(i > 0 && focus->looks(t[i - 1].trail))) continue;
     // Reversing t[i..j] creates t[i-1] -> t[j] and t[i] -> t[j+1]: try the j that make one
     // of them a transition between near trails (and j = i, reversing t[i] alone).
     ends.assign(1, i);
@@ -491,8 +429,11 @@ bool TourPlanner::two_opt(Tour& t) const {
       }
       if (after < before - 1e-9) {
         std::reverse(t.begin() + i, t.begin() + j + 1);
-        for (size_t k = i; k <= j; ++k) t[k].orient = at(t[k]).rev;
-        pos = positions(t);
+        for (size_t k = i; k <= j; ++k) {
+          t[k].orient = at(t[k]).rev;
+          pos[t[k].trail] = static_cast<int>(k);
+        }
+        if (focus) focus->touch(t, i > 0 ? i - 1 : i, std::min(j + 2, n));
         improved = true;
         break;
       }
@@ -501,7 +442,7 @@ bool TourPlanner::two_opt(Tour& t) const {
   return improved;
 }
 
-bool TourPlanner::or_opt(Tour& t) const {
+bool TourPlanner::or_opt(Tour& t, Focus* focus) const {
   size_t n = t.size();
   bool improved = false;
   std::vector<int> pos = positions(t);
@@ -509,6 +450,7 @@ bool TourPlanner::or_opt(Tour& t) const {
   auto enter = [&](const Orientation* prev, const Orientation& o) { return prev ? trans(*prev, o) : from_start(o); };
   for (size_t len = 1; len <= 3 && len < n; ++len)
     for (size_t i = 0; i + len <= n; ++i) {
+      if (focus && !focus->looks_at(t, i > 0 ? i - 1 : i, std::min(i + len + 1, n))) continue;
       const Orientation* prev = i > 0 ? &at(t[i - 1]) : nullptr;
       const Orientation* next = i + len < n ? &at(t[i + len]) : nullptr;
       const Orientation &first = at(t[i]), &last = at(t[i + len - 1]);
@@ -546,28 +488,32 @@ bool TourPlanner::or_opt(Tour& t) const {
         }
       }
       if (best >= -1e-9) continue;
-      Tour run(t.begin() + i, t.begin() + i + len);
+      const int was_prev = i > 0 ? t[i - 1].trail : -1, was_next = i + len < n ? t[i + len].trail : -1;
+      // The run moves to positions best_q.. of the new tour: rotate the stretch between its old
+      // and its new place, and renumber only that stretch.
+      const size_t lo = std::min(i, best_q), hi = std::max(i, best_q) + len;
+      std::rotate(t.begin() + lo, t.begin() + (best_q < i ? i : i + len), t.begin() + hi);
       if (best_flip) {
-        std::reverse(run.begin(), run.end());
-        for (auto& p : run) p.orient = at(p).rev;
+        std::reverse(t.begin() + best_q, t.begin() + best_q + len);
+        for (size_t k = best_q; k < best_q + len; ++k) t[k].orient = at(t[k]).rev;
       }
-      Tour next_tour;
-      next_tour.reserve(n);
-      for (size_t q = 0; q <= n - len; ++q) {
-        if (q == best_q) next_tour.insert(next_tour.end(), run.begin(), run.end());
-        if (q < n - len) next_tour.push_back(rest(q));
+      for (size_t k = lo; k < hi; ++k) pos[t[k].trail] = static_cast<int>(k);
+      if (focus) {
+        for (int w : {was_prev, was_next})  // now next to each other
+          if (w >= 0) focus->touch(w);
+        focus->touch(t, best_q > 0 ? best_q - 1 : 0, std::min(best_q + len + 1, n));
       }
-      t = std::move(next_tour);
-      pos = positions(t);
       improved = true;
     }
   return improved;
 }
 
-bool TourPlanner::reorient(Tour& t) const {
+bool TourPlanner::reorient(Tour& t, Focus* focus) const {
   size_t n = t.size();
   bool improved = false;
   for (size_t i = 0; i < n; ++i) {
+    const size_t lo = i > 0 ? i - 1 : i, hi = std::min(i + 2, n);
+    if (focus && !focus->looks_at(t, lo, hi)) continue;
     auto around = [&](const Orientation& o) {
       double c = o.internal_s + (i == 0 ? from_start(o) : trans(at(t[i - 1]), o));
       if (i + 1 < n) c += trans(o, at(t[i + 1]));
@@ -581,6 +527,7 @@ bool TourPlanner::reorient(Tour& t) const {
         best = c;
         t[i].orient = static_cast<int>(k);
         improved = true;
+        if (focus) focus->touch(t, lo, hi);
       }
     }
   }
@@ -588,11 +535,24 @@ bool TourPlanner::reorient(Tour& t) const {
 }
 
 void TourPlanner::improve(Tour& tour) const {
+  // Sweeps over the whole tour take more passes to settle the longer the tour, so above
+  // full_sweeps_max trails a pass after the first tries moves only next to the places the moves
+  // of the last pass changed (Bentley's "don't look bits"): the work then follows the changes,
+  // and a 100,000-primitive drawing routes in time linear in its size. Smaller drawings are
+  // swept whole every pass, as their tours always were.
+  std::optional<Focus> focus;
+  if (tour.size() > static_cast<size_t>(params_.full_sweeps_max))
+    focus.emplace(Focus{std::vector<char>(orients_.size(), 1), std::vector<char>(orients_.size(), 0)});
+  Focus* f = focus ? &*focus : nullptr;
   for (int pass = 0; pass < params_.max_passes; ++pass) {
-    bool a = two_opt(tour);
-    bool b = or_opt(tour);
-    bool c = reorient(tour);
+    bool a = two_opt(tour, f);
+    bool b = or_opt(tour, f);
+    bool c = reorient(tour, f);
     if (!a && !b && !c) break;
+    if (f) {
+      f->look.swap(f->next);
+      std::fill(f->next.begin(), f->next.end(), 0);
+    }
   }
 }
 

@@ -36,9 +36,10 @@ struct Placement {
 using Tour = std::vector<Placement>;
 
 struct OrderParams {
-  int circle_entries = 24;  // entry angles tried per free circle during the search
-  int closed_starts = 16;   // start vertices tried per closed trail
-  int max_passes = 50;      // improvement passes over the tour
+  int circle_entries = 24;     // entry angles tried per free circle during the search
+  int closed_starts = 16;      // start vertices tried per closed trail
+  int max_passes = 50;         // improvement passes over the tour
+  int full_sweeps_max = 5000;  // trails up to which every pass tries every move (see improve)
 };
 
 class TourPlanner {
@@ -71,11 +72,28 @@ class TourPlanner {
   const Orientation& at(const Placement& p) const { return orients_[p.trail][p.orient]; }
   double trans(const Orientation& a, const Orientation& b) const;
   double from_start(const Orientation& o) const;
+  // No pen-up trip of length d costs less than this (a trip within join_px may cost nothing).
+  double least_trip_s(double d) const;
   Tour nearest_neighbour_from(int first) const;
   std::vector<int> positions(const Tour& t) const;
-  bool two_opt(Tour& t) const;
-  bool or_opt(Tour& t) const;
-  bool reorient(Tour& t) const;
+  // Which trails a pass of improve() tries moves at, on long tours: those a move touched in the
+  // last pass (look), and those touched in this one (next; also looked at for the rest of it).
+  struct Focus {
+    std::vector<char> look, next;
+    bool looks(int trail) const { return look[trail]; }
+    bool looks_at(const Tour& t, size_t lo, size_t hi) const {
+      for (size_t k = lo; k < hi; ++k)
+        if (look[t[k].trail]) return true;
+      return false;
+    }
+    void touch(int trail) { look[trail] = next[trail] = 1; }
+    void touch(const Tour& t, size_t lo, size_t hi) {
+      for (size_t k = lo; k < hi; ++k) touch(t[k].trail);
+    }
+  };
+  bool two_opt(Tour& t, Focus* focus) const;
+  bool or_opt(Tour& t, Focus* focus) const;
+  bool reorient(Tour& t, Focus* focus) const;
 
   const TrailSet& trails_;
   const std::vector<Shape>& shapes_;

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "robot/motion.hpp"
 #include "route/emit.hpp"
+#include "route/grid.hpp"
 #include "route/order.hpp"
 
 namespace sv {
@@ -129,12 +130,25 @@ double fraction_of(const Shape& s, Vec2 q) {
 // snap_px, farther than snap_px from its own ends): a line through a T is drawn as two pieces
 // so the stem meets it at a vertex of the endpoint graph and joins the trail without a lift.
 void split_at_contacts(const std::vector<Primitive>& prims, double snap, Setup& su) {
-  std::vector<Vec2> ends;
-  for (const Primitive& p : prims)
-    if (p.shape.type != PrimType::circle) {
-      ends.push_back(p.shape.p0);
-      ends.push_back(p.shape.p1);
-    }
+  // The ends of the lines and arcs, listed in the grid cells they fall in: each primitive looks
+  // only at the cells around its box (all the ends, when its box covers more cells than that).
+  struct End {
+    Vec2 q;
+    size_t prim;
+  };
+  std::vector<End> ends;
+  BBox all;
+  for (size_t i = 0; i < prims.size(); ++i)
+    if (prims[i].shape.type != PrimType::circle)
+      for (Vec2 q : {prims[i].shape.p0, prims[i].shape.p1}) {
+        ends.push_back({q, i});
+        all.add(q);
+      }
+  const Grid grid(all, ends.size());
+  std::vector<std::vector<int>> cells(static_cast<size_t>(grid.w) * grid.h);
+  for (size_t k = 0; k < ends.size(); ++k)
+    cells[static_cast<size_t>(grid.cy(ends[k].q.y)) * grid.w + grid.cx(ends[k].q.x)].push_back(static_cast<int>(k));
+  std::vector<int> near;
   for (size_t i = 0; i < prims.size(); ++i) {
     const Shape& s = prims[i].shape;
     std::vector<double> cuts;
@@ -142,9 +156,21 @@ void split_at_contacts(const std::vector<Primitive>& prims, double snap, Setup& 
     if (s.type != PrimType::circle && len > 4 * snap) {
       BBox box;
       for (Vec2 q : s.sample(std::max(len / 8, 1.0))) box.add(q);
-      for (size_t k = 0; k < ends.size(); ++k) {
-        Vec2 q = ends[k];
-        if (k / 2 == i || q.x < box.x0 - snap || q.x > box.x1 + snap || q.y < box.y0 - snap || q.y > box.y1 + snap)
+      const int x0 = grid.cx(box.x0 - snap), x1 = grid.cx(box.x1 + snap), y0 = grid.cy(box.y0 - snap),
+                y1 = grid.cy(box.y1 + snap);
+      near.clear();
+      if (static_cast<double>(x1 - x0 + 1) * (y1 - y0 + 1) > static_cast<double>(ends.size())) {
+        for (size_t k = 0; k < ends.size(); ++k) near.push_back(static_cast<int>(k));
+      } else {
+        for (int y = y0; y <= y1; ++y)
+          for (int x = x0; x <= x1; ++x) {
+            const auto& c = cells[static_cast<size_t>(y) * grid.w + x];
+            near.insert(near.end(), c.begin(), c.end());
+          }
+      }
+      for (int k : near) {
+        Vec2 q = ends[k].q;
+        if (ends[k].prim == i || q.x < box.x0 - snap || q.x > box.x1 + snap || q.y < box.y0 - snap || q.y > box.y1 + snap)
           continue;
         if (dist(q, s.p0) <= snap || dist(q, s.p1) <= snap || s.distance_to(q) > snap) continue;
         double t = fraction_of(s, q);

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "robot/motion.hpp"
+#include "route/grid.hpp"
 
 namespace sv {
 
@@ -172,38 +173,45 @@ class TransitionSystem {
   std::vector<std::vector<int>> strands() const {
     std::vector<std::vector<int>> out;
     std::vector<bool> used(edges_.size(), false);
-    for (size_t e = 0; e < edges_.size(); ++e) {
-      if (used[e]) continue;
-      std::vector<int> cycle;
-      int first = static_cast<int>(2 * e);
-      int h = first;
-      do {
-        if (used[h / 2]) throw Error(Code::internal, "route: transition system retraces an edge");
-        used[h / 2] = true;
-        cycle.push_back(h);
-        h = mate_[h ^ 1];
-      } while (h != first);
-      out.push_back(std::move(cycle));
-    }
+    for (size_t e = 0; e < edges_.size(); ++e)
+      if (!used[e]) out.push_back(strand_from(static_cast<int>(2 * e), used));
     return out;
   }
 
   // Splices every strand without pen-up edges into another strand it meets, where re-pairing
   // the two strands' ends at the shared vertex adds the least turning; repeats until only
-  // strands with pen-up edges, or a component's single closed strand, remain.
-  void splice_closed_strands() {
+  // strands with pen-up edges, or a component's single closed strand, remain. Strands never
+  // leave their connected component, so each is done alone (`components`: the vertices of
+  // each, ascending): the same splices as over the whole drawing, each at the cost of its size.
+  void splice_closed_strands(const std::vector<std::vector<int>>& components) {
+    std::vector<bool> used(edges_.size(), false);
+    std::vector<int> strand_of(edges_.size());
+    for (const auto& vertices : components)
+      splice_component(vertices, used, strand_of);
+  }
+
+  int vertex_of(int h) const { return h % 2 ? edges_[h / 2].v : edges_[h / 2].u; }
+  const GraphEdge& edge(int h) const { return edges_[h / 2]; }
+
+ private:
+  // `used` comes and goes all false; strand_of is scratch.
+  void splice_component(const std::vector<int>& vertices, std::vector<bool>& used, std::vector<int>& strand_of) {
     for (;;) {
-      auto cycles = strands();
-      std::vector<int> strand_of(edges_.size());
+      std::vector<std::vector<int>> cycles;
+      for (int v : vertices)
+        for (int h : at_[v])
+          if (!used[h / 2]) cycles.push_back(strand_from(h & ~1, used));
       std::vector<bool> has_virtual(cycles.size(), false);
       for (size_t c = 0; c < cycles.size(); ++c)
         for (int h : cycles[c]) {
           strand_of[h / 2] = static_cast<int>(c);
           if (edges_[h / 2].prim < 0) has_virtual[c] = true;
+          used[h / 2] = false;  // for the next round
         }
       double best = INFINITY;
       std::array<int, 4> pick{};
-      for (const auto& ends : at_) {
+      for (int v : vertices) {
+        const auto& ends = at_[v];
         std::vector<std::pair<int, int>> pairs;
         for (int x : ends)
           if (x < mate_[x]) pairs.emplace_back(x, mate_[x]);
@@ -234,10 +242,19 @@ class TransitionSystem {
     }
   }
 
-  int vertex_of(int h) const { return h % 2 ? edges_[h / 2].v : edges_[h / 2].u; }
-  const GraphEdge& edge(int h) const { return edges_[h / 2]; }
+  // The strand through half-edge `first`, marking its edges used.
+  std::vector<int> strand_from(int first, std::vector<bool>& used) const {
+    std::vector<int> cycle;
+    int h = first;
+    do {
+      if (used[h / 2]) throw Error(Code::internal, "route: transition system retraces an edge");
+      used[h / 2] = true;
+      cycle.push_back(h);
+      h = mate_[h ^ 1];
+    } while (h != first);
+    return cycle;
+  }
 
- private:
   const std::vector<Vec2>& vertices_;
   std::vector<GraphEdge> edges_;
   const CostModel& cost_;
@@ -270,18 +287,36 @@ TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, c
     }
   }
   const std::vector<Vec2>& vpos = index.points;
-  // A circle through a vertex is drawn from there, as a loop of that vertex's trail.
+  // A circle through a vertex is drawn from there, as a loop of that vertex's trail: the vertex
+  // nearest the circle (the lowest one of equals), looked for in the grid cells around the
+  // circle's box (among all vertices when that box covers more cells than there are vertices).
+  BBox all;
+  for (Vec2 q : vpos) all.add(q);
+  const Grid grid(all, vpos.size());
+  std::vector<std::vector<int>> cells(static_cast<size_t>(grid.w) * grid.h);
+  for (size_t v = 0; v < vpos.size(); ++v)
+    cells[static_cast<size_t>(grid.cy(vpos[v].y)) * grid.w + grid.cx(vpos[v].x)].push_back(static_cast<int>(v));
   std::vector<int> free_circles;
   for (int c : circles) {
     const Shape& s = shapes[c];
     int best = -1;
     double bd = INFINITY;
-    for (size_t v = 0; v < vpos.size(); ++v) {
+    auto consider = [&](int v) {
       double d = std::abs(dist(vpos[v], s.center) - s.radius);
-      if (d <= params.snap_px && d < bd) {
+      if (d <= params.snap_px && (d < bd || (d == bd && v < best))) {
         bd = d;
-        best = static_cast<int>(v);
+        best = v;
       }
+    };
+    const double reach = s.radius + params.snap_px;
+    const int x0 = grid.cx(s.center.x - reach), x1 = grid.cx(s.center.x + reach), y0 = grid.cy(s.center.y - reach),
+              y1 = grid.cy(s.center.y + reach);
+    if (static_cast<double>(x1 - x0 + 1) * (y1 - y0 + 1) > static_cast<double>(vpos.size())) {
+      for (size_t v = 0; v < vpos.size(); ++v) consider(static_cast<int>(v));
+    } else {
+      for (int y = y0; y <= y1; ++y)
+        for (int x = x0; x <= x1; ++x)
+          for (int v : cells[static_cast<size_t>(y) * grid.w + x]) consider(v);
     }
     if (best < 0) {
       free_circles.push_back(c);
@@ -316,7 +351,9 @@ TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, c
 
   TransitionSystem ts(shapes, vpos, edges, cost);
   ts.pair_least_turning();
-  ts.splice_closed_strands();
+  std::vector<std::vector<int>> comp_vertices(ncomp);
+  for (int v = 0; v < nv; ++v) comp_vertices[comp[v]].push_back(v);
+  ts.splice_closed_strands(comp_vertices);
 
   // Cut each strand at its pen-up edges; a strand without any is a closed trail.
   std::vector<int> circuit_of_comp(ncomp, -1);

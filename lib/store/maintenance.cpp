@@ -23,6 +23,19 @@ double age_s(const fs::path& p) {
   return std::chrono::duration<double>(fs::file_time_type::clock::now() - t).count();
 }
 
+// The temporary files of writes under way or interrupted, anywhere in the store (the atomic
+// writer puts them beside their target: objects, refs, logs, cache).
+std::vector<fs::path> temp_files(const fs::path& root) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_regular_file() && (is_temp_file_name(name) || it->path().extension() == ".tmp")) out.push_back(it->path());
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- fsck
@@ -31,8 +44,8 @@ json FsckReport::to_json() const {
   json probs = json::array();
   for (const auto& p : problems) probs.push_back({{"kind", p.what}, {"name", p.name}, {"problem", p.problem}});
   json j = {{"ok", clean()}, {"tool", "fsck"}, {"objects", objects}, {"scenes", scenes}, {"blobs", blobs},
-            {"refs", refs}, {"log_entries", log_entries}, {"temp_files", temp_files}, {"problems", probs},
-            {"warnings", warnings}, {"llm_text", text()}};
+            {"refs", refs}, {"log_entries", log_entries}, {"temp_files", temp_files}, {"unreferenced", unreferenced},
+            {"problems", probs}, {"warnings", warnings}, {"llm_text", text()}};
   if (!clean())
     j["error"] = {{"code", "corrupt_object"},
                   {"message", fmt::format("{} problem(s) in the store", problems.size())},
@@ -41,8 +54,9 @@ json FsckReport::to_json() const {
 }
 
 std::string FsckReport::text() const {
-  std::string out = fmt::format("{} objects ({} scenes, {} blobs), {} refs, {} log entries, {} temporary files: {}\n",
-                                objects, scenes, blobs, refs, log_entries, temp_files,
+  std::string out = fmt::format("{} objects ({} scenes, {} blobs; {} unreferenced), {} refs, {} log entries, {} temporary "
+                                "files: {}\n",
+                                objects, scenes, blobs, unreferenced, refs, log_entries, temp_files,
                                 clean() ? "clean" : fmt::format("{} problem(s)", problems.size()));
   for (const auto& p : problems) out += fmt::format("bad {} {}: {}\n", p.what, p.name, p.problem);
   for (const auto& w : warnings) out += "warning: " + w + "\n";
@@ -58,16 +72,12 @@ FsckReport fsck(const Store& store) {
   for (const auto& fan : fs::directory_iterator(objects, ec)) {
     std::string fname = fan.path().filename().string();
     if (!fan.is_directory() || fname.size() != 2 || !is_object_id(fname + std::string(62, '0'))) {
-      if (is_temp_file_name(fname)) ++r.temp_files;
-      else r.warnings.push_back("stray entry objects/" + fname);
+      if (!is_temp_file_name(fname)) r.warnings.push_back("stray entry objects/" + fname);
       continue;
     }
     for (const auto& f : fs::directory_iterator(fan.path(), ec)) {
       std::string name = f.path().filename().string();
-      if (is_temp_file_name(name)) {
-        ++r.temp_files;
-        continue;
-      }
+      if (is_temp_file_name(name)) continue;  // counted with the others below
       std::string id = fname + name;
       if (!f.is_regular_file() || !is_object_id(id)) {
         r.warnings.push_back(fmt::format("stray entry objects/{}/{}", fname, name));
@@ -150,6 +160,29 @@ FsckReport fsck(const Store& store) {
                               present.count(*id) ? "the log names a revision that is not valid"
                                                  : "the log names a revision that is not in the store"});
       }
+  r.temp_files = temp_files(store.root()).size();
+
+  // What nothing names (the revision of a writer that lost a conflict or was killed before its
+  // ref moved) is allowed, and left to gc: what refs, HEAD and the log name, and their parents
+  // and source blobs, is referenced.
+  std::vector<std::string> todo;
+  for (const auto& [ref, value] : store.refs()) todo.push_back(value);
+  todo.push_back(head);
+  for (const auto& e : entries) {
+    todo.push_back(e.old_id);
+    todo.push_back(e.new_id);
+  }
+  std::unordered_set<std::string> named;
+  while (!todo.empty()) {
+    std::string id = std::move(todo.back());
+    todo.pop_back();
+    if (!present.count(id) || !named.insert(id).second) continue;
+    if (auto it = scenes.find(id); it != scenes.end()) {
+      todo.push_back(it->second.revision.parent);
+      if (it->second.source) todo.push_back(it->second.source->sha256);
+    }
+  }
+  r.unreferenced = present.size() - named.size();
   return r;
 }
 
@@ -218,17 +251,10 @@ GcReport gc(Store& store, long long expire_s) {
       if (fs::remove(store.root() / "cache" / "metrics" / (id + ".json"), ec)) ++r.cache_removed;
     }
   }
-  // Temporary files of interrupted writes, anywhere in the store, once no writer can own them.
-  std::vector<fs::path> stale;
+  // Temporary files of interrupted writes, once no writer can own them.
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(store.root(), ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (it->is_regular_file() && (is_temp_file_name(name) || it->path().extension() == ".tmp") && age_s(it->path()) > 60)
-      stale.push_back(it->path());
-  }
-  for (const auto& p : stale)
-    if (fs::remove(p, ec)) ++r.temp_removed;
+  for (const auto& p : temp_files(store.root()))
+    if (age_s(p) > 60 && fs::remove(p, ec)) ++r.temp_removed;
   return r;
 }
 

@@ -3,7 +3,9 @@
 // fsck: every object's content hashes to its name; every scene parses, validates and holds
 // together (check_scene_invariants: unique ids, tour steps and relations naming existing
 // primitives, graph edges naming existing vertices); every ref, the final mark and HEAD name an
-// existing, valid revision; every revision the log names still exists. Temporary files of interrupted writes are counted, never taken for objects.
+// existing, valid revision; every revision the log names still exists. Temporary files of
+// interrupted writes, anywhere in the store, are counted, never taken for objects; so are the
+// objects nothing names (what gc would collect, if old enough).
 //
 // gc: an object is reachable when a ref (refs/heads/*, refs/tags/final), HEAD or any entry of the
 // log names it, or it is the parent of a reachable revision or the source blob of one. The log
@@ -30,6 +32,7 @@ struct FsckProblem {
 
 struct FsckReport {
   size_t objects = 0, scenes = 0, blobs = 0, refs = 0, log_entries = 0, temp_files = 0;
+  size_t unreferenced = 0;  // objects nothing names (see gc): not a problem
   std::vector<FsckProblem> problems;  // anything wrong: the store is corrupt
   std::vector<std::string> warnings;  // allowed but worth knowing (a parent outside the store, a torn log line)
   bool clean() const { return problems.empty(); }

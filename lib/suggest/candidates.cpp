@@ -407,11 +407,12 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         mwr, ratio, ratio * sw, ratio);
     out.push_back(std::move(c));
   };
-  for (double ratio : {0.25, 0.5}) {
+  for (double ratio : {0.25, 0.5, 1.0}) {
     if (mwr >= ratio || !s.graph) continue;
-    for (const auto& [edge, ids] : by_edge)
-      if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
-    refit(ratio, {}, "the drawing");
+    if (ratio >= 0.5)
+      for (const auto& [edge, ids] : by_edge)
+        if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
+    if (ratio <= 0.5) refit(ratio, {}, "the drawing");
   }
   const double dev = config_value(s, "route.deviation_px", 0.25);
   if (s.tour) {

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "edit/joints.hpp"
+#include "semantic/forms.hpp"
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/schema_parts.hpp"
@@ -216,7 +217,12 @@ ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
   Scene out = editable(ctx.scene);
   int updated = 0;
   std::string text;
-  for (const auto& a : req["assignments"]) {
+  json assignments = json::array();
+  // IdentifyVisualForms' roles first, so the explicit assignments after them win.
+  if (req["from_forms"].get<bool>())
+    for (const auto& pr : semantic::primitive_roles(semantic::scene_forms(ctx.scene))) assignments.push_back({pr.id, pr.role});
+  for (const auto& a : req["assignments"]) assignments.push_back(a);
+  for (const auto& a : assignments) {
     if (!a.is_array() || a.size() != 2 || !a[0].is_string() || !a[1].is_string())
       throw Error(Code::invalid_selection, "an assignment is [primitive_id, role]");
     Primitive& p = (*out.primitives)[primitive_index(out, a[0])];
@@ -227,7 +233,7 @@ ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
   ToolResult r;
   r.reroute = false;
   r.fields = {{"updated_count", updated}};
-  r.llm_text = fmt::format("labelled {} primitives ({} changed): {}", req["assignments"].size(), updated, text);
+  r.llm_text = fmt::format("labelled {} primitives ({} changed): {}", assignments.size(), updated, text);
   r.scene = std::move(out);
   return r;
 }
@@ -236,9 +242,13 @@ Tool label_semantic_roles_entry() {
   return {17, "LabelSemanticRoles", "semantic",
           "Label primitives with semantic roles so later filters and edits can target them.",
           S::object({{"assignments",
-                      S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"), "")},
-                     {"rationale", S::nullable(S::string("for the audit trail"))}},
-                    {"assignments"}),
+                      S::with_default(S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"),
+                                               "applied after from_forms"),
+                                      json::array())},
+                     {"from_forms", S::with_default(S::boolean("first give every primitive its role from "
+                                                               "IdentifyVisualForms (per primitive)"),
+                                                    false)},
+                     {"rationale", S::nullable(S::string("for the audit trail"))}}),
           S::object({{"updated_count", S::integer("")}}),
           label_semantic_roles, ToolKind::edit, "sv-edit"};
 }

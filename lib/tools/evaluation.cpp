@@ -13,6 +13,7 @@
 #include "render/view.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
+#include "semantic/fidelity.hpp"
 #include "store/history.hpp"
 #include "store/store.hpp"
 #include "tools/common.hpp"
@@ -46,13 +47,16 @@ ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
   Scores sc = score(s, ref.paths, tol, scope);
   json wanted = json::array();
+  bool want_semantic = false;
   for (const auto& m : req["metrics"]) {
-    if (m == "semantic_overall") r.warnings.push_back("semantic_overall needs an oracle (AskOracle); not measured");
+    if (m == "semantic_overall") want_semantic = true;
     else wanted.push_back(m);
   }
   if (!sc.timed) r.warnings.push_back("no command stream: draw time and pen-ups are 0 (run sv-route)");
   if (ref.paths.empty()) r.warnings.push_back("no reference centrelines: fidelity has nothing to compare with");
   json m = metrics_json(sc, wanted);
+  // The mean of EvaluateSemanticFidelity's measured aspects (recognizability needs an oracle).
+  if (want_semantic) m["semantic_overall"] = *semantic::scene_fidelity(s, ref.paths, scope, semantic::measured_aspects()).overall;
   r.fields = {{"metrics", m}, {"evaluated_revision_id", rid}, {"tolerance_px", round3(tol)}, {"reference", ref.describe()}};
   std::string graph_text;
   // How closely the drawing follows the stroke graph, apart from fidelity to the ink.
@@ -83,7 +87,7 @@ json metric_schema() {
 
 json metrics_schema() {
   return {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
-          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px"}};
+          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, chamfer_px, semantic_overall"}};
 }
 
 Tool evaluate_revision_entry() {

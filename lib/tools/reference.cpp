@@ -1,8 +1,10 @@
 // CompareToReference: a revision against what it should look like — the source image's ink, the
 // source's stroke graph, a high-geometry fit of the same graph, or the revision it was made from —
-// pixel by pixel or topologically, with a three-panel view: reference, revision, difference.
+// pixel by pixel, topologically or by the forms it shows (lib/semantic), with a three-panel view:
+// reference, revision, difference.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
@@ -11,6 +13,7 @@
 #include "eval/reference_compare.hpp"
 #include "fit/fit.hpp"
 #include "raster/ink.hpp"
+#include "semantic/fidelity.hpp"
 #include "store/store.hpp"
 #include "tools/common.hpp"
 #include "tools/schema_parts.hpp"
@@ -205,6 +208,51 @@ json topology_aspect(const Scene& rev, const Reference& ref, const Scope& scope,
   return {{"reference", a.to_json()}, {"revision", b.to_json()}, {"match_px", round3(match_px)}, {"differences", list}};
 }
 
+// ---------------------------------------------------------------- semantics
+
+// Strokes of the reference: what a revision draws, else the centrelines (the source's ink as the
+// fidelity reference reads it, or the stroke graph), each kept when it touches the scope.
+std::vector<semantic::Stroke> in_scope(std::vector<semantic::Stroke> strokes, const Scope& scope) {
+  if (!scope.everything())
+    strokes.erase(std::remove_if(strokes.begin(), strokes.end(),
+                                 [&](const semantic::Stroke& s) { return !scope.touches(s.points); }),
+                  strokes.end());
+  return strokes;
+}
+
+json semantics_aspect(const ToolContext& ctx, const Scene& rev, const Reference& ref, const Scope& scope, ToolResult& r) {
+  const double sw = stroke_width_of(rev);
+  const std::vector<semantic::Stroke> a = in_scope(
+      ref.kind == "previous_revision" || ref.kind == "high_geometry_baseline" ? semantic::scene_strokes(ref.scene)
+      : semantic::plain_strokes(ref.kind == "source_raster" ? fidelity_reference(ctx, rev, r.warnings).paths : ref.paths),
+      scope);
+  const std::vector<semantic::Stroke> b = in_scope(semantic::scene_strokes(rev), scope);
+  const semantic::SemanticComparison c = semantic::compare_semantics(a, b, sw, semantic::image_size(rev), default_tolerance(sw));
+  json roles = json::object(), aspects = json::array();
+  for (const auto& [role, counts] : c.roles) roles[role] = {{"reference", counts.first}, {"revision", counts.second}};
+  View va = panel(rev, scope, "reference: " + ref.kind), vb = panel(rev, scope, "revision"),
+       vd = panel(rev, scope, "difference: regions where an aspect is lost");
+  for (const auto& s : a) va.polyline(s.points, color::ink, 2);
+  for (const auto& s : b) vb.polyline(s.points, color::ink, 2), vd.polyline(s.points, color::faded, 2);
+  for (const auto& x : c.fidelity.aspects) {
+    json regions = json::array();
+    for (const BBox& box : x.affected_regions) {
+      regions.push_back(rect_json(box));
+      vd.box(box, color::missed, 2);
+      vd.text({box.x0, box.y0}, x.aspect, color::missed);
+    }
+    aspects.push_back({{"aspect", x.aspect}, {"scored", x.scored}, {"score", x.scored ? json(round3(x.score)) : json(nullptr)},
+                       {"rationale", x.rationale}, {"offending_primitive_ids", x.offending_primitive_ids},
+                       {"affected_regions", regions}});
+  }
+  r.images["reference"] = sheet({va.finish(), vb.finish(), vd.finish()});
+  r.llm_text = c.summary;
+  return {{"reference_forms", c.reference_forms}, {"revision_forms", c.candidate_forms},
+          {"reference_closed_regions", c.reference_closed_regions}, {"revision_closed_regions", c.candidate_closed_regions},
+          {"roles", roles}, {"aspects", aspects},
+          {"overall", c.fidelity.overall ? json(round3(*c.fidelity.overall)) : json(nullptr)}};
+}
+
 // ---------------------------------------------------------------- CompareToReference
 
 ToolResult compare_to_reference(const ToolContext& ctx, const json& req) {
@@ -222,8 +270,13 @@ ToolResult compare_to_reference(const ToolContext& ctx, const json& req) {
   if (!ref.unavailable.empty()) {
     r.warnings.push_back("nothing compared: " + ref.unavailable);
     r.llm_text = "nothing compared: " + ref.unavailable;
-  } else if (aspect == "pixel") r.fields["pixel"] = pixel_aspect(rev, ref, scope, r);
-  else r.fields["topology"] = topology_aspect(rev, ref, scope, r);
+  } else if (aspect == "pixel") {
+    r.fields["pixel"] = pixel_aspect(rev, ref, scope, r);
+  } else if (aspect == "topology") {
+    r.fields["topology"] = topology_aspect(rev, ref, scope, r);
+  } else {
+    r.fields["semantics"] = semantics_aspect(ctx, rev, ref, scope, r);
+  }
   r.llm_text = fmt::format("{}{} against {} ({}): {}", rid.substr(0, 12), scope.everything() ? "" : " in " + scope.describe(),
                            ref.description, aspect, r.llm_text);
   r.fields["delta_summary"] = r.llm_text;
@@ -251,12 +304,16 @@ Tool compare_to_reference_entry() {
   return {19, "CompareToReference", "semantic",
           "A revision against a reference — the source's ink, its stroke graph, a high-geometry fit of that graph, "
           "or the previous revision — pixel by pixel (f1, chamfer, missed and spurious ink) or topologically "
-          "(components, holes, junction degrees, end points, each difference located), with a difference view.",
+          "(components, holes, junction degrees, end points, each difference located) or by its forms and semantic "
+          "aspects, with a difference view.",
           S::object({{"reference", S::with_default(S::enumeration({"source_raster", "source_skeleton", "high_geometry_baseline",
                                                                    "previous_revision"}, "what to compare with"),
                                                    "source_raster")},
                      {"revision", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
-                     {"aspect", S::with_default(S::enumeration({"pixel", "topology"}, "what to compare"), "pixel")}}),
+                     {"aspect", S::with_default(S::enumeration({"pixel", "topology", "semantics"},
+                                                               "what to compare (semantics: the forms and the "
+                                                               "semantic aspects of EvaluateSemanticFidelity)"),
+                                                "pixel")}}),
           S::object({{"delta_summary", S::string("the differential summary")},
                      {"reference", S::string("")},
                      {"aspect", S::string("")},
@@ -273,6 +330,20 @@ Tool compare_to_reference_entry() {
                                           {"reference_length_px", S::number("", 0)},
                                           {"drawn_length_px", S::number("", 0)},
                                           {"findings", S::integer("clusters of missed or spurious centreline")}})},
+                     {"semantics",
+                      S::object({{"reference_forms", S::integer("")}, {"revision_forms", S::integer("")},
+                                 {"reference_closed_regions", S::integer("")}, {"revision_closed_regions", S::integer("")},
+                                 {"roles", {{"type", "object"},
+                                            {"additionalProperties", S::object({{"reference", S::integer("")},
+                                                                                {"revision", S::integer("")}})},
+                                            {"description", "role -> forms of that role on each side"}}},
+                                 {"aspects", S::array(S::object({{"aspect", S::string("")}, {"scored", S::boolean("")},
+                                                                 {"score", S::nullable(S::number("0..1; null when not scored", 0))},
+                                                                 {"rationale", S::string("")},
+                                                                 {"offending_primitive_ids", S::array(S::id(""), "")},
+                                                                 {"affected_regions", S::array(S::rect_region(), "")}}),
+                                                      "each aspect of the revision against the reference")},
+                                 {"overall", S::nullable(S::number("mean of the scored aspects", 0))}})},
                      {"topology", S::object({{"reference", topology_schema()}, {"revision", topology_schema()},
                                              {"match_px", S::number("features this close on both sides match", 0)},
                                              {"differences", S::array(difference, "")}})}},

@@ -48,6 +48,7 @@ const std::vector<Tool>& registry() {
     std::vector<Tool> t;
     add_inspection_tools(t);
     add_diagnostic_tools(t);
+    add_semantic_tools(t);
     add_evaluation_tools(t);
     add_edit_tools(t);
     add_stage_edit_tools(t);

@@ -195,7 +195,12 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const json& req) {
     std::set<std::string> gone(g.edit.targets.begin(), g.edit.targets.end());
     if (g.edit.merge_kind == "deduplicate_overlap") gone = {g.edit.targets[0]};
     prims.erase(std::remove_if(prims.begin(), prims.end(), [&](const Primitive& p) { return gone.count(p.id) > 0; }), prims.end());
-    if (g.edit.merge_kind != "deduplicate_overlap" && g.replacement) prims.push_back(Primitive{"merged", *g.replacement});
+    if (g.edit.merge_kind != "deduplicate_overlap" && g.replacement) {
+      Primitive merged;
+      merged.id = "merged";
+      merged.shape = *g.replacement;
+      prims.push_back(merged);
+    }
     const double lost = before - covered_length_px(after, ref.paths);
     const bool safe = g.fit_max_px <= g.tolerance_px && lost <= g.tolerance_px;
     json replacement = g.replacement ? shape_json(*g.replacement) : json();

@@ -100,6 +100,7 @@ json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolRe
 // Registration of each group's file (called once by registry()): each appends its entries.
 void add_inspection_tools(std::vector<Tool>& out);     // inspection.cpp: GetSourceImage .. ExplainThreshold
 void add_diagnostic_tools(std::vector<Tool>& out);     // diagnostics.cpp: AnalyzeGeometricFit .. CheckTopology
+void add_semantic_tools(std::vector<Tool>& out);       // semantic.cpp: IdentifyVisualForms, EvaluateSemanticFidelity, IdentifyImpliedRelationships
 void add_evaluation_tools(std::vector<Tool>& out);     // evaluation.cpp: EvaluateRevision, CompareRevisions, ProjectParetoPosition
 void add_edit_tools(std::vector<Tool>& out);           // edit_basic.cpp: delete, add, reverse, define a region, label roles
 void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate a batch

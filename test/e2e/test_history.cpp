@@ -385,17 +385,33 @@ TEST_CASE("eight writers from the same HEAD: one wins, seven conflict", "[histor
   CHECK(winners == 1);
   CHECK(conflicts == 7);
   CHECK(head_of(dir) == winner);
-  CHECK(in_dir(dir, "sv-commit", "fsck").status == 0);
+  // A loser that stored its revision before HEAD moved leaves it unreferenced: not a problem,
+  // and gc removes exactly those.
+  Run f = in_dir(dir, "sv-commit", "--json fsck");
+  CHECK(f.status == 0);
+  const json rep = envelope(f);
+  std::fprintf(stderr, "race: %d unreferenced object(s) left by the losers\n", rep["unreferenced"].get<int>());
+  CHECK(rep["unreferenced"].get<int>() <= conflicts);
+  const json g = envelope(in_dir(dir, "sv-commit", "--json gc --expire 0"));
+  CHECK(g["removed"] == rep["unreferenced"]);
+  const json clean = envelope(in_dir(dir, "sv-commit", "--json fsck"));
+  CHECK(clean["unreferenced"] == 0);
+  CHECK(clean["problems"].empty());
 }
 
 TEST_CASE("an edit of a revision HEAD has moved past is a conflict", "[history]") {
   fs::path dir = fresh_store("history-stale");
   const std::string old = head_of(dir);
   REQUIRE(in_dir(dir, "sv-edit", "reverse-direction --rev HEAD --primitive-ids p_0001").status == 0);
+  const json before = envelope(in_dir(dir, "sv-commit", "--json fsck"));
   Run stale = in_dir(dir, "sv-edit", "reverse-direction --rev " + old + " --primitive-ids p_0002");
   CHECK(stale.status == 5);
   CHECK(envelope(stale)["error"]["code"] == "conflict");
   CHECK(count_lines(stale.err) == 1);
+  // Refused before anything was written.
+  const json after = envelope(in_dir(dir, "sv-commit", "--json fsck"));
+  CHECK(after["objects"] == before["objects"]);
+  CHECK(after["unreferenced"] == 0);
 }
 
 TEST_CASE("branch names cannot leave the store", "[history]") {

@@ -1,5 +1,5 @@
 // CompareToReference on a real drawing: a revision that draws the same as its parent compares
-// identical to it, a deleted primitive shows in both the pixels and the topology, and the
+// identical to it, a deleted primitive shows in the pixels, the topology and the forms, and the
 // references agree with the scoreboard where they measure the same thing.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -46,7 +46,8 @@ json compare(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("compare-to-reference: the same drawing, pixel and topology, then a primitive deleted", "[e2e][reference]") {
+TEST_CASE("compare-to-reference: the same drawing, pixel, topology and semantics, then a primitive deleted",
+          "[e2e][reference]") {
   // HEAD is sv-simulate's revision: it draws exactly what its parent (sv-route's) draws.
   json same = compare("--reference previous_revision --aspect pixel");
   CHECK(same["pixel"]["f1"] == 1.0);
@@ -55,6 +56,9 @@ TEST_CASE("compare-to-reference: the same drawing, pixel and topology, then a pr
   json same_topo = compare("--reference previous_revision --aspect topology");
   CHECK(same_topo["topology"]["differences"].empty());
   CHECK(same_topo["topology"]["reference"] == same_topo["topology"]["revision"]);
+  json same_sem = compare("--reference previous_revision --aspect semantics");
+  CHECK(same_sem["semantics"]["overall"] == 1.0);
+  CHECK(same_sem["semantics"]["reference_closed_regions"] == same_sem["semantics"]["revision_closed_regions"]);
   const int holes = same_topo["topology"]["revision"]["holes"];
   CHECK(holes == 3);  // the three hexagons
 
@@ -99,6 +103,14 @@ TEST_CASE("compare-to-reference: the same drawing, pixel and topology, then a pr
   for (const auto& d : t["differences"]) new_end = new_end || (d["feature"] == "end_point" && d["change"] == "new");
   CHECK((new_end || t["revision"]["end_point_count"] != t["reference"]["end_point_count"]));
   CHECK(topo["delta_summary"].get<std::string>().find("holes") != std::string::npos);
+  // By the forms: one region fewer closed, and closure says so where it opened.
+  json sem = compare("--reference previous_revision --aspect semantics");
+  CHECK(sem["semantics"]["revision_closed_regions"].get<int>() < sem["semantics"]["reference_closed_regions"].get<int>());
+  for (const auto& a : sem["semantics"]["aspects"])
+    if (a["aspect"] == "closure") {
+      CHECK(a["score"].get<double>() < 1.0);
+      CHECK(!a["affected_regions"].empty());
+    }
 
   // A request for what is not there is refused by the contract.
   Run r = run(fmt::format("cd {} && {} compare-to-reference --rev HEAD --aspect colour", reference_store().string(),

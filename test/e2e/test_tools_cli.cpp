@@ -28,20 +28,20 @@ TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e]
   auto r = svtest::run(diagnose("tools"));
   REQUIRE(r.status == 0);
   auto j = nlohmann::json::parse(r.out);
-  // 7 inspection + 6 diagnostics + CompareToReference + 2 suggestions + AskOracle; GetCurrentRender is
-  // sv-simulate's
-  CHECK(j["count"] == 17);
-  REQUIRE(j["tools"].size() == 17);
+  // 7 inspection + 6 diagnostics + 3 semantic + CompareToReference + 2 suggestion + AskOracle;
+  // GetCurrentRender is sv-simulate's
+  CHECK(j["count"] == 20);
+  REQUIRE(j["tools"].size() == 20);
   for (const auto& t : j["tools"]) {
     CAPTURE(t["name"]);
     CHECK(t["input_schema"]["type"] == "object");
     CHECK(t["output_schema"]["properties"].contains("llm_text"));
     CHECK(!t["description"].get<std::string>().empty());
   }
-  // Every executable's tools: 17 here, 5 in sv-simulate, 13 mutations + LabelSemanticRoles +
+  // Every executable's tools: 20 here, 5 in sv-simulate, 13 mutations + LabelSemanticRoles +
   // SimulateEdit in sv-edit, 6 history tools in sv-commit.
   auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
-  CHECK(all["count"] == 43);
+  CHECK(all["count"] == 46);
   CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-edit") + " tools").out)["count"] == 15);
   CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-commit") + " tools").out)["count"] == 6);
   auto man = svtest::run(diagnose("tools --man"));

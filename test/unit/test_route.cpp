@@ -113,6 +113,27 @@ TEST_CASE("a T junction keeps the bar straight and lifts the pen once", "[route]
   CHECK(bar);
 }
 
+TEST_CASE("a line is split where another line ends on it, whatever comes first in the scene", "[route]") {
+  // A circle listed first once shifted which line's own ends were left out of the search, so the
+  // stem's end on the bar was ignored and the bar drawn whole, the stem on its own.
+  for (bool circle_first : {false, true}) {
+    std::vector<Shape> shapes = {Shape::line({0, 50}, {100, 50}), Shape::line({50, 50}, {50, 100})};
+    if (circle_first) shapes.insert(shapes.begin(), Shape::circle({250, 250}, 20));
+    Scene s = scene_of(shapes);
+    route(s, {});
+    const std::string bar = circle_first ? "p_0002" : "p_0001";
+    std::vector<std::pair<double, double>> parts;
+    for (const TourStep& t : *s.tour)
+      if (t.primitive == bar) parts.emplace_back(t.t0, t.t1);
+    std::sort(parts.begin(), parts.end());
+    INFO("circle first: " << circle_first);
+    REQUIRE(parts.size() == 2);
+    CHECK(parts[0].first == 0);
+    CHECK(parts[0].second == Approx(0.5));
+    CHECK(parts[1].second == 1);
+  }
+}
+
 TEST_CASE("a circle touching a line's end is drawn without lifting the pen", "[route]") {
   // The circle passes through (100, 0), where its tangent continues the line: no turn either.
   Scene s = scene_of({Shape::line({0, 0}, {100, 0}), Shape::circle({100, 50}, 50)});
@@ -200,6 +221,39 @@ TEST_CASE("route is never slower than the nearest-neighbour tour", "[route]") {
   double nn_time = stream_time_s(nn.commands, s.robot->ppi, 0);
   CHECK(time_of(s) < nn_time);
   CHECK(deviation(s) < 0.01);
+}
+
+TEST_CASE("on long tours the improvement follows the changes and still improves the tour", "[route]") {
+  // full_sweeps_max = 0 makes this small scatter take the path of a 100,000-primitive drawing:
+  // after the first pass, moves are tried only next to what the last pass changed.
+  std::vector<Shape> shapes;
+  uint32_t seed = 777;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  for (int i = 0; i < 400; ++i) {
+    Vec2 a{rnd() * 1000, rnd() * 1000};
+    shapes.push_back(Shape::line(a, a + from_angle(rnd() * 2 * kPi) * (5 + rnd() * 30)));
+  }
+  CostModel cost{ppi_for_footprint(1000, kDefaultFootprintMm), kDefaultPenTimeS, 1.5, 0.005, true};
+  TrailSet trails = build_trails(shapes, cost, {});
+  OrderParams focused;
+  focused.full_sweeps_max = 0;
+  TourPlanner whole(trails, shapes, cost, {}, std::nullopt), part(trails, shapes, cost, focused, std::nullopt);
+  const Tour nn = whole.nearest_neighbour();
+  Tour a = nn, b = nn;
+  whole.improve(a);
+  part.improve(b);
+  std::vector<int> seen;
+  for (const Placement& p : b) seen.push_back(p.trail);
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen.size() == trails.trails.size());
+  CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+  CAPTURE(whole.cost(nn), whole.cost(a), part.cost(b));
+  CHECK(part.cost(b) < whole.cost(nn));
+  CHECK(part.cost(b) == Approx(whole.cost(a)).epsilon(0.05));
+  // Improving again from the focused result finds little left to gain.
+  Tour c = b;
+  whole.improve(c);
+  CHECK(whole.cost(c) == Approx(part.cost(b)).epsilon(0.02));
 }
 
 TEST_CASE("driving backwards saves the turns of a zigzag", "[route]") {

@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <functional>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/scene_check.hpp"
+#include "store/maintenance.hpp"
 #include "store/store.hpp"
 
 using namespace sv;
@@ -179,6 +181,48 @@ TEST_CASE("the final mark and temporary files", "[store]") {
   CHECK(st.object_ids() == std::vector<std::string>{ia});
   CHECK(st.branches().empty());
   CHECK(is_temp_file_name(".tmp-main-123456"));
+}
+
+TEST_CASE("fsck counts temporary files anywhere in the store, and gc removes the stale ones", "[store]") {
+  // Every file the store writes goes through a temporary beside it: objects, refs, logs, cache.
+  // fsck once counted only those under objects/.
+  Store st = Store::init(fresh_dir("temps"));
+  Scene a = scene_with_note("a");
+  const std::string ia = st.put_scene(a);
+  fs::create_directories(st.root() / "cache" / "metrics");
+  const std::vector<fs::path> temps = {st.root() / "objects" / ia.substr(0, 2) / ".tmp-x-1",
+                                       st.root() / "refs" / "heads" / ".tmp-main-2", st.root() / "logs" / ".tmp-HEAD-3",
+                                       st.root() / "cache" / "metrics" / ".tmp-m-4", st.root() / ".tmp-HEAD-5"};
+  for (const auto& p : temps) std::ofstream(p) << "partial";
+  FsckReport r = fsck(st);
+  CHECK(r.temp_files == temps.size());
+  CHECK(r.clean());
+  CHECK(r.objects == 1);
+  // Fresh ones may belong to a writer still at work; old ones go.
+  CHECK(gc(st).temp_removed == 0);
+  for (const auto& p : temps) fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::minutes(5));
+  CHECK(gc(st).temp_removed == temps.size());
+  CHECK(fsck(st).temp_files == 0);
+}
+
+TEST_CASE("a writer that loses the race for HEAD leaves an unreferenced object, which gc removes", "[store]") {
+  Store st = Store::init(fresh_dir("race"));
+  Scene a = scene_with_note("a"), b = scene_with_note("b"), c = scene_with_note("c");
+  const std::string ia = st.put_scene(a);
+  st.advance_head("", ia, "a");
+  // Both read HEAD = a; b moves it first, c stored its object before comparing.
+  const std::string ib = st.put_scene(b), ic = st.put_scene(c);
+  st.advance_head(ia, ib, "b");
+  CHECK_THROWS_AS(st.advance_head(ia, ic, "c"), Error);
+  CHECK(st.head_id() == ib);
+  FsckReport r = fsck(st);
+  CHECK(r.clean());
+  CHECK(r.objects == 3);
+  CHECK(r.unreferenced == 1);
+  GcReport g = gc(st, 0);
+  CHECK(g.removed_ids == std::vector<std::string>{ic});
+  CHECK(fsck(st).unreferenced == 0);
+  CHECK(st.read_scene(ib).revision.note == "b");
 }
 
 namespace {

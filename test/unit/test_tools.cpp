@@ -91,14 +91,14 @@ TEST_CASE("every registered tool is one complete entry", "[tools]") {
     CHECK(find_tool(t.name) == &t);
     CHECK(find_tool(t.subcommand) == &t);
   }
-  // DESIGN §4: 8 inspection, 6 diagnostics, CompareToReference, 2 suggestions, 5 evaluation and
-  // GetCurrentRender in sv-diagnose and sv-simulate.
-  CHECK(scene_tools().size() == 22);
-  CHECK(tools_of("sv-diagnose").size() == 17);
+  // DESIGN §4: 8 inspection, 6 diagnostics, 3 semantic and CompareToReference, 2 suggestion, 5
+  // evaluation and GetCurrentRender in sv-diagnose and sv-simulate.
+  CHECK(scene_tools().size() == 25);
+  CHECK(tools_of("sv-diagnose").size() == 20);
   CHECK(tools_of("sv-simulate").size() == 5);
   CHECK(find_tool("render")->name == "GetCurrentRender");
   CHECK(kebab_case("IdentifyExpensiveOperations") == "identify-expensive-operations");
-  CHECK(tools_listing("sv-diagnose")["count"] == 17);
+  CHECK(tools_listing("sv-diagnose")["count"] == 20);
   CHECK(man_table("sv-diagnose").find("list-primitives|ListPrimitives") != std::string::npos);
 }
 
