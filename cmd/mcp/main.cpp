@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Serve sv's tools over the Model Context Protocol (stdio)", "sv-mcp"};
   app.set_version_flag("--version", std::string(SV_VERSION));
   CommonOptions store;
-  add_common_options(app, store, opt::store);
+  add_common_options(app, store, opt::store | opt::oracle);  // AskOracle's oracle, as sv-diagnose's
   std::string tools = "all";
   app.add_option("--tools", tools,
                  "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")

@@ -34,6 +34,12 @@ void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
         ->type_name("FILE");
   if (which & opt::embed) app.add_flag("--embed-images", o.embed_images, "also put the views inline in the envelope as base64");
   if (which & opt::json) app.add_flag("--json", o.json, "print the result as one JSON object");
+  if (which & opt::oracle)
+    app.add_option("--oracle", o.oracle,
+                   "the oracle to ask: a command run through sh with the request directory appended (default: "
+                   "$SV_ORACLE; none: the tool answers not_configured)")
+        ->type_name("CMD")
+        ->envname("SV_ORACLE");
 }
 
 std::optional<Store> open_store(const CommonOptions& o) {
@@ -48,8 +54,9 @@ std::optional<Store> open_store(const CommonOptions& o) {
 namespace {
 
 unsigned common_of(const Tool& t) {
+  const unsigned oracle = t.asks_oracle ? opt::oracle : 0u;
   switch (t.kind) {
-    case ToolKind::read: return opt::store | opt::rev | opt::png | opt::embed;
+    case ToolKind::read: return opt::store | opt::rev | opt::png | opt::embed | oracle;
     case ToolKind::edit: return opt::store | opt::rev | opt::note | opt::output;
     case ToolKind::store: return opt::store | opt::note | opt::png | opt::embed;
   }

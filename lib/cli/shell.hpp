@@ -27,6 +27,7 @@ struct CommonOptions {
   std::string png;                   // --png FILE
   bool embed_images = false;         // --embed-images
   bool json = false;                 // --json
+  std::string oracle;                // --oracle CMD (default $SV_ORACLE)
 };
 
 namespace opt {
@@ -38,6 +39,7 @@ enum : unsigned {
   png = 1u << 4,       // --png
   embed = 1u << 5,     // --embed-images
   json = 1u << 6,      // --json
+  oracle = 1u << 7,    // --oracle
 };
 }
 

@@ -246,7 +246,7 @@ json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
   } else {
     rid = read_scene_input(inv, c, store, scene);
   }
-  ToolContext ctx{scene, store ? &*store : nullptr, rid};
+  ToolContext ctx{scene, store ? &*store : nullptr, rid, c.oracle};
   ToolResult result;
   json env = run_tool(tool, ctx, request, result);
   json embedded = json::object();
@@ -292,6 +292,7 @@ json call_tool_in_store(const Tool& tool, const CommonOptions& options, const js
   CommonOptions c;
   c.store = options.store;
   c.no_store = options.no_store;
+  c.oracle = options.oracle;
   std::optional<Store> store = open_store(c);
   if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
   if (tool.kind != ToolKind::store) c.rev = "HEAD";

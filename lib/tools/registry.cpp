@@ -55,6 +55,8 @@ const std::vector<Tool>& registry() {
     add_suggestion_tools(t);
     add_geometry_edit_tools(t);
     add_history_tools(t);
+    add_oracle_tools(t);
+    add_reference_tools(t);
     for (auto& tool : t) {
       if (tool.executable.empty()) tool.executable = executable_of(tool.group);
       if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);

@@ -29,6 +29,7 @@ struct ToolContext {
   const Scene& scene;
   Store* store = nullptr;
   std::string revision_id;  // of `scene` (its content hash)
+  std::string oracle{};     // the oracle command (--oracle, $SV_ORACLE; oracle/oracle.hpp); empty: none
 };
 
 // What a handler returns; the runner wraps it into the envelope of DESIGN §4.
@@ -60,6 +61,7 @@ struct Tool {
   // The catalog's llm_image: the model needs to see this tool's views, not only the person
   // reviewing (sv-mcp sends them to both); elsewhere text serves a model better.
   bool views_for_model = false;
+  bool asks_oracle = false;  // takes --oracle: the handler may ask ToolContext::oracle
 };
 
 // "ListPrimitives" -> "list-primitives".
@@ -105,5 +107,7 @@ void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorde
 void add_suggestion_tools(std::vector<Tool>& out);     // suggestion.cpp: SuggestOptimizations, MergeSimilarElements
 void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: merge, split, replace, refit, snap, relations, smooth
 void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools
+void add_oracle_tools(std::vector<Tool>& out);         // oracle.cpp: AskOracle
+void add_reference_tools(std::vector<Tool>& out);      // reference.cpp: CompareToReference
 
 }  // namespace sv

@@ -1,0 +1,198 @@
+// AskOracle as an agent calls it: the oracle command from --oracle or SV_ORACLE, run with the
+// request directory; each way an oracle can fail to answer reported as what it is, and a
+// timed-out oracle ended with its whole process group.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+
+#include "process.hpp"
+#include "store/store.hpp"
+
+using namespace svtest;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kScripts = std::string(SV_TEST_DATA) + "/../../scripts";
+
+fs::path oracle_store() {
+  static fs::path dir = [] {
+    fs::path d = scratch() / "oracle-store";
+    fs::create_directories(d);
+    const std::string cd = "cd " + d.string() + " && ";
+    REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
+    Run p = run(cd + fmt::format("{} {} | {} | {} | {} >/dev/null", bin("sv-skeleton"), data("tabler_hexagons_w5.png"),
+                                 bin("sv-fit"), bin("sv-route"), bin("sv-simulate")));
+    INFO(p.err);
+    REQUIRE(p.status == 0);
+    return d;
+  }();
+  return dir;
+}
+
+// An executable oracle script in the scratch directory.
+std::string oracle_script(const std::string& name, const std::string& body) {
+  const fs::path p = scratch() / name;
+  spit(p, "#!/bin/sh\n" + body);
+  fs::permissions(p, fs::perms::owner_all);
+  return p.string();
+}
+
+// sv-diagnose ask-oracle in the store, with the environment prefix `env` (e.g. "SV_ORACLE=x").
+json ask(const std::string& env, const std::string& args, Run* raw = nullptr) {
+  Run r = run(fmt::format("cd {} && env -u SV_ORACLE {} {} ask-oracle --rev HEAD {}", oracle_store().string(), env,
+                          bin("sv-diagnose"), args));
+  if (raw) *raw = r;
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return json::parse(r.out);
+}
+
+// Alive and not a zombie waiting for its parent.
+bool alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || line.substr(paren + 2, 1) != "Z";
+}
+
+}  // namespace
+
+TEST_CASE("ask-oracle: a round trip through the recorded-answers oracle", "[e2e][oracle]") {
+  const fs::path answers = scratch() / "answers.jsonl";
+  spit(answers, R"({"question": "Do the hexagons read as a honeycomb?", "expected_answer": "yes_no", "answer": "Yes", )"
+                R"("confidence": 0.8, "rationale": "six cells sharing sides"})"
+                "\n");
+  const std::string env = "SV_ORACLE_ANSWERS=" + answers.string();
+  const std::string q = "--question 'Do the hexagons read as a honeycomb?' --expected-answer yes_no";
+  const fs::path png = scratch() / "oracle-question.png";
+  json a = ask(env, fmt::format("--oracle {}/oracle-replay {} --png {}", kScripts, q, png.string()));
+  CHECK(a["status"] == "answered");
+  CHECK(a["answer"] == "yes");  // a yes_no answer is normalized
+  CHECK(a["confidence"] == 0.8);
+  CHECK(a["rationale"] == "six cells sharing sides");
+  CHECK(a["detail"] == "");
+  CHECK(a["artifacts"] == json::array({"source.png", "current.png"}));
+  CHECK(fs::file_size(png) > 0);  // the pictures the oracle was shown
+
+  // The same oracle named by SV_ORACLE; a question it has no answer for is declined.
+  a = ask(env + " SV_ORACLE=" + kScripts + "/oracle-replay", q);
+  CHECK(a["status"] == "answered");
+  a = ask(env + " SV_ORACLE=" + kScripts + "/oracle-replay", "--question 'Is it a cat?'");
+  CHECK(a["status"] == "declined");
+  CHECK(a["answer"].is_null());
+  CHECK(a["detail"].get<std::string>().find("no recorded answer") != std::string::npos);
+
+  // A choice among revisions: the candidates' renders are shown, the chosen id is checked.
+  sv::Store st(oracle_store() / ".svrev");
+  const std::string head = st.head_id(), parent = st.read_scene(head).revision.parent;
+  spit(answers, json({{"question", "Which is better?"}, {"answer", "the first"}, {"chosen_revision_id", parent}}).dump() +
+                    "\n");
+  a = ask(env, fmt::format("--oracle {}/oracle-replay --question 'Which is better?' --expected-answer choice "
+                           "--candidate-revisions {},{}",
+                           kScripts, parent.substr(0, 10), head.substr(0, 10)));
+  CHECK(a["status"] == "answered");
+  CHECK(a["chosen_revision_id"] == parent);
+  CHECK(a["candidate_revision_ids"] == json::array({parent, head}));
+  CHECK(a["artifacts"] == json::array({"source.png", "current.png", "candidate_1.png", "candidate_2.png"}));
+  // An answer choosing a revision that is not a candidate is malformed, never passed on.
+  spit(answers, json({{"question", "Which is better?"}, {"answer", "x"}, {"chosen_revision_id", "feedface"}}).dump() + "\n");
+  a = ask(env, fmt::format("--oracle {}/oracle-replay --question 'Which is better?' --expected-answer choice "
+                           "--candidate-revisions {},{}",
+                           kScripts, parent, head));
+  CHECK(a["status"] == "malformed");
+  CHECK(a["chosen_revision_id"].is_null());
+  CHECK(a["detail"].get<std::string>().find("not one of the candidate revisions") != std::string::npos);
+}
+
+TEST_CASE("ask-oracle: without an oracle the answer is at once that none is configured", "[e2e][oracle]") {
+  json a = ask("", "--question 'Is this a face?'");
+  CHECK(a["status"] == "not_configured");
+  CHECK(a["answer"].is_null());
+  CHECK(a["artifacts"].empty());
+  CHECK(a["detail"].get<std::string>().find("no oracle is configured") != std::string::npos);
+  CHECK(a["llm_text"].get<std::string>().find("not_configured") != std::string::npos);
+}
+
+TEST_CASE("ask-oracle: declining, malformed and failing oracles each say what happened", "[e2e][oracle]") {
+  json a = ask("", "--question q --oracle " + oracle_script("decline.sh", "echo 'not my field' >&2\nexit 1\n"));
+  CHECK(a["status"] == "declined");
+  CHECK(a["detail"] == "the oracle declined to answer (exit 1): not my field");
+
+  a = ask("", "--question q --oracle " + oracle_script("garbage.sh", "echo 'it is a cat'\n"));
+  CHECK(a["status"] == "malformed");
+  CHECK(a["detail"] == "the answer is not JSON");
+  CHECK(a["answer"].is_null());
+
+  a = ask("", "--question q --oracle " + oracle_script("wrongtype.sh", "echo '{\"answer\": \"x\", \"confidence\": \"high\"}'\n"));
+  CHECK(a["status"] == "malformed");
+  CHECK(a["detail"] == "'confidence' is not a number");
+
+  a = ask("", "--question q --expected-answer yes_no --oracle " + oracle_script("maybe.sh", "echo '{\"answer\": \"maybe\"}'\n"));
+  CHECK(a["status"] == "malformed");
+
+  a = ask("", "--question q --oracle " + oracle_script("crash.sh", "echo 'out of tokens' >&2\nexit 3\n"));
+  CHECK(a["status"] == "failed");
+  CHECK(a["detail"] == "the oracle exited with status 3: out of tokens");
+
+  a = ask("", "--question q --oracle " + (scratch() / "no-such-oracle").string());
+  CHECK(a["status"] == "failed");
+
+  // The oracle reads the request directory it is given.
+  a = ask("", "--question 'how many?' --oracle " +
+                  oracle_script("reader.sh", "test -f \"$1/current.png\" || exit 2\n"
+                                             "q=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]+\"/request.json\"))[\"question\"])' \"$1\")\n"
+                                             "printf '{\"answer\": \"%s\"}' \"$q\"\n"));
+  CHECK(a["status"] == "answered");
+  CHECK(a["answer"] == "how many?");
+}
+
+TEST_CASE("ask-oracle: an oracle past its time is ended with its process group", "[e2e][oracle]") {
+  const fs::path pids = scratch() / "sleeper.pids", started_at = scratch() / "sleeper.start";
+  fs::remove(pids);
+  // The oracle and a child of its own, both waiting far longer than they are given. The time is
+  // taken from the oracle's start (wall clock, as date tells it), not from sv's own start-up.
+  const std::string sleeper = oracle_script(
+      "sleeper.sh", fmt::format("date +%s.%N > {1}\necho $$ > {0}\nsleep 60 &\necho $! >> {0}\nwait\n", pids.string(),
+                                started_at.string()));
+  json a = ask("", "--question q --timeout-seconds 1 --oracle " + sleeper);
+  const double ended = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  CHECK(a["status"] == "timeout");
+  CHECK(a["answer"].is_null());
+  CHECK(a["detail"].get<std::string>().find("process group was ended") != std::string::npos);
+  CHECK(ended - std::stod(slurp(started_at)) <= 2.0);  // timeout_seconds + 1
+  std::ifstream in(pids);
+  std::vector<pid_t> started;
+  for (pid_t p; in >> p;) started.push_back(p);
+  REQUIRE(started.size() == 2);
+  for (pid_t p : started) CHECK_FALSE(alive(p));
+}
+
+TEST_CASE("ask-oracle: the terminal oracle asks at the terminal, and declines without one", "[e2e][oracle]") {
+  // Without a controlling terminal (setsid) there is no one to ask.
+  json a = ask("", "--question 'Is it a cat?' --oracle 'setsid -w " + kScripts + "/oracle-ask'");
+  CHECK(a["status"] == "declined");
+  CHECK(a["detail"].get<std::string>().find("no terminal to ask at") != std::string::npos);
+  if (!fs::exists("/usr/bin/script")) return;  // util-linux: a terminal for the person's answer
+  // A person (standing in: the pseudo-terminal's input) answers yes and says why.
+  Run r = run(fmt::format("cd {} && printf 'yes\\nround face\\n' | env -u SV_ORACLE /usr/bin/script -qec \"{} ask-oracle "
+                          "--rev HEAD --question 'Is it a face?' --expected-answer yes_no --oracle {}/oracle-ask\" /dev/null",
+                          oracle_store().string(), bin("sv-diagnose"), kScripts));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // The terminal shows the question and the pictures, then the envelope (its first key is answer).
+  CHECK(r.out.find("sv asks: Is it a face?") != std::string::npos);
+  CHECK(r.out.find("current.png") != std::string::npos);
+  const size_t brace = r.out.rfind("{\"answer\"");
+  REQUIRE(brace != std::string::npos);
+  a = json::parse(r.out.substr(brace));
+  CHECK(a["status"] == "answered");
+  CHECK(a["answer"] == "yes");
+  CHECK(a["rationale"] == "round face");
+}
