@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "oracle/oracle.hpp"
 #include "semantic/fidelity.hpp"
 #include "semantic/relationships.hpp"
 #include "tools/common.hpp"
@@ -93,11 +94,73 @@ json form_json(const Analysis& a, const Form& f) {
           {"evidence", evidence_json(f.evidence)}};
 }
 
+// How long the oracle may take over one question of a semantic tool.
+constexpr double kOracleQuestionS = 120;
+
+// Names the forms through the oracle, each asked with a crop of its form; a form it does not
+// name keeps its geometric label, and a warning says why. Returns how many it named.
+int oracle_labels(const ToolContext& ctx, const Scene& s, Analysis& a, const Scope& scope, std::vector<std::string>& warnings) {
+  int named = 0;
+  for (Form& f : a.forms) {
+    if (!form_in_scope(a, f, scope) || f.box.empty()) continue;
+    OracleQuestion q;
+    q.question = "What does the part of this line drawing shown in form.png depict? Answer with a short name (a few words).";
+    q.region = rect_json(f.box);
+    q.artifacts.push_back({"form", fmt::format("form {}, cropped: {}", f.number, f.label),
+                           crop_view(ctx, s, f.box, 2 * a.sw, f.label).finish()});
+    q.timeout_seconds = kOracleQuestionS;
+    const OracleAnswer ans = ask_oracle(ctx.oracle, q);
+    if (ans.status == OracleStatus::answered && !ans.answer.empty()) {
+      f.label = ans.answer;
+      f.labelled_by = "oracle";
+      ++named;
+    } else {
+      warnings.push_back(fmt::format("the oracle did not name form {} ({}{}{})", f.number, oracle_status_name(ans.status),
+                                     ans.detail.empty() ? "" : ": ", ans.detail));
+    }
+  }
+  return named;
+}
+
+// Recognizability from the oracle: is the drawing the same subject as the source? A yes scores
+// the oracle's confidence (1 without one), a no one less it; unanswered, the aspect stays unscored.
+void oracle_recognizability(const ToolContext& ctx, const Scene& s, const Scope& scope, AspectScore& x) {
+  std::string why;
+  const cv::Mat src = source_raster(ctx, s, &why);
+  if (src.empty()) {
+    x.rationale = "the oracle needs the source image: " + why;
+    return;
+  }
+  OracleQuestion q;
+  q.question = "Does the robot's drawing (drawing.png) show the same subject as the source image (source.png), "
+               "recognizably? Answer yes or no.";
+  q.expected_answer = "yes_no";
+  q.artifacts = {{"source", "the source image", scene_view(ctx, s, scope, "source", true).finish()},
+                 {"drawing", "what the robot draws", scene_view(ctx, s, scope, "drawing", false).finish()}};
+  q.timeout_seconds = kOracleQuestionS;
+  const OracleAnswer ans = ask_oracle(ctx.oracle, q);
+  if (ans.status != OracleStatus::answered) {
+    x.rationale = fmt::format("the oracle gave no answer ({}{}{})", oracle_status_name(ans.status), ans.detail.empty() ? "" : ": ",
+                              ans.detail);
+    return;
+  }
+  std::string answer = ans.answer;
+  std::transform(answer.begin(), answer.end(), answer.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const bool yes = answer == "yes";
+  const double conf = ans.confidence.value_or(1.0);
+  x.scored = true;
+  x.score = round3(yes ? conf : 1 - conf);
+  x.rationale = fmt::format("the oracle answered {}{}{}", ans.answer, ans.confidence ? fmt::format(" (confidence {:.2f})", conf) : "",
+                            ans.rationale.empty() ? "" : ": " + ans.rationale);
+}
+
 ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
   const Scope scope = scope_of(s, req);
-  const Analysis a = scene_forms(s);
+  Analysis a = scene_forms(s);
+  const int named = ctx.oracle.empty() ? 0 : oracle_labels(ctx, s, a, scope, r.warnings);
+  const std::string by = named > 0 ? "oracle" : "geometry";
   const std::string gran = req["granularity"];
   json forms = json::array();
   int shown = 0;
@@ -143,11 +206,13 @@ ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
                        {"evidence", evidence_json(pr.evidence)}});
     }
   }
-  r.fields = {{"forms", forms}, {"granularity", gran}, {"labelled_by", "geometry"}, {"stroke_width_px", round3(a.sw)},
+  r.fields = {{"forms", forms}, {"granularity", gran}, {"labelled_by", by}, {"stroke_width_px", round3(a.sw)},
               {"join_px", round3(a.join_px)}};
-  r.llm_text = fmt::format("{} forms{} (strokes within {:.1f} px = {:.1f} sw join; labels from geometry, no oracle named "
-                           "them)\n",
-                           shown, scope.everything() ? "" : " in " + scope.describe(), a.join_px, a.join_px / a.sw) +
+  r.llm_text = fmt::format("{} forms{} (strokes within {:.1f} px = {:.1f} sw join; {})\n", shown,
+                           scope.everything() ? "" : " in " + scope.describe(), a.join_px, a.join_px / a.sw,
+                           named > 0 ? fmt::format("{} named by the oracle, the rest from geometry", named)
+                                     : std::string(ctx.oracle.empty() ? "labels from geometry, no oracle configured"
+                                                                      : "labels from geometry, the oracle named none")) +
                tree_text(a, scope);
   r.human_text = r.llm_text;
   for (const json& f : forms) {
@@ -157,7 +222,7 @@ ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
                         e["op"].get<std::string>(), e["threshold"].dump());
     r.human_text += fmt::format("  {}: {} because {}\n", f["label"].get<std::string>(), f["semantic_role"].get<std::string>(), ev);
   }
-  r.images["forms"] = forms_view(ctx, a, scope, fmt::format("{} forms by role (labels from geometry)", shown));
+  r.images["forms"] = forms_view(ctx, a, scope, fmt::format("{} forms by role (labels from {})", shown, by));
   return r;
 }
 
@@ -176,7 +241,7 @@ Tool identify_visual_forms_entry() {
        {"child_forms", S::array(S::integer(""), "forms inside its closed regions")},
        {"evidence", evidence_schema()}},
       {"form", "region", "label", "labelled_by", "confidence", "primitive_ids", "semantic_role"});
-  return {15, "IdentifyVisualForms", "semantic",
+  Tool t = {15, "IdentifyVisualForms", "semantic",
           "The forms a person would name — strokes joined within about a stroke width, the regions they close, what "
           "holds what — each with a role inferred from geometry (frame, silhouette, interior_feature, texture, "
           "annotation, connector, decoration), its confidence and evidence in stroke widths.",
@@ -190,6 +255,8 @@ Tool identify_visual_forms_entry() {
                      {"join_px", S::number("strokes this close are one form", 0)}},
                     {"forms", "labelled_by"}),
           identify_visual_forms};
+  t.asks_oracle = true;  // names the forms from their crops
+  return t;
 }
 
 // ---------------------------------------------------------------- EvaluateSemanticFidelity
@@ -209,7 +276,16 @@ ToolResult evaluate_semantic_fidelity(const ToolContext& ctx, const json& req) {
   r.revision_id = rid;
   const Scope scope = scope_of(s, req);
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
-  const FidelityReport rep = scene_fidelity(s, ref.paths, scope, aspects_of(req));
+  FidelityReport rep = scene_fidelity(s, ref.paths, scope, aspects_of(req));
+  if (!ctx.oracle.empty()) {
+    double sum = 0;
+    int n = 0;
+    for (AspectScore& x : rep.aspects) {
+      if (x.aspect == "recognizability") oracle_recognizability(ctx, s, scope, x);
+      if (x.scored) sum += x.score, ++n;
+    }
+    if (n > 0) rep.overall = round3(sum / n);
+  }
   json aspects = json::array();
   std::string text;
   for (const AspectScore& a : rep.aspects) {
@@ -257,7 +333,7 @@ Tool evaluate_semantic_fidelity_entry() {
   const json aspect = S::enumeration({"recognizability", "proportions", "expressive_lines", "closure", "symmetry",
                                       "negative_space"},
                                      "");
-  return {16, "EvaluateSemanticFidelity", "semantic",
+  Tool t = {16, "EvaluateSemanticFidelity", "semantic",
           "Whether the drawing keeps what made the source read as it does: closure, negative space, proportions, "
           "symmetry and expressive lines, each a score in [0, 1] against the source's ink with why, the primitives at "
           "fault and where; recognizability needs an oracle and is not scored.",
@@ -279,6 +355,8 @@ Tool evaluate_semantic_fidelity_entry() {
                      {"tolerance_px", S::number("", 0)}},
                     {"overall_score", "aspects"}),
           evaluate_semantic_fidelity};
+  t.asks_oracle = true;  // scores recognizability
+  return t;
 }
 
 // ---------------------------------------------------------------- IdentifyImpliedRelationships

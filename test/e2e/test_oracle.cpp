@@ -196,3 +196,38 @@ TEST_CASE("ask-oracle: the terminal oracle asks at the terminal, and declines wi
   CHECK(a["answer"] == "yes");
   CHECK(a["rationale"] == "round face");
 }
+
+TEST_CASE("the semantic tools ask the oracle: forms named from their crops, recognizability scored", "[e2e][oracle]") {
+  const fs::path answers = scratch() / "semantic-answers.jsonl";
+  spit(answers,
+       R"({"question": "What does the part of this line drawing shown in form.png depict? Answer with a short name (a few words).", )"
+       R"("answer": "hexagons"})"
+       "\n"
+       R"({"question": "Does the robot's drawing (drawing.png) show the same subject as the source image (source.png), )"
+       R"(recognizably? Answer yes or no.", "expected_answer": "yes_no", "answer": "yes", "confidence": 0.9})"
+       "\n");
+  auto tool = [&](const std::string& env, const std::string& args) {
+    Run r = run(fmt::format("cd {} && env -u SV_ORACLE {} {} {} --rev HEAD", oracle_store().string(), env, bin("sv-diagnose"), args));
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    return json::parse(r.out);
+  };
+  const std::string with = fmt::format("SV_ORACLE_ANSWERS={} SV_ORACLE={}/oracle-replay", answers.string(), kScripts);
+  json forms = tool(with, "identify-visual-forms");
+  CHECK(forms["labelled_by"] == "oracle");
+  REQUIRE(!forms["forms"].empty());
+  for (const json& f : forms["forms"]) {
+    CHECK(f["labelled_by"] == "oracle");
+    CHECK(f["label"] == "hexagons");
+  }
+  json fid = tool(with, "evaluate-semantic-fidelity --aspects recognizability,closure");
+  CHECK(fid["aspects"][0]["aspect"] == "recognizability");
+  CHECK(fid["aspects"][0]["scored"] == true);
+  CHECK(fid["aspects"][0]["score"] == 0.9);
+  // Without an oracle the labels are geometry's and recognizability is not scored.
+  json plain = tool("", "identify-visual-forms");
+  CHECK(plain["labelled_by"] == "geometry");
+  json unscored = tool("", "evaluate-semantic-fidelity --aspects recognizability,closure");
+  CHECK(unscored["aspects"][0]["scored"] == false);
+  CHECK(unscored["aspects"][0]["score"].is_null());
+}

@@ -172,7 +172,7 @@ TEST_CASE("shell: a tool given another revision reports that revision", "[e2e][s
   fs::path d = shell_store("shell-revision-id");
   json log = parse(in_dir(d, "sv-commit", "--json log"));
   const std::string routed = log["revisions"][1]["revision_id"];  // the one before HEAD
-  for (const std::string cmd : {"evaluate-revision --revision-id " + routed, "render --revision " + routed,
+  for (const std::string& cmd : {"evaluate-revision --revision-id " + routed, "render --revision " + routed,
                                 "project-pareto-position --revision-id " + routed}) {
     CAPTURE(cmd);
     Run r = in_dir(d, "sv-simulate", cmd + " --rev HEAD");
