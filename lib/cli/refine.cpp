@@ -9,8 +9,6 @@
 #include "cli/stage.hpp"
 #include "cli/tool_command.hpp"
 #include "core/error.hpp"
-#include "core/file.hpp"
-#include "core/hash.hpp"
 #include "tools/edit_session.hpp"
 
 namespace sv {
@@ -38,14 +36,7 @@ bool within_budget(const json& start, const json& after, const RefineOptions& o)
 int run_refine(const RefineOptions& o, const CommonOptions& common) {
   std::optional<Store> store = open_store(common);
   Scene scene;
-  std::string rid;
-  if (!common.rev.empty()) {
-    rid = store->resolve(common.rev);
-    scene = store->read_scene(rid);
-  } else {
-    scene = parse_scene(read_input(o.input, kMaxSceneBytes));
-    rid = sha256_hex(canonical_bytes(scene));
-  }
+  std::string rid = read_scene_input(o.input, common, store, scene);
   const Tool* suggest = find_tool("SuggestOptimizations");
   const json ask = normalize_request(*suggest, {{"optimize_for", {"draw_time", "semantic_fidelity"}}, {"max_candidates", 1000}});
   json start, now, steps = json::array();

@@ -94,17 +94,6 @@ json write_views(const ToolInvocation& inv, const CommonOptions& c, const ToolRe
   return written;
 }
 
-// The scene a tool runs on: the store's revision (--rev) or the scene file; returns its id.
-std::string read_scene_input(const ToolInvocation& inv, const CommonOptions& c, std::optional<Store>& store,
-                             Scene& scene) {
-  if (!c.rev.empty()) {
-    std::string rid = store->resolve(c.rev);
-    scene = store->read_scene(rid);
-    return rid;
-  }
-  scene = parse_scene(read_input(inv.input, kMaxSceneBytes));
-  return sha256_hex(canonical_bytes(scene));
-}
 
 
 // What a person reviewing the edit reads besides the compact text: every id with its geometry
@@ -127,6 +116,16 @@ std::string edit_details(const Scene& before, const EditSession& session, const 
 }
 
 }  // namespace
+
+std::string read_scene_input(const std::string& input, const CommonOptions& c, std::optional<Store>& store, Scene& scene) {
+  if (!c.rev.empty()) {
+    std::string rid = store->resolve(c.rev);
+    scene = store->read_scene(rid);
+    return rid;
+  }
+  scene = parse_scene(read_input(input, kMaxSceneBytes));
+  return sha256_hex(canonical_bytes(scene));
+}
 
 void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::string& tool, const std::string& note,
                  const std::string& parent, Store* store, const std::string& head_seen) {
@@ -180,7 +179,7 @@ json edit_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
       note += (note.empty() ? "" : "; ") + s.request["note"].get<std::string>();
   }
   Scene scene;
-  std::string rid = read_scene_input(inv, c, store, scene);
+  std::string rid = read_scene_input(inv.input, c, store, scene);
   const bool store_mode = !c.rev.empty();
   const std::string head_seen = store && !store_mode ? store->head_id() : rid;
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
@@ -244,7 +243,7 @@ json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
     rid = store->head_id();  // history tools work on the store, not on HEAD's scene: a damaged
                              // HEAD object must not block the checkout that recovers from it
   } else {
-    rid = read_scene_input(inv, c, store, scene);
+    rid = read_scene_input(inv.input, c, store, scene);
   }
   ToolContext ctx{scene, store ? &*store : nullptr, rid, c.oracle};
   ToolResult result;

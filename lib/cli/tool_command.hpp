@@ -22,6 +22,10 @@ struct ToolInvocation {
 // Runs the invocation (the caller has parsed it); returns 0 or throws sv::Error.
 int run_tool_invocation(const ToolInvocation& inv, const CommonOptions& common);
 
+// The scene a command works on: the store's revision (--rev; the store must be open) or the scene
+// file `input` ("-": standard input); returns its id.
+std::string read_scene_input(const std::string& input, const CommonOptions& c, std::optional<Store>& store, Scene& scene);
+
 // Makes an applied edit a revision of `parent`: its provenance (the steps' tools and requests,
 // the note) recorded, then with a store written and HEAD moved from `head_seen` (compare-and-set:
 // Error(conflict) when HEAD moved), without one its id assigned after the schema check.

@@ -73,8 +73,8 @@ double covered_length_px(const Scene& s, const std::vector<Polyline>& reference)
   // The primitives themselves, not a command stream that may predate the edit.
   Scene laid_out = s;
   laid_out.commands.reset();
-  const double diag = s.source ? std::hypot(s.source->width, s.source->height) : 1000.0;
-  return measure_coverage(drawing_of(laid_out).strokes, reference, default_tolerance(stroke_width_of(s)), diag).covered_px;
+  return measure_coverage(drawing_of(laid_out).strokes, reference, default_tolerance(stroke_width_of(s)), image_diagonal(s))
+      .covered_px;
 }
 
 }  // namespace sv

@@ -1,5 +1,6 @@
 // Running the executables from tests: shell command in, exit status and both streams out.
 #pragma once
+#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -57,6 +58,21 @@ inline Run run(const std::string& cmd) {
   r.out = slurp(base.string() + ".out");
   r.err = slurp(base.string() + ".err");
   return r;
+}
+
+// A store (made once per test binary under `name`) whose HEAD is the whole pipeline's result on a
+// test drawing: sv-skeleton | sv-fit | sv-route | sv-simulate, each recording its revision.
+inline std::filesystem::path pipeline_store(const std::string& name, const std::string& drawing) {
+  const std::filesystem::path d = scratch() / name;
+  if (std::filesystem::exists(d / ".svrev")) return d;
+  std::filesystem::create_directories(d);
+  const std::string cd = "cd " + d.string() + " && ";
+  REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
+  Run p = run(cd + bin("sv-skeleton") + " " + data(drawing) + " | " + bin("sv-fit") + " | " + bin("sv-route") + " | " +
+              bin("sv-simulate") + " >/dev/null");
+  INFO(p.err);
+  REQUIRE(p.status == 0);
+  return d;
 }
 
 // A child process started without waiting: fork, then exec `argv` in `cwd` with stdout and

@@ -19,20 +19,7 @@ namespace {
 
 const std::string kScripts = std::string(SV_TEST_DATA) + "/../../scripts";
 
-fs::path oracle_store() {
-  static fs::path dir = [] {
-    fs::path d = scratch() / "oracle-store";
-    fs::create_directories(d);
-    const std::string cd = "cd " + d.string() + " && ";
-    REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
-    Run p = run(cd + fmt::format("{} {} | {} | {} | {} >/dev/null", bin("sv-skeleton"), data("tabler_hexagons_w5.png"),
-                                 bin("sv-fit"), bin("sv-route"), bin("sv-simulate")));
-    INFO(p.err);
-    REQUIRE(p.status == 0);
-    return d;
-  }();
-  return dir;
-}
+fs::path oracle_store() { return pipeline_store("oracle-store", "tabler_hexagons_w5.png"); }
 
 // An executable oracle script in the scratch directory.
 std::string oracle_script(const std::string& name, const std::string& body) {

@@ -14,20 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path reference_store() {
-  static fs::path dir = [] {
-    fs::path d = scratch() / "reference-store";
-    fs::create_directories(d);
-    const std::string cd = "cd " + d.string() + " && ";
-    REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
-    Run p = run(cd + fmt::format("{} {} | {} | {} | {} >/dev/null", bin("sv-skeleton"), data("tabler_hexagons_w5.png"),
-                                 bin("sv-fit"), bin("sv-route"), bin("sv-simulate")));
-    INFO(p.err);
-    REQUIRE(p.status == 0);
-    return d;
-  }();
-  return dir;
-}
+fs::path reference_store() { return pipeline_store("reference-store", "tabler_hexagons_w5.png"); }
 
 json tool(const std::string& exe, const std::string& args) {
   Run r = run(fmt::format("cd {} && {} {}", reference_store().string(), bin(exe), args));
