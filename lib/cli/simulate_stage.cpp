@@ -96,6 +96,15 @@ Stage simulate_stage() {
   st.finish = [o](const Scene& s) {
     if (o->report) std::fputs(scene_report(s).c_str(), stderr);
   };
+  st.batch = true;
+  st.check_batch = [o] {
+    for (const ExportBackend& b : export_backends())
+      if (!o->paths[b.name].empty())
+        throw Error(Code::invalid_selection, fmt::format("{} names one file: batch mode (--output-dir) writes scenes "
+                                                         "only; export each drawing on its own",
+                                                         b.option));
+    if (o->report) throw Error(Code::invalid_selection, "--report summarises one drawing: not with --output-dir");
+  };
   return st;
 }
 

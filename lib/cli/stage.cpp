@@ -160,9 +160,7 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
         std::string parent = read_stage_input(stage, path, in);
         json result;
         Scene out = transform(stage, in, parent, args, note, result);
-        require_writable_scene(out, to_json(out, false));  // what put_scene checks, for files too
-        assign_revision_id(out);
-        write_output(batch_output(dir, path), dump_scene(out));
+        write_output(batch_output(dir, path), sealed_scene_text(out));
         print_warnings(stage, path + ": ", out);
       } catch (const Error& e) {
         throw Error(e.code(), path + ": " + e.what(), e.details());
@@ -207,6 +205,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
     if (store_mode || !output.empty())
       throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
     if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
+    if (stage.check_batch) stage.check_batch();
     return run_batch(stage, inputs, args.output_dir, recorded_args(stage, argc, argv, inputs), note);
   }
   if (inputs.size() > 1)
@@ -234,26 +233,27 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
   json result;
   Scene out = transform(stage, in, parent, recorded_args(stage, argc, argv, inputs), note, result);
 
+  std::string text;  // the new scene as written
   if (store) {
     if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);
     std::string id = store->put_scene(out);
     if (!store_mode) expected_head = store->head_id();
     std::string why = stage.name + (note.empty() ? "" : ": " + note);
     store->advance_head(expected_head, id, why);
+    text = dump_scene(out);
   } else {
-    require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
-    assign_revision_id(out);
+    text = sealed_scene_text(out);
   }
 
   if (store_mode) {
-    if (!output.empty()) write_output(output, dump_scene(out));
+    if (!output.empty()) write_output(output, text);
     json env = {{"ok", true}, {"tool", stage.name}, {"revision_id", out.revision.id},
                 {"parent_revision_id", parent}, {"warnings", out.warnings}};
     for (auto it = result.begin(); it != result.end(); ++it) env[it.key()] = it.value();
     if (!env.contains("human_text")) env["human_text"] = env.value("llm_text", "");
     write_output("-", env.dump() + "\n");
   } else {
-    write_output(output, dump_scene(out));
+    write_output(output, text);
   }
   if (stage.finish) stage.finish(out);
   print_warnings(stage, "", out);

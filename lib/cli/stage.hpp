@@ -43,6 +43,8 @@ struct Stage {
   std::function<json(StageInput&, Scene&)> run;
   // Optional: runs once the new revision is recorded (side outputs that name the revision).
   std::function<void(const Scene&)> finish;
+  // Optional: refuses, before any input is read, the options batch mode cannot honour.
+  std::function<void()> check_batch;
 };
 
 // Parses "KEY=VALUE" settings (--set) into user overrides; refuses non-numeric values.

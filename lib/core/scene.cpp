@@ -397,28 +397,34 @@ namespace {
 // runs before the document is built: nlohmann's callback parser, which could check the same
 // while building, rescans the enclosing container at the end of every object, which makes an
 // array of n objects cost n^2.
-class LimitChecker : public json::json_sax_t {
+// Builds the document as the text is read and refuses it at the first limit it passes: one
+// pass, so a hostile document costs no more than reading it up to its offence.
+class LimitedBuilder {
  public:
-  LimitChecker(Code code, const std::string& what) : code_(code), what_(what) {}
-  bool null() override { return item(); }
-  bool boolean(bool) override { return item(); }
-  bool number_integer(number_integer_t) override { return item(); }
-  bool number_unsigned(number_unsigned_t) override { return item(); }
-  bool number_float(number_float_t, const string_t&) override { return item(); }
-  bool string(string_t& v) override { return text(v) && item(); }
-  bool binary(binary_t&) override { return item(); }
-  bool start_object(std::size_t) override { return open(); }
-  bool key(string_t& k) override { return text(k); }  // its value is the item
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(); }
-  bool end_array() override { return close(); }
-  // Malformed text: the parse that builds the document reports it (after the limits checked up to
-  // there, as the text is read).
-  bool parse_error(std::size_t, const std::string&, const json::exception&) override { return false; }
+  using string_t = json::string_t;
+  LimitedBuilder(json& out, Code code, const std::string& what) : dom_(out), code_(code), what_(what) {}
+  bool null() { return item() && dom_.null(); }
+  bool boolean(bool v) { return item() && dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return item() && dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return item() && dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const string_t& s) { return item() && dom_.number_float(v, s); }
+  bool string(string_t& v) { return text(v) && item() && dom_.string(v); }
+  bool binary(json::binary_t& v) { return item() && dom_.binary(v); }
+  bool start_object(std::size_t n) { return open() && dom_.start_object(n); }
+  bool key(string_t& k) { return text(k) && dom_.key(k); }  // its value is the item
+  bool end_object() { return close() && dom_.end_object(); }
+  bool start_array(std::size_t n) { return open() && dom_.start_array(n); }
+  bool end_array() { return close() && dom_.end_array(); }
+  // Malformed text: the builder throws nlohmann's exception, with the byte it stopped at.
+  template <class Exception>
+  bool parse_error(std::size_t at, const std::string& token, const Exception& e) {
+    return dom_.parse_error(at, token, e);
+  }
 
  private:
   bool item() {
-    if (!items_.empty()) ++items_.back();
+    if (!items_.empty() && ++items_.back() > kMaxJsonArrayItems)
+      throw Error(code_, fmt::format("{}: an array or object of more than {} items", what_, kMaxJsonArrayItems));
     return true;
   }
   bool open() {
@@ -429,8 +435,6 @@ class LimitChecker : public json::json_sax_t {
     return true;
   }
   bool close() {
-    if (items_.back() > kMaxJsonArrayItems)
-      throw Error(code_, fmt::format("{}: an array or object of more than {} items", what_, kMaxJsonArrayItems));
     items_.pop_back();
     return true;
   }
@@ -439,6 +443,7 @@ class LimitChecker : public json::json_sax_t {
       throw Error(code_, fmt::format("{}: a string longer than {} bytes", what_, kMaxJsonStringBytes));
     return true;
   }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
   Code code_;
   const std::string& what_;
   std::vector<size_t> items_;  // per open container, its items (an object's keys) so far
@@ -450,9 +455,10 @@ json parse_json_limited(const std::string& text, Code code, const std::string& w
   if (text.size() > kMaxSceneBytes)
     throw Error(code, fmt::format("{}: larger than {} bytes", what, kMaxSceneBytes));
   try {
-    LimitChecker limits(code, what);
-    json::sax_parse(text, &limits);
-    return json::parse(text);  // throws what sax_parse found malformed
+    json doc;
+    LimitedBuilder builder(doc, code, what);
+    json::sax_parse(text, &builder);
+    return doc;
   } catch (const json::parse_error& e) {
     throw Error(code, fmt::format("{}: malformed JSON at byte {}", what, e.byte), {{"byte", e.byte}});
   } catch (const json::exception& e) {  // e.g. a number too large for a double

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/schema.hpp"
 
 namespace sv {
@@ -53,6 +54,14 @@ void require_writable_scene(const Scene& s, const json& doc) {
   if (!why.empty())
     throw Error(Code::invalid_scene, fmt::format("refusing to record an invalid scene ({}); nothing was written", why),
                 {{"reason", why}});
+}
+
+std::string sealed_scene_text(Scene& s) {
+  json doc = to_json(s, false);
+  require_writable_scene(s, doc);
+  s.revision.id = sha256_hex(doc.dump());
+  doc["revision"]["id"] = s.revision.id;
+  return doc.dump() + "\n";
 }
 
 int id_number(const std::string& id) {

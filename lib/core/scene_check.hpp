@@ -18,6 +18,10 @@ std::string check_scene_invariants(const Scene& s);
 // scene schema and `s` its invariants; the message says that nothing was written.
 void require_writable_scene(const Scene& s, const json& doc);
 
+// What a stage writes without a store: `s` checked as put_scene checks it, given its revision id
+// (assign_revision_id), and its document (dump_scene), from one serialization.
+std::string sealed_scene_text(Scene& s);
+
 // The number of an id ("p_0042" -> 42; 0 when it is not of that form).
 int id_number(const std::string& id);
 // The highest id number of `kind` ("primitive" or "region") the scene has used: its own ids and

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include "core/scene.hpp"
@@ -15,17 +17,31 @@ extern const char* const scene_schema_text;
 
 namespace {
 
-bool has_type(const nlohmann::json& v, const std::string& t) {
-  if (t == "object") return v.is_object();
-  if (t == "array") return v.is_array();
-  if (t == "string") return v.is_string();
-  if (t == "boolean") return v.is_boolean();
-  if (t == "null") return v.is_null();
-  if (t == "integer") {
-    if (v.is_number_integer()) return true;
-    return v.is_number_float() && std::floor(v.get<double>()) == v.get<double>();
+using nlohmann::json;
+
+enum class Type { object, array, string, boolean, null, integer, number, unknown };
+
+Type type_named(const std::string& t) {
+  static const std::map<std::string, Type, std::less<>> names = {
+      {"object", Type::object}, {"array", Type::array},     {"string", Type::string}, {"boolean", Type::boolean},
+      {"null", Type::null},     {"integer", Type::integer}, {"number", Type::number}};
+  auto it = names.find(t);
+  return it == names.end() ? Type::unknown : it->second;
+}
+
+bool has_type(const json& v, Type t) {
+  switch (t) {
+    case Type::object: return v.is_object();
+    case Type::array: return v.is_array();
+    case Type::string: return v.is_string();
+    case Type::boolean: return v.is_boolean();
+    case Type::null: return v.is_null();
+    case Type::integer:
+      if (v.is_number_integer()) return true;
+      return v.is_number_float() && std::floor(v.get<double>()) == v.get<double>();
+    case Type::number: return v.is_number() && std::isfinite(v.get<double>());
+    case Type::unknown: return false;
   }
-  if (t == "number") return v.is_number() && std::isfinite(v.get<double>());
   return false;
 }
 
@@ -43,124 +59,233 @@ bool is_sha256(const std::string& v) {  // ^[0-9a-f]{64}$
 // Any other pattern goes to std::regex, on strings short enough for its recursion.
 constexpr size_t kMaxRegexSubject = 256;
 
+// additionalItems / additionalProperties: absent (or true), false, or a schema.
+enum class Extra { allowed, forbidden, schema };
+
+// Where a value sits in the document: a chain on the stack, spelled out only for an error.
+struct Path {
+  const Path* up;
+  const std::string* key;  // null for an array index
+  size_t index;
+};
+
+std::string spell(const Path* p) {
+  if (!p) return "";
+  return spell(p->up) + "/" + (p->key ? *p->key : std::to_string(p->index));
+}
+
 }  // namespace
+
+// One schema object, its keywords read once.
+struct Schema::Node {
+  bool open = true;  // not an object (true, {}...): accepts anything
+  bool has_ref = false;
+  const Node* ref = nullptr;
+  std::string ref_error;  // an unsupported $ref, reported when reached
+  std::vector<Type> types;
+  std::string type_text;  // the "type" value as written, for the message
+  std::optional<json> const_value, enum_values;
+  std::optional<double> minimum, maximum;
+  enum class Pattern { none, id, sha256, regex } pattern = Pattern::none;
+  std::string pattern_text;
+  std::regex re;
+  std::optional<size_t> min_items, max_items;
+  const Node* items = nullptr;     // one schema for every item
+  std::vector<const Node*> tuple;  // or one per position
+  bool is_tuple = false;
+  Extra more = Extra::allowed;
+  const Node* more_node = nullptr;
+  std::vector<std::string> required;
+  std::map<std::string, const Node*, std::less<>> properties;
+  Extra additional = Extra::allowed;
+  const Node* additional_node = nullptr;
+  std::vector<const Node*> any_of, one_of;
+  bool has_any_of = false, has_one_of = false;
+};
+
+struct Compiled {
+  std::deque<Schema::Node> nodes;  // stable addresses: nodes point at each other
+  std::map<std::string, const Schema::Node*> definitions;
+  const Schema::Node* top = nullptr;
+  const json* root = nullptr;  // while compiling: where $ref finds the definitions
+
+  const Schema::Node* compile(const json& s) {
+    Schema::Node& n = nodes.emplace_back();
+    if (!s.is_object()) return &n;
+    n.open = false;
+    if (auto r = s.find("$ref"); r != s.end()) {
+      n.has_ref = true;
+      const std::string ref = *r;
+      const std::string prefix = "#/definitions/";
+      if (ref.rfind(prefix, 0) != 0) n.ref_error = "unsupported $ref " + ref;
+      else n.ref = definition(ref.substr(prefix.size()));
+      return &n;  // $ref replaces the other keywords
+    }
+    if (auto t = s.find("type"); t != s.end()) {
+      if (t->is_array())
+        for (const auto& one : *t) n.types.push_back(type_named(one));
+      else
+        n.types.push_back(type_named(*t));
+      n.type_text = fmt::format("expected {}", t->dump());
+    }
+    if (auto c = s.find("const"); c != s.end()) n.const_value = *c;
+    if (auto e = s.find("enum"); e != s.end()) n.enum_values = *e;
+    if (auto m = s.find("minimum"); m != s.end()) n.minimum = m->get<double>();
+    if (auto m = s.find("maximum"); m != s.end()) n.maximum = m->get<double>();
+    if (auto p = s.find("pattern"); p != s.end()) {
+      n.pattern_text = p->get<std::string>();
+      if (n.pattern_text == "^[a-z]_[0-9]{4,}$") n.pattern = Schema::Node::Pattern::id;
+      else if (n.pattern_text == "^[0-9a-f]{64}$") n.pattern = Schema::Node::Pattern::sha256;
+      else n.pattern = Schema::Node::Pattern::regex, n.re = std::regex(n.pattern_text);
+    }
+    if (auto m = s.find("minItems"); m != s.end()) n.min_items = m->get<size_t>();
+    if (auto m = s.find("maxItems"); m != s.end()) n.max_items = m->get<size_t>();
+    if (auto it = s.find("items"); it != s.end()) {
+      if (it->is_array()) {
+        n.is_tuple = true;
+        for (const auto& one : *it) n.tuple.push_back(compile(one));
+        if (auto more = s.find("additionalItems"); more != s.end()) extra(*more, n.more, n.more_node);
+      } else {
+        n.items = compile(*it);
+      }
+    }
+    if (auto req = s.find("required"); req != s.end())
+      for (const auto& k : *req) n.required.push_back(k.get<std::string>());
+    if (auto props = s.find("properties"); props != s.end())
+      for (auto it = props->begin(); it != props->end(); ++it) n.properties[it.key()] = compile(it.value());
+    if (auto addl = s.find("additionalProperties"); addl != s.end()) extra(*addl, n.additional, n.additional_node);
+    if (auto alts = s.find("anyOf"); alts != s.end()) {
+      n.has_any_of = true;
+      for (const auto& alt : *alts) n.any_of.push_back(compile(alt));
+    }
+    if (auto alts = s.find("oneOf"); alts != s.end()) {
+      n.has_one_of = true;
+      for (const auto& alt : *alts) n.one_of.push_back(compile(alt));
+    }
+    return &n;
+  }
+
+  void extra(const json& s, Extra& kind, const Schema::Node*& node) {
+    if (s.is_boolean()) kind = s.get<bool>() ? Extra::allowed : Extra::forbidden;
+    else if (s.is_object()) kind = Extra::schema, node = compile(s);
+  }
+
+  // A definition is compiled on its first $ref, so recursive definitions point at themselves.
+  const Schema::Node* definition(const std::string& name) {
+    if (auto it = definitions.find(name); it != definitions.end()) return it->second;
+    const json& s = root->at("definitions").at(name);
+    Schema::Node& slot = nodes.emplace_back();
+    definitions[name] = &slot;
+    slot = *compile(s);  // the copy keeps slot's address, which refs to it already hold
+    return &slot;
+  }
+
+  bool check(const Schema::Node& s, const json& v, const Path* path, std::string& err, int depth) const {
+    auto fail = [&](const std::string& why) {
+      const std::string p = spell(path);
+      err = fmt::format("{}: {}", p.empty() ? "/" : p, why);
+      return false;
+    };
+    if (depth > 64) return fail("schema nesting too deep");
+    if (s.open) return true;
+    if (s.has_ref) {
+      if (!s.ref) return fail(s.ref_error);
+      return check(*s.ref, v, path, err, depth + 1);
+    }
+    if (!s.type_text.empty() &&
+        std::none_of(s.types.begin(), s.types.end(), [&](Type t) { return has_type(v, t); }))
+      return fail(s.type_text);
+    if (s.const_value && v != *s.const_value) return fail("must be " + s.const_value->dump());
+    if (s.enum_values && std::find(s.enum_values->begin(), s.enum_values->end(), v) == s.enum_values->end())
+      return fail(fmt::format("must be one of {}", s.enum_values->dump()));
+    if (v.is_number()) {
+      double x = v.get<double>();
+      if (!std::isfinite(x)) return fail("not a finite number");
+      if (s.minimum && x < *s.minimum) return fail(fmt::format("must be >= {}", *s.minimum));
+      if (s.maximum && x > *s.maximum) return fail(fmt::format("must be <= {}", *s.maximum));
+    }
+    if (v.is_string() && s.pattern != Schema::Node::Pattern::none) {
+      const std::string& text = v.get_ref<const std::string&>();
+      switch (s.pattern) {
+        case Schema::Node::Pattern::id:
+          if (text.size() > kMaxIdChars) return fail(fmt::format("an id of more than {} characters", kMaxIdChars));
+          if (!is_id(text)) return fail("does not match " + s.pattern_text);
+          break;
+        case Schema::Node::Pattern::sha256:
+          if (!is_sha256(text)) return fail("does not match " + s.pattern_text);
+          break;
+        default:
+          if (text.size() > kMaxRegexSubject)
+            return fail(fmt::format("longer than {} characters (pattern {})", kMaxRegexSubject, s.pattern_text));
+          if (!std::regex_search(text, s.re)) return fail("does not match " + s.pattern_text);
+      }
+    }
+    if (v.is_array()) {
+      if (s.min_items && v.size() < *s.min_items) return fail(fmt::format("needs at least {} items", *s.min_items));
+      if (s.max_items && v.size() > *s.max_items) return fail(fmt::format("allows at most {} items", *s.max_items));
+      for (size_t i = 0; i < v.size(); ++i) {
+        const Path at{path, nullptr, i};
+        const Schema::Node* item = s.items;
+        if (s.is_tuple) {
+          // A tuple ([primitive_id, role]): one schema per position, then additionalItems.
+          if (i < s.tuple.size()) item = s.tuple[i];
+          else if (s.more == Extra::forbidden) return fail(fmt::format("allows at most {} items", s.tuple.size()));
+          else if (s.more == Extra::schema) item = s.more_node;
+        }
+        if (item && !check(*item, v[i], &at, err, depth + 1)) return false;
+      }
+    }
+    if (v.is_object()) {
+      for (const auto& k : s.required)
+        if (!v.contains(k)) return fail("missing required key '" + k + "'");
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        const Path at{path, &it.key(), 0};
+        const Schema::Node* sub = nullptr;
+        if (auto p = s.properties.find(it.key()); p != s.properties.end()) sub = p->second;
+        else if (s.additional == Extra::forbidden) return fail("unknown key '" + it.key() + "'");
+        else if (s.additional == Extra::schema) sub = s.additional_node;
+        if (sub && !check(*sub, it.value(), &at, err, depth + 1)) return false;
+      }
+    }
+    if (s.has_any_of) {
+      std::string last;
+      bool matched = false;
+      for (const Schema::Node* alt : s.any_of) {
+        std::string e;
+        if ((matched = check(*alt, v, path, e, depth + 1))) break;
+        last = e;
+      }
+      if (!matched) { err = last; return false; }
+    }
+    if (s.has_one_of) {
+      int matched = 0;
+      std::string last;
+      for (const Schema::Node* alt : s.one_of) {
+        std::string e;
+        if (check(*alt, v, path, e, depth + 1)) {
+          if (++matched > 1) return fail("matches more than one alternative");
+        } else {
+          last = e;
+        }
+      }
+      if (matched == 0) { err = last; return false; }
+    }
+    return true;
+  }
+};
+
+Schema::Schema(nlohmann::json root) : root_(std::move(root)), compiled_(std::make_unique<Compiled>()) {
+  compiled_->root = &root_;
+  compiled_->top = compiled_->compile(root_);
+  compiled_->root = nullptr;
+}
+Schema::~Schema() = default;
+Schema::Schema(Schema&&) noexcept = default;
 
 std::string Schema::first_error(const nlohmann::json& doc) const {
   std::string err;
-  check(root_, doc, "", err, 0);
+  compiled_->check(*compiled_->top, doc, nullptr, err, 0);
   return err;
-}
-
-bool Schema::check(const nlohmann::json& s, const nlohmann::json& v, const std::string& path,
-                   std::string& err, int depth) const {
-  auto fail = [&](const std::string& why) {
-    err = fmt::format("{}: {}", path.empty() ? "/" : path, why);
-    return false;
-  };
-  if (depth > 64) return fail("schema nesting too deep");
-  if (!s.is_object()) return true;
-  if (auto r = s.find("$ref"); r != s.end()) {
-    const std::string ref = *r;
-    const std::string prefix = "#/definitions/";
-    if (ref.rfind(prefix, 0) != 0) return fail("unsupported $ref " + ref);
-    return check(root_.at("definitions").at(ref.substr(prefix.size())), v, path, err, depth + 1);
-  }
-  if (auto t = s.find("type"); t != s.end()) {
-    bool ok = false;
-    if (t->is_array()) {
-      for (const auto& one : *t) ok = ok || has_type(v, one);
-    } else {
-      ok = has_type(v, *t);
-    }
-    if (!ok) return fail(fmt::format("expected {}", t->dump()));
-  }
-  if (auto c = s.find("const"); c != s.end() && v != *c) return fail("must be " + c->dump());
-  if (auto e = s.find("enum"); e != s.end()) {
-    bool found = false;
-    for (const auto& one : *e) found = found || one == v;
-    if (!found) return fail(fmt::format("must be one of {}", e->dump()));
-  }
-  if (v.is_number()) {
-    double x = v.get<double>();
-    if (!std::isfinite(x)) return fail("not a finite number");
-    if (auto m = s.find("minimum"); m != s.end() && x < m->get<double>())
-      return fail(fmt::format("must be >= {}", m->get<double>()));
-    if (auto m = s.find("maximum"); m != s.end() && x > m->get<double>())
-      return fail(fmt::format("must be <= {}", m->get<double>()));
-  }
-  if (v.is_string()) {
-    if (auto p = s.find("pattern"); p != s.end()) {
-      const std::string& pattern = p->get_ref<const std::string&>();
-      const std::string& text = v.get_ref<const std::string&>();
-      if (pattern == "^[a-z]_[0-9]{4,}$") {
-        if (text.size() > kMaxIdChars) return fail(fmt::format("an id of more than {} characters", kMaxIdChars));
-        if (!is_id(text)) return fail("does not match " + pattern);
-      } else if (pattern == "^[0-9a-f]{64}$") {
-        if (!is_sha256(text)) return fail("does not match " + pattern);
-      } else {
-        if (text.size() > kMaxRegexSubject)
-          return fail(fmt::format("longer than {} characters (pattern {})", kMaxRegexSubject, pattern));
-        // Compiled patterns are cached: a scene validates thousands of strings.
-        static thread_local std::map<std::string, std::regex> cache;
-        auto [re, fresh] = cache.try_emplace(pattern);
-        if (fresh) re->second = std::regex(pattern);
-        if (!std::regex_search(text, re->second)) return fail("does not match " + pattern);
-      }
-    }
-  }
-  if (v.is_array()) {
-    if (auto m = s.find("minItems"); m != s.end() && v.size() < m->get<size_t>())
-      return fail(fmt::format("needs at least {} items", m->get<size_t>()));
-    if (auto m = s.find("maxItems"); m != s.end() && v.size() > m->get<size_t>())
-      return fail(fmt::format("allows at most {} items", m->get<size_t>()));
-    if (auto it = s.find("items"); it != s.end() && it->is_array()) {
-      // A tuple ([primitive_id, role]): one schema per position, then additionalItems.
-      const auto more = s.find("additionalItems");
-      for (size_t i = 0; i < v.size(); ++i) {
-        const std::string sub = fmt::format("{}/{}", path, i);
-        if (i < it->size()) {
-          if (!check((*it)[i], v[i], sub, err, depth + 1)) return false;
-        } else if (more != s.end()) {
-          if (more->is_boolean() && !more->get<bool>()) return fail(fmt::format("allows at most {} items", it->size()));
-          if (more->is_object() && !check(*more, v[i], sub, err, depth + 1)) return false;
-        }
-      }
-    } else if (it != s.end()) {
-      for (size_t i = 0; i < v.size(); ++i)
-        if (!check(*it, v[i], fmt::format("{}/{}", path, i), err, depth + 1)) return false;
-    }
-  }
-  if (v.is_object()) {
-    if (auto req = s.find("required"); req != s.end()) {
-      for (const auto& k : *req)
-        if (!v.contains(k.get<std::string>())) return fail("missing required key '" + k.get<std::string>() + "'");
-    }
-    const auto props = s.find("properties");
-    const auto addl = s.find("additionalProperties");
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      std::string sub = path + "/" + it.key();
-      if (props != s.end() && props->contains(it.key())) {
-        if (!check((*props)[it.key()], it.value(), sub, err, depth + 1)) return false;
-      } else if (addl != s.end()) {
-        if (addl->is_boolean() && !addl->get<bool>()) return fail("unknown key '" + it.key() + "'");
-        if (addl->is_object() && !check(*addl, it.value(), sub, err, depth + 1)) return false;
-      }
-    }
-  }
-  for (const char* kw : {"anyOf", "oneOf"}) {
-    if (auto alts = s.find(kw); alts != s.end()) {
-      int matched = 0;
-      std::string last;
-      for (const auto& alt : *alts) {
-        std::string e;
-        if (check(alt, v, path, e, depth + 1)) ++matched;
-        else last = e;
-      }
-      if (matched == 0) { err = last; return false; }
-      if (std::string(kw) == "oneOf" && matched > 1) return fail("matches more than one alternative");
-    }
-  }
-  return true;
 }
 
 const Schema& scene_schema() {

@@ -4,21 +4,27 @@
 // scene and the tool requests, with error paths.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 
 namespace sv {
 
 class Schema {
  public:
-  explicit Schema(nlohmann::json root) : root_(std::move(root)) {}
+  // Compiles the schema once: every stage validates its input and its output, so the keywords
+  // are looked up here rather than at every node of every document.
+  explicit Schema(nlohmann::json root);
+  ~Schema();
+  Schema(Schema&&) noexcept;
   // Returns "" when `doc` is valid, else the first violation as "/path: reason".
   std::string first_error(const nlohmann::json& doc) const;
   const nlohmann::json& root() const { return root_; }
 
+  struct Node;
+
  private:
-  bool check(const nlohmann::json& s, const nlohmann::json& v, const std::string& path,
-             std::string& err, int depth) const;
   nlohmann::json root_;
+  std::unique_ptr<struct Compiled> compiled_;
 };
 
 // The compiled-in scene schema (share/schema/scene.schema.json).

@@ -2,11 +2,13 @@
 // decoder allocates; every read is bounds-checked, so truncated or hostile bytes are refused.
 #include "raster/image.hpp"
 
+#include <dlfcn.h>
 #include <opencv2/core/utils/logger.hpp>
-#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgcodecs.hpp>  // the IMREAD_ flags only: the decoder is in the codec module
 
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -170,22 +172,41 @@ struct QuietOpenCv {
   }
 };
 
+// The codec module (lib/raster/codecs), loaded on the first non-PNG input from lib/sv/ beside
+// the executable's bin/ (the build tree has the same layout), so that a process reading PNG
+// never loads imgcodecs' libraries.
+using Imdecode = int (*)(const unsigned char*, int, int, cv::Mat*, char*, size_t);
+Imdecode codec_module(Format f) {
+  static const std::pair<Imdecode, std::string> loaded = []() -> std::pair<Imdecode, std::string> {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const auto path = (exe.parent_path().parent_path() / "lib" / "sv" / "sv_imgcodecs.so").string();
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) return {nullptr, dlerror()};
+    auto fn = reinterpret_cast<Imdecode>(dlsym(h, "sv_imdecode"));
+    return {fn, fn ? "" : "no sv_imdecode in " + path};
+  }();
+  if (!loaded.first) throw Error(Code::internal, std::string("cannot decode ") + kNames[static_cast<int>(f)] +
+                                                     ": sv's image codec module is missing (" + loaded.second + ")");
+  return loaded.first;
+}
+
 cv::Mat decode_with_opencv(std::string_view bytes, Format f, cv::Size size) {
   if (bytes.size() > INT_MAX) refuse(f, "more than 2 GiB");
+  Imdecode imdecode = codec_module(f);
   cv::Mat m;
   std::string why;
   {
     QuietOpenCv quiet;
-    try {
-      // imdecode applies a JPEG's EXIF orientation unless asked for IMREAD_UNCHANGED; JPEG has
-      // no alpha and Debian's libjpeg is 8-bit, so nothing is lost. The others keep alpha and
-      // 16-bit samples.
-      int flags = f == Format::jpeg ? cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH : cv::IMREAD_UNCHANGED;
-      m = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8U, const_cast<char*>(bytes.data())), flags);
-    } catch (const cv::Exception& e) {
-      why = e.err;
-    }
-    if (why.empty()) why = quiet.reason();
+    // imdecode applies a JPEG's EXIF orientation unless asked for IMREAD_UNCHANGED; JPEG has
+    // no alpha and Debian's libjpeg is 8-bit, so nothing is lost. The others keep alpha and
+    // 16-bit samples.
+    int flags = f == Format::jpeg ? cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH : cv::IMREAD_UNCHANGED;
+    char err[512] = "";
+    if (imdecode(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()), flags, &m, err,
+                 sizeof err) != 0)
+      m.release();
+    why = *err ? err : quiet.reason();
   }
   if (m.empty()) refuse(f, "truncated or corrupt data" + (why.empty() ? "" : " (" + why + ")"));
   if (m.size() != size && m.size() != cv::Size(size.height, size.width))

@@ -216,7 +216,7 @@ TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports 
           "[e2e][batch]") {
   namespace fs = std::filesystem;
   fs::path dir = scratch() / "batch";
-  for (const char* d : {"graph", "fit", "route"}) fs::create_directories(dir / d);
+  for (const char* d : {"graph", "fit", "route", "sim"}) fs::create_directories(dir / d);
   const std::vector<std::string> names = {"feather_umbrella_w8", "hershey_futural_02_w4", "tabler_hexagons_w5"};
   std::string pngs;
   for (const auto& n : names) pngs += fmt::format(" {}.png", data(n));
@@ -224,12 +224,23 @@ TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports 
   REQUIRE(run(bin("sv-skeleton") + " --no-store --output-dir " + graph + pngs).status == 0);
   REQUIRE(run(bin("sv-fit") + " --no-store --output-dir " + fit + " " + graph + "/*.json").status == 0);
   REQUIRE(run(bin("sv-route") + " --no-store --output-dir " + route + " " + fit + "/*.json").status == 0);
+  const std::string sim = (dir / "sim").string();
+  REQUIRE(run(bin("sv-simulate") + " --no-store --output-dir " + sim + " " + route + "/*.json").status == 0);
   for (const auto& n : names) {
     INFO(n);
     Run one = run(pipeline(data(n + ".png")));
     REQUIRE(one.status == 0);
     CHECK(slurp(dir / "route" / (n + ".json")) == one.out);
+    Run simulated = run(bin("sv-simulate") + " --no-store " + (dir / "route" / (n + ".json")).string());
+    REQUIRE(simulated.status == 0);
+    CHECK(slurp(dir / "sim" / (n + ".json")) == simulated.out);
   }
+  // An export names one file: refused in batch mode before anything is read or written.
+  Run exported = run(bin("sv-simulate") + " --no-store --svg one.svg --output-dir " + (dir / "sim2").string() + " " +
+                     route + "/*.json");
+  CHECK(exported.status == 2);
+  CHECK(exported.err.find("--svg") != std::string::npos);
+  CHECK(!fs::exists(dir / "sim2"));
 
   // One unreadable input: the others are still written; the failure names the file and sets
   // the exit status.

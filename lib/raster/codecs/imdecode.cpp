@@ -1,0 +1,22 @@
+// sv's image codec module: OpenCV's imgcodecs behind one C entry point, loaded by
+// lib/raster/image.cpp only when an input is not a PNG. imgcodecs links some 120 shared
+// libraries (GDAL, GDCM, HDF5, Poppler...) whose loading and relocation cost every process
+// about 40 ms before it does anything; PNG, what nearly every run reads, goes through libpng.
+#include <opencv2/imgcodecs.hpp>
+
+#include <cstring>
+
+// Decodes size bytes with cv::imdecode(flags) into *out. Returns 0 on success; otherwise 1
+// with OpenCV's message (if it raised one) in err, NUL-terminated and cut to err_size.
+extern "C" int sv_imdecode(const unsigned char* data, int size, int flags, cv::Mat* out, char* err, size_t err_size) {
+  try {
+    *out = cv::imdecode(cv::Mat(1, size, CV_8U, const_cast<unsigned char*>(data)), flags);
+    return out->empty() ? 1 : 0;
+  } catch (const cv::Exception& e) {
+    if (err_size > 0) {
+      std::strncpy(err, e.err.c_str(), err_size - 1);
+      err[err_size - 1] = '\0';
+    }
+    return 1;
+  }
+}
