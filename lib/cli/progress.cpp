@@ -41,7 +41,7 @@ void Progress::update(const std::string& text) {
   if (!shown_ || finished_) return;
   pending_ = text;
   drawn_current_ = false;
-  if (!ever_drawn_ || drawn_width_ == 0 || clock_() - last_draw_ >= kMinInterval) draw();
+  if (drawn_width_ == 0 || clock_() - last_draw_ >= kMinInterval) draw();  // an empty line is drawn at once
 }
 
 void Progress::clear() {
