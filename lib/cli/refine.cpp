@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "cli/progress.hpp"
 #include "cli/stage.hpp"
 #include "cli/tool_command.hpp"
 #include "core/error.hpp"
@@ -47,6 +48,7 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
   json pending = json::array();
   size_t next = 0;
   bool fresh = false;
+  Progress progress("sv-edit refine", common.quiet);
   for (int k = 1; k <= o.max_steps;) {
     ToolContext ctx{scene, store ? &*store : nullptr, rid};
     if (start.is_null()) start = now = edit_baseline(ctx).before;
@@ -93,11 +95,13 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
                        {"draw_time_delta_ms", std::round(1000 * (metric(s->after, "draw_time_s") - metric(now, "draw_time_s")))},
                        {"after", s->after}});
       now = s->after;
+      progress.update(fmt::format("step {}, draw time {:.1f} s", k, metric(now, "draw_time_s")));
       fresh = false;
       ++k;
       break;
     }
   }
+  progress.finish();
   const double t0 = metric(start, "draw_time_s"), t1 = metric(now, "draw_time_s");
   std::string text = fmt::format(
       "refine: {} steps; draw time {:.3f} -> {:.3f} s ({:+.1f}%), f1 {:.3f} -> {:.3f}, f1 at 1 px {:.3f} -> {:.3f} "
@@ -139,7 +143,7 @@ ShellCommand refine_command() {
                 ->check(CLI::Range(0.0, 1e9));
           },
           [o](const CommonOptions& c) { return run_refine(*o, c); },
-          opt::store | opt::rev | opt::note | opt::output | opt::json};
+          opt::store | opt::rev | opt::note | opt::output | opt::json | opt::quiet};
 }
 
 }  // namespace sv

@@ -40,6 +40,9 @@ void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
                    "$SV_ORACLE; none: the tool answers not_configured)")
         ->type_name("CMD")
         ->envname("SV_ORACLE");
+  if (which & opt::quiet)
+    app.add_flag("-q,--quiet", o.quiet,
+                 "no progress line on standard error (it is shown only when standard error is a terminal)");
 }
 
 std::optional<Store> open_store(const CommonOptions& o) {

@@ -28,6 +28,7 @@ struct CommonOptions {
   bool embed_images = false;         // --embed-images
   bool json = false;                 // --json
   std::string oracle;                // --oracle CMD (default $SV_ORACLE)
+  bool quiet = false;                // -q, --quiet
 };
 
 namespace opt {
@@ -40,6 +41,7 @@ enum : unsigned {
   embed = 1u << 5,     // --embed-images
   json = 1u << 6,      // --json
   oracle = 1u << 7,    // --oracle
+  quiet = 1u << 8,     // -q, --quiet
 };
 }
 

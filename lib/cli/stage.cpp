@@ -10,6 +10,7 @@
 #include <iterator>
 #include <new>
 
+#include "cli/progress.hpp"
 #include "cli/shell.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -31,9 +32,9 @@ bool is_location_option(const Stage& stage, const std::string& a, bool& takes_va
     takes_value = it->second;
     return true;
   }
-  takes_value = a != "--no-store" && a != "-v" && a != "--verbose";
-  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" || a == "-v" ||
-         a == "--verbose";
+  takes_value = a != "--no-store" && a != "-q" && a != "--quiet";
+  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" || a == "-q" ||
+         a == "--quiet";
 }
 
 json recorded_args(const Stage& stage, int argc, char** argv, const std::vector<std::string>& inputs) {
@@ -138,9 +139,10 @@ std::string batch_output(const std::string& dir, const std::string& input) {
 }
 
 // Batch mode: every input in turn, in one process. A failing input is reported (its path in
-// the message) and skipped; the exit status is the first failure's.
+// the message) and skipped; the exit status is the first failure's. The count of inputs done
+// is the progress line.
 int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const std::string& dir,
-              const json& args, const std::string& note) {
+              const json& args, const std::string& note, bool quiet) {
   std::map<std::string, std::string> outputs;
   for (const auto& path : inputs) {
     if (path == "-") throw Error(Code::invalid_selection, "batch mode reads files, not standard input");
@@ -153,7 +155,9 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", dir, ec.message()));
   int status = 0;
-  for (const auto& path : inputs) {
+  Progress progress(stage.name, quiet);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& path = inputs[i];
     int s = guarded(stage.name, false, [&]() -> int {
       try {
         StageInput in;
@@ -161,13 +165,19 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
         json result;
         Scene out = transform(stage, in, parent, args, note, result);
         write_output(batch_output(dir, path), sealed_scene_text(out));
+        if (!out.warnings.empty()) progress.clear();
         print_warnings(stage, path + ": ", out);
       } catch (const Error& e) {
+        progress.clear();
         throw Error(e.code(), path + ": " + e.what(), e.details());
+      } catch (...) {
+        progress.clear();
+        throw;
       }
       return 0;
     });
     if (s != 0 && status == 0) status = s;
+    progress.update(fmt::format("{}/{} drawings", i + 1, inputs.size()));
   }
   return status;
 }
@@ -185,7 +195,7 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
     app.add_option("--output-dir", args.output_dir,
                    "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png, "
                    "NAME.jpg (any image) or NAME.json; records nothing in a store");
-  add_common_options(app, common, opt::store | opt::rev | opt::note | opt::output);
+  add_common_options(app, common, opt::store | opt::rev | opt::note | opt::output | opt::quiet);
   app.add_flag("--params", args.print_params, "print the stage's parameters (key, type, default or derivation, "
                                               "limits, unit, doc) as JSON and exit");
   if (stage.add_options) stage.add_options(app);
@@ -206,7 +216,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
       throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
     if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
     if (stage.check_batch) stage.check_batch();
-    return run_batch(stage, inputs, args.output_dir, recorded_args(stage, argc, argv, inputs), note);
+    return run_batch(stage, inputs, args.output_dir, recorded_args(stage, argc, argv, inputs), note, common.quiet);
   }
   if (inputs.size() > 1)
     throw Error(Code::invalid_selection,
@@ -215,6 +225,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
 
   StageInput in;
   in.store = store ? &*store : nullptr;
+  in.quiet = common.quiet;
   std::string expected_head, parent;
   if (store_mode) {
     expected_head = store->head_id();

@@ -22,6 +22,8 @@ struct StageInput {
   std::string path = "-";  // as given on the command line
   Scene scene;             // the parsed input scene (or the stored revision)
   class Store* store = nullptr;  // the store, when one is in use
+  // No progress line of the stage's own: -q, or batch mode, whose line counts the inputs.
+  bool quiet = true;
 };
 
 struct Stage {

@@ -317,13 +317,19 @@ const ParamTable& skeleton_param_table() {
   return table;
 }
 
-void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) {
+void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
+                 const std::function<void(const char*)>& on_stage) {
   if (gray.empty() || gray.type() != CV_8UC1) throw Error(Code::invalid_raster, "skeletonize needs a non-empty gray image");
   Config cfg(scene, opt.overrides);
+  auto starting = [&](const char* what) {
+    if (on_stage) on_stage(what);
+  };
+  starting("1/3 ink");
   // Stage 1: ink coverage and a binary image at 50% coverage (raster/ink.hpp).
   Ink ink = find_ink(cfg, gray);
   const bool all_dark = ink.uniform && ink.coverage.at<uchar>(0, 0) == 255;
 
+  starting("2/3 skeleton");
   // Stage 2: skeleton and stroke width, then specks and pinholes removed (raster/).
   cv::Mat skeleton = thin(ink.binary);
   double measured = median_stroke_width(skeleton, ink.coverage);
@@ -348,6 +354,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt) 
   graph::GapOptions gopt = gap_options(cfg, w);
   double spacing = cfg.get("graph.point_spacing_px");
 
+  starting("3/3 stroke graph");
   // Stage 3: the stroke graph (graph/): trace, prune, centre, resolve, finish the ends.
   graph::StrokeGraph g = graph::trace_skeleton(skeleton);
   graph::prune_spurs(g, ink.coverage, spur, w);

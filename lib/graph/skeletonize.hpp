@@ -1,5 +1,6 @@
 // The sv-skeleton stage: a gray raster to the scene's source, config and stroke graph.
 #pragma once
+#include <functional>
 #include <map>
 #include <opencv2/core.hpp>
 #include <string>
@@ -24,7 +25,9 @@ const ParamTable& skeleton_param_table();
 // records every threshold in scene.config with its provenance, replaces scene.graph, and
 // adds a warning for an empty or uniformly dark image; Error(invalid_selection) for an override
 // skeleton_param_table() refuses. gray: CV_8UC1 (decode_image's output).
-// Deterministic: the same pixels and options give the same scene.
-void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt = {});
+// Deterministic: the same pixels and options give the same scene. `on_stage`, when given, is
+// told as each of the three stages starts ("2/3 skeleton"), for a progress line.
+void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt = {},
+                 const std::function<void(const char*)>& on_stage = {});
 
 }  // namespace sv
