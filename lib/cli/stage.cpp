@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -33,8 +34,8 @@ bool is_location_option(const Stage& stage, const std::string& a, bool& takes_va
     return true;
   }
   takes_value = a != "--no-store" && a != "-q" && a != "--quiet";
-  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" || a == "-q" ||
-         a == "--quiet";
+  return a == "--store" || a == "--no-store" || a == "-o" || a == "--output" || a == "--output-dir" ||
+         a == "--timings" || a == "-q" || a == "--quiet";
 }
 
 json recorded_args(const Stage& stage, int argc, char** argv, const std::vector<std::string>& inputs) {
@@ -140,9 +141,10 @@ std::string batch_output(const std::string& dir, const std::string& input) {
 
 // Batch mode: every input in turn, in one process. A failing input is reported (its path in
 // the message) and skipped; the exit status is the first failure's. The count of inputs done
-// is the progress line.
-int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const std::string& dir,
+// is the progress line; with `timings`, each input's wall time goes to that file.
+int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const StageArgs& batch,
               const json& args, const std::string& note, bool quiet) {
+  const std::string& dir = batch.output_dir;
   std::map<std::string, std::string> outputs;
   for (const auto& path : inputs) {
     if (path == "-") throw Error(Code::invalid_selection, "batch mode reads files, not standard input");
@@ -156,8 +158,10 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", dir, ec.message()));
   int status = 0;
   Progress progress(stage.name, quiet);
+  std::string timings;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string& path = inputs[i];
+    const auto t0 = std::chrono::steady_clock::now();
     int s = guarded(stage.name, false, [&]() -> int {
       try {
         StageInput in;
@@ -177,8 +181,11 @@ int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const 
       return 0;
     });
     if (s != 0 && status == 0) status = s;
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+    timings += fmt::format("{}\t{:.6f}\t{}\n", path, took.count(), s == 0 ? "ok" : "failed");
     progress.update(fmt::format("{}/{} drawings", i + 1, inputs.size()));
   }
+  if (!batch.timings.empty()) write_file_atomic(batch.timings, "input\tseconds\tstatus\n" + timings);
   return status;
 }
 
@@ -195,6 +202,9 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
     app.add_option("--output-dir", args.output_dir,
                    "batch mode: process every input in one run, writing DIR/NAME.json for NAME.png, "
                    "NAME.jpg (any image) or NAME.json; records nothing in a store");
+  if (stage.batch)
+    app.add_option("--timings", args.timings,
+                   "batch mode: write each input's wall time to FILE (tab-separated: input, seconds, ok or failed)");
   add_common_options(app, common, opt::store | opt::rev | opt::note | opt::output | opt::quiet);
   app.add_flag("--params", args.print_params, "print the stage's parameters (key, type, default or derivation, "
                                               "limits, unit, doc) as JSON and exit");
@@ -211,12 +221,14 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
   const std::string& output = common.output;
   const std::string& note = common.note;
   const bool store_mode = !common.rev.empty();
+  if (!args.timings.empty() && args.output_dir.empty())
+    throw Error(Code::invalid_selection, "--timings reports a batch: it needs --output-dir");
   if (!args.output_dir.empty()) {
     if (store_mode || !output.empty())
       throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
     if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
     if (stage.check_batch) stage.check_batch();
-    return run_batch(stage, inputs, args.output_dir, recorded_args(stage, argc, argv, inputs), note, common.quiet);
+    return run_batch(stage, inputs, args, recorded_args(stage, argc, argv, inputs), note, common.quiet);
   }
   if (inputs.size() > 1)
     throw Error(Code::invalid_selection,

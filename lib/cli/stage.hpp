@@ -58,6 +58,7 @@ struct CommonOptions;
 struct StageArgs {
   std::vector<std::string> inputs;
   std::string output_dir;
+  std::string timings;        // --timings FILE (batch mode)
   bool print_params = false;  // --params
 };
 // Declares the stage's input, its batch option, the shared options a stage takes and its own.

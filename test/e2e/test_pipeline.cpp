@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <sstream>
 #include <opencv2/imgcodecs.hpp>
 
 #include "core/scene.hpp"
@@ -246,13 +247,24 @@ TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports 
   // the exit status.
   spit(dir / "broken.json", "{\"version\": 1, \"primitives\": [");
   fs::path again = dir / "again" / "created";  // made as needed
-  Run r = run(bin("sv-route") + " --no-store --output-dir " + again.string() + " " + (dir / "broken.json").string() +
-              " " + fit + "/tabler_hexagons_w5.json");
+  const fs::path timings = dir / "timings.tsv";
+  Run r = run(bin("sv-route") + " --no-store --timings " + timings.string() + " --output-dir " + again.string() + " " +
+              (dir / "broken.json").string() + " " + fit + "/tabler_hexagons_w5.json");
   CHECK(r.status == 3);
   CHECK(r.err.find("broken.json") != std::string::npos);
   CHECK(r.err.find("invalid_scene") != std::string::npos);
   CHECK(!fs::exists(again / "broken.json"));
   CHECK(slurp(again / "tabler_hexagons_w5.json") == slurp(dir / "route" / "tabler_hexagons_w5.json"));
+  // --timings: one line per input, in order, with its status; not part of the revision.
+  std::istringstream lines(slurp(timings));
+  std::string header, first, second, extra;
+  std::getline(lines, header), std::getline(lines, first), std::getline(lines, second);
+  CHECK(header == "input\tseconds\tstatus");
+  CHECK(first.rfind((dir / "broken.json").string() + "\t", 0) == 0);
+  CHECK(first.substr(first.size() - 7) == "\tfailed");
+  CHECK(second.substr(second.size() - 3) == "\tok");
+  CHECK(!std::getline(lines, extra));
+  CHECK(run(bin("sv-route") + " --no-store --timings t.tsv " + fit + "/tabler_hexagons_w5.json").status == 2);
 
   // Misuse is refused before anything runs.
   CHECK(run(bin("sv-fit") + " --no-store " + graph + "/a.json " + graph + "/b.json").status == 2);
