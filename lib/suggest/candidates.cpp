@@ -407,8 +407,9 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         mwr, ratio, ratio * sw, ratio);
     out.push_back(std::move(c));
   };
-  // The whole drawing to half the stroke width at most (sv-fit --fast's bound); a single stroke
-  // to a whole stroke width, where it still draws within the coverage tolerance more often.
+  // A stroke may be refitted to a whole stroke width, the whole drawing to half of it at most
+  // (sv-fit --fast's bound): looser, the whole drawing saved no more on the corpus than its
+  // strokes one by one, and each candidate is a dry run.
   for (double ratio : {0.25, 0.5, 1.0}) {
     if (mwr >= ratio || !s.graph) continue;
     if (ratio >= 0.5)
