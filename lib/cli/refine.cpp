@@ -18,7 +18,7 @@ namespace {
 
 struct RefineOptions {
   std::string input = "-";
-  double max_f1_loss = 0.005, max_f1_1px_loss = 0.15;
+  double max_f1_loss = 0.005, max_f1_1px_loss = 0.3;
   int max_steps = 200;
   double min_gain_ms = 50;
 };
@@ -136,7 +136,7 @@ ShellCommand refine_command() {
             a.add_option("--max-f1-loss", o->max_f1_loss, "largest loss of f1 against the ink, over all steps (default 0.005)")
                 ->check(CLI::Range(0.0, 1.0));
             a.add_option("--max-f1-1px-loss", o->max_f1_1px_loss,
-                         "largest loss of f1 at 1 px against the ink, over all steps (default 0.15)")
+                         "largest loss of f1 at 1 px against the ink, over all steps (default 0.3)")
                 ->check(CLI::Range(0.0, 1.0));
             a.add_option("--max-steps", o->max_steps, "at most this many edits (default 200)")->check(CLI::Range(0, 100000));
             a.add_option("--min-gain-ms", o->min_gain_ms, "a step saves at least this much draw time (default 50 ms)")

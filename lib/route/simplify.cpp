@@ -346,6 +346,18 @@ SimplifiedLegs simplify_legs(const std::vector<Leg>& legs, const std::vector<std
           bb = bit;
         }
       }
+    if (bc < 0) {
+      // No finite path: a leg rebuilt from the previous leg's end (within join_px of its own
+      // start) may collapse to nothing, an arc of no chord. The run is drawn as it is.
+      for (size_t k = a; k < b; ++k) {
+        out.legs.push_back(legs[k]);
+        out.ids.push_back(ids[k]);
+      }
+      q = legs[b - 1].end;
+      h = legs[b - 1].h_out;
+      a = b;
+      continue;
+    }
     std::vector<std::pair<int, int>> path;
     for (int c = bc, bit = bb; c >= 0;) {
       path.emplace_back(c, bit);

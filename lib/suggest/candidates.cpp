@@ -407,19 +407,21 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         mwr, ratio, ratio * sw, ratio);
     out.push_back(std::move(c));
   };
-  // Half the stroke width at most (sv-fit --fast's bound): the route redraws within the fit's
-  // merge tolerance, and far beyond it its search grows long.
-  for (double ratio : {0.25, 0.5}) {
+  // A stroke may be refitted to a whole stroke width, the whole drawing to half of it at most
+  // (sv-fit --fast's bound): looser, the whole drawing saved no more on the corpus than its
+  // strokes one by one, and each candidate is a dry run.
+  for (double ratio : {0.25, 0.5, 1.0}) {
     if (mwr >= ratio || !s.graph) continue;
-    if (ratio == 0.5)
+    if (ratio >= 0.5)
       for (const auto& [edge, ids] : by_edge)
         if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
-    refit(ratio, {}, "the drawing");
+    if (ratio <= 0.5) refit(ratio, {}, "the drawing");
   }
-  // The route may redraw pieces at most half the coverage tolerance off their shape: beyond it
-  // the redrawn path costs fidelity, and the route's simplifier searches far longer.
-  const double dev = config_value(s, "route.deviation_px", 0.25), to = cover / 2;
-  if (s.tour && dev < to - 1e-6) {
+  // The route may redraw pieces half the coverage tolerance off their shape, or all of it:
+  // the looser one merges more and costs more fidelity, which the measurement weighs.
+  const double dev = config_value(s, "route.deviation_px", 0.25);
+  for (double to : {cover / 2, cover}) {
+    if (!s.tour || dev >= to - 1e-6) continue;
     Candidate c;
     c.tool = "RerunStage";
     c.edit_kind = "reorder_tour";

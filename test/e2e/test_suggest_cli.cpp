@@ -67,7 +67,7 @@ TEST_CASE("sv-edit refine records each step as a revision with its note, within 
   REQUIRE(!steps.empty());
   CHECK(out["after"]["draw_time_s"].get<double>() < out["before"]["draw_time_s"].get<double>());
   CHECK(out["before"]["f1"].get<double>() - out["after"]["f1"].get<double>() <= 0.005 + 1e-9);
-  CHECK(out["before"]["f1_1px"].get<double>() - out["after"]["f1_1px"].get<double>() <= 0.15 + 1e-9);
+  CHECK(out["before"]["f1_1px"].get<double>() - out["after"]["f1_1px"].get<double>() <= 0.3 + 1e-9);
   // One revision per step, newest first in the log, each noting its step.
   const json log = json::parse(sh(bin("sv-commit") + " log --json").out);
   const json& revs = log["revisions"];

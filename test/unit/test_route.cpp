@@ -11,6 +11,7 @@
 #include "route/emit.hpp"
 #include "route/order.hpp"
 #include "route/route.hpp"
+#include "route/simplify.hpp"
 #include "shape_scene.hpp"
 
 using namespace sv;
@@ -452,4 +453,27 @@ TEST_CASE("a curve leaving a line along it is drawn as an arc tangent to the lin
   CHECK((*s.commands)[1].kind == Command::Kind::arc);
   CHECK(spins_of(s).empty());
   CHECK(deviation(s) <= 0.26);
+}
+
+TEST_CASE("a run whose tiny pieces collapse when rebuilt end to end is drawn as it is", "[route]") {
+  // Two pieces under join_px long start short of where the line before them ends: rebuilt from
+  // that end, the second (a looping arc, drawn as refitted: no deviation of its own) has no
+  // chord, and no redrawn path crosses it. Taken from a script glyph refitted at a stroke
+  // width, where the run vanished from the stream (and the robot's heading after it was read
+  // from no command).
+  CostModel cost{60, 0.1, 1.5, 0.005, true};
+  const std::vector<Shape> shapes = {
+      Shape::line({178.793, 174.176}, {183.855, 171.254}), Shape::line({183.272, 170.544}, {183.855, 171.254}),
+      Shape::arc({183.272, 170.544}, {183.855, 171.254}, -1.51861), Shape::line({183.272, 170.544}, {186.383, 166.195}),
+      Shape::line({186.383, 166.195}, {188.014, 160.11})};
+  std::vector<Leg> legs;
+  const std::vector<std::string> ids = {"p_1", "p_2", "p_3", "p_4", "p_5"};
+  for (const Shape& s : shapes) legs.push_back(make_leg(s, false, 0, cost.flat_px));
+  SimplifiedLegs out = simplify_legs(legs, ids, cost, {1.0, 24, {1.0, 1.0, 0.0, 1.0, 1.0}}, Pose{170, 175, -73});
+  REQUIRE(out.legs.size() == legs.size());
+  CHECK(out.ids == ids);
+  for (size_t k = 0; k < legs.size(); ++k) {
+    CHECK(dist(out.legs[k].start, legs[k].start) < 1e-9);
+    CHECK(dist(out.legs[k].end, legs[k].end) < 1e-9);
+  }
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "route/route.hpp"
+#include "suggest/candidates.hpp"
 #include "tools_fixture.hpp"
 
 using namespace svtest;
@@ -36,7 +37,7 @@ void check_predictions(const Scene& s) {
   const json cands = run("SuggestOptimizations", s, {{"max_candidates", 1000}})["candidates"];
   for (const json& c : cands) {
     INFO(c["description"].get<std::string>());
-    EditSession applied = edit(s, c["request"]["tool"], c["request"]["request"]);
+    EditSession applied = svtest::edit(s, c["request"]["tool"], c["request"]["request"]);
     CHECK(applied.after == c["predicted_after"]);
     CHECK(std::lround((applied.after["draw_time_s"].get<double>() - applied.before["draw_time_s"].get<double>()) * 1000) ==
           std::lround(c["predicted_draw_time_delta_ms"].get<double>()));
@@ -59,7 +60,7 @@ TEST_CASE("two collinear halves of a line are one fuse_collinear_lines group, sa
   CHECK(g[0]["predicted_replacement"]["type"] == "line");
   CHECK(g[0]["fit_rms_px_after"].get<double>() < 0.1);
   // Its request merges them into one line (which the router already drew as one move).
-  EditSession m = edit(s, g[0]["request"]["tool"], g[0]["request"]["request"]);
+  EditSession m = svtest::edit(s, g[0]["request"]["tool"], g[0]["request"]["request"]);
   CHECK(m.scene.primitives->size() == 1);
   CHECK(m.after["draw_time_s"].get<double>() <= m.before["draw_time_s"].get<double>());
   check_predictions(s);
@@ -153,7 +154,7 @@ TEST_CASE("SimulateEdit ranks alternatives tried from the same revision", "[sugg
   CHECK(t[2]["alternative"] == 2);
   CHECK(t[2].contains("refused"));
   // Each row is what that batch alone gives.
-  EditSession rev = edit(s, "ReverseDirection", {{"primitive_ids", {"p_0002"}}});
+  EditSession rev = svtest::edit(s, "ReverseDirection", {{"primitive_ids", {"p_0002"}}});
   CHECK(t[0]["after"] == rev.after);
   CHECK(r["before"] == rev.before);
 }
@@ -175,4 +176,27 @@ TEST_CASE("two arcs of one circle meeting at both ends are one group", "[suggest
   REQUIRE(g.size() == 1);
   CHECK(g[0]["merge_kind"] == "rebuild_circle_from_arcs");
   CHECK(g[0]["primitive_ids"].size() == 2);
+}
+
+TEST_CASE("the stage escalations: a stroke refit to a stroke width, the drawing to half of it, the route to the "
+          "coverage tolerance",
+          "[suggest]") {
+  // One stroke fitted as two pieces with a slight bend between them, and a line on its own.
+  SceneBuilder b(300, 200, 4);
+  b.add(Shape::line({20, 30}, {120, 30}));
+  Polyline src = join(Shape::line({40, 160}, {120, 160}).sample(1.0), Shape::line({120, 160}, {200, 161.5}).sample(1.0));
+  b.add_chain({Shape::line({40, 160}, {120, 160}), Shape::line({120, 160}, {200, 161.5})}, src, {{0, 80}, {80, 160}});
+  const Scene s = b.routed();
+  std::set<std::pair<double, size_t>> refits;  // ratio, primitives named
+  std::set<double> reroutes;
+  for (const auto& c : sv::suggest::propose(s, {}, Scope{})) {
+    if (c.edit_kind == "refit_polyline")
+      refits.insert({c.request["config_overrides"]["fit.merge_width_ratio"].get<double>(), c.targets.size()});
+    if (c.edit_kind == "reorder_tour") reroutes.insert(c.request["config_overrides"]["route.deviation_px"].get<double>());
+  }
+  // The stroke at half and at a whole stroke width; the drawing at a quarter and half of it.
+  CHECK(refits == std::set<std::pair<double, size_t>>{{0.25, 0}, {0.5, 0}, {0.5, 2}, {1.0, 2}});
+  // Half the coverage tolerance (2 px at this stroke width) and all of it.
+  CHECK(reroutes == std::set<double>{1.0, 2.0});
+  check_predictions(s);
 }
