@@ -48,9 +48,11 @@ Leg make_leg(const Shape& s, bool reverse, double entry_rad, double flat_px) {
 }
 
 // Turning the short way: |deg| wrapped into [0, 180]. Headings here stay within a few turns,
-// so a loop beats fmod on this hot path.
+// so a loop beats fmod on this hot path; fmod takes what is not (a heading read from a hostile
+// scene: the loop would never end on 1e300 or infinity).
 double CostModel::spin(double deg) const {
   double d = std::abs(deg);
+  if (d > 3600) d = std::fmod(d, 360.0);
   while (d > 360) d -= 360;
   return spin_time_s(d > 180 ? 360 - d : d);
 }

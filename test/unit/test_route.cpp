@@ -477,3 +477,11 @@ TEST_CASE("a run whose tiny pieces collapse when rebuilt end to end is drawn as 
     CHECK(dist(out.legs[k].end, legs[k].end) < 1e-9);
   }
 }
+
+TEST_CASE("a turn from a huge or infinite heading is priced, not looped on forever", "[route][limits]") {
+  CostModel cost{60, 0.1, 1.5, 0.005, true};
+  CHECK(cost.spin(90 + 360.0 * 1e6) == Approx(cost.spin(90)).epsilon(1e-6));
+  CHECK(cost.spin(-270) == cost.spin(90));
+  CHECK(std::isfinite(cost.spin(1e300)));
+  CHECK(std::isnan(cost.spin(INFINITY)));
+}
