@@ -283,20 +283,28 @@ void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r,
   cv::dilate(dark, peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
   const int floor_dark = static_cast<int>(std::ceil(255.0 - ink.weak_threshold));
   // The stroke's own darkness for every peak value; a pixel is ink where it is darker than
-  // half of it.
-  std::array<double, 256> own{};
-  for (int p = 0; p < 256; ++p) own[p] = std::clamp<double>(p, std::max(1, floor_dark), full);
+  // half of it. Off the hysteresis regions only the faint fringe of strokes is left: read
+  // against full ink, as a partial coverage below one half. Both are tables over (peak,
+  // darkness): two lookups a pixel, where a 12-megapixel photo would divide 12 million times.
+  std::vector<uchar> on(256 * 256), on_binary(256 * 256);
+  std::array<uchar, 256> off{};
+  for (int d = 0; d < 256; ++d) off[d] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d / full), 127);
+  for (int p = 0; p < 256; ++p) {
+    const double own = std::clamp<double>(p, std::max(1, floor_dark), full);
+    for (int d = 0; d < 256; ++d) {
+      on[p * 256 + d] = cv::saturate_cast<uchar>(255.0 * d / own);
+      on_binary[p * 256 + d] = 2.0 * d > own;
+    }
+  }
   ink.coverage.create(dark.size(), CV_8U);
   ink.binary.create(dark.size(), CV_8U);
   for (int y = 0; y < dark.rows; ++y) {
     const uchar *d = dark.ptr<uchar>(y), *p = peak.ptr<uchar>(y), *k = regions.ptr<uchar>(y);
     uchar *c = ink.coverage.ptr<uchar>(y), *b = ink.binary.ptr<uchar>(y);
     for (int x = 0; x < dark.cols; ++x) {
-      // Off the hysteresis regions only the faint fringe of strokes is left: read against
-      // full ink, as a partial coverage below one half.
-      const double o = k[x] ? own[p[x]] : full;
-      c[x] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d[x] / o), k[x] ? 255 : 127);
-      b[x] = k[x] && 2.0 * d[x] > o;
+      const int at = p[x] * 256 + d[x];
+      c[x] = k[x] ? on[at] : off[d[x]];
+      b[x] = k[x] && on_binary[at];
     }
   }
 }
@@ -306,12 +314,12 @@ void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r,
 double holes(const cv::Mat& regions, const cv::Mat& binary) {
   cv::Mat inside;
   cv::erode(regions, inside, cv::Mat());
-  double n = 0, open = 0;
+  int64_t n = 0, open = 0;
   for (int y = 0; y < inside.rows; ++y) {
     const uchar *in = inside.ptr<uchar>(y), *b = binary.ptr<uchar>(y);
     for (int x = 0; x < inside.cols; ++x) n += in[x], open += in[x] && !b[x];
   }
-  return n > 0 ? open / n : 0;
+  return n > 0 ? static_cast<double>(open) / static_cast<double>(n) : 0;
 }
 
 }  // namespace
