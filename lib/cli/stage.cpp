@@ -142,8 +142,8 @@ std::string batch_output(const std::string& dir, const std::string& input) {
 // Batch mode: every input in turn, in one process. A failing input is reported (its path in
 // the message) and skipped; the exit status is the first failure's. The count of inputs done
 // is the progress line; with `timings`, each input's wall time goes to that file.
-int run_batch(const Stage& stage, const std::vector<std::string>& inputs, const StageArgs& batch,
-              const json& args, const std::string& note, bool quiet) {
+int run_batch(const Stage& stage, const StageArgs& batch, const json& args, const std::string& note, bool quiet) {
+  const std::vector<std::string>& inputs = batch.inputs;
   const std::string& dir = batch.output_dir;
   std::map<std::string, std::string> outputs;
   for (const auto& path : inputs) {
@@ -228,7 +228,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
       throw Error(Code::invalid_selection, "--output-dir writes one file per input; it excludes --rev and -o");
     if (inputs.empty()) throw Error(Code::invalid_selection, "--output-dir needs input files");
     if (stage.check_batch) stage.check_batch();
-    return run_batch(stage, inputs, args, recorded_args(stage, argc, argv, inputs), note, common.quiet);
+    return run_batch(stage, args, recorded_args(stage, argc, argv, inputs), note, common.quiet);
   }
   if (inputs.size() > 1)
     throw Error(Code::invalid_selection,
