@@ -4,18 +4,6 @@
 
 namespace sv {
 
-double trapezoid_time_s(double microsteps, double v, double a) {
-  double d = std::abs(microsteps);
-  if (d <= 0 || v <= 0 || a <= 0) return 0;
-  double ramp = v * v / a;  // acceleration plus deceleration distance
-  if (d <= ramp) return 2 * std::sqrt(d / a);
-  return 2 * v / a + (d - ramp) / v;
-}
-
-double line_time_s(double px, double ppi) {
-  return trapezoid_time_s(px / ppi / kInchesPerMicrostep, kLineCruiseSteps, kAccelSteps);
-}
-
 // Both wheels start and stop together: the outer one travels farther at turn cruise, the
 // inner one is scaled down in speed and acceleration so the profiles share their shape; when
 // the inner wheel would have to be faster (it never is for radius >= 0) the roles swap.
@@ -36,13 +24,6 @@ static double arc_time_in(double radius_in, double deg) {
 }
 
 double arc_time_s(double radius_px, double deg, double ppi) { return arc_time_in(radius_px / ppi, deg); }
-
-// An arc of radius 0: both wheels travel the same distance at turn cruise, so it is one
-// trapezoid (the general arc formula reduces to this exactly; routing calls it millions of times).
-double spin_time_s(double deg) {
-  return trapezoid_time_s(2 * kPi * kWheelbaseRadiusIn * std::abs(deg) / 360 / kInchesPerMicrostep,
-                          kTurnCruiseSteps, kAccelSteps);
-}
 
 double command_time_s(const Command& c, double ppi) {
   switch (c.kind) {

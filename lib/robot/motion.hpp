@@ -7,6 +7,7 @@
 // Pixel distances become inches at `ppi` pixels per inch, so times depend on the drawing's
 // physical size (the robot's server scales each drawing to its footprint).
 #pragma once
+#include <cmath>
 #include <vector>
 
 #include "core/scene.hpp"
@@ -26,15 +27,28 @@ constexpr double kDefaultFootprintMm = 200;  // the server's targetFootprintMm
 constexpr double kDefaultPenTimeS = 0;
 
 // Time of a trapezoidal move over `microsteps` (sign ignored) at cruise `v` and acceleration `a`;
-// a triangle when the move is too short to reach cruise.
-double trapezoid_time_s(double microsteps, double v, double a);
+// a triangle when the move is too short to reach cruise. Inline, with line and spin times: the
+// route's search prices millions of moves.
+inline double trapezoid_time_s(double microsteps, double v, double a) {
+  double d = std::abs(microsteps);
+  if (d <= 0 || v <= 0 || a <= 0) return 0;
+  double ramp = v * v / a;  // acceleration plus deceleration distance
+  if (d <= ramp) return 2 * std::sqrt(d / a);
+  return 2 * v / a + (d - ramp) / v;
+}
 // A straight move of `px` pixels (either direction).
-double line_time_s(double px, double ppi);
+inline double line_time_s(double px, double ppi) {
+  return trapezoid_time_s(px / ppi / kInchesPerMicrostep, kLineCruiseSteps, kAccelSteps);
+}
 // An arc of `radius_px` about a centre beside the robot, sweeping `deg` (either sign): the
 // outer wheel runs at turn cruise and the inner wheel at the speed that keeps the ratio.
 double arc_time_s(double radius_px, double deg, double ppi);
-// A turn in place (an arc of radius 0); independent of scale.
-double spin_time_s(double deg);
+// A turn in place (an arc of radius 0); independent of scale. Both wheels travel the same
+// distance at turn cruise, so it is one trapezoid (the arc formula reduces to this exactly).
+inline double spin_time_s(double deg) {
+  return trapezoid_time_s(2 * kPi * kWheelbaseRadiusIn * std::abs(deg) / 360 / kInchesPerMicrostep,
+                          kTurnCruiseSteps, kAccelSteps);
+}
 // Any command of the stream.
 double command_time_s(const Command& c, double ppi);
 

@@ -120,6 +120,19 @@ TEST_CASE("sv-skeleton reads the drawing as JPEG, TIFF, BMP and WebP as it reads
   CHECK(u.source->width == gray.cols);
   CHECK(u.source->height == gray.rows);
   CHECK(u.graph->edges.size() == png_graph["edges"].size());
+
+  // The codecs live in a module beside bin/ (lib/sv/): an executable copied away from it still
+  // reads PNG, and says what is missing for a JPEG instead of crashing.
+  namespace fs = std::filesystem;
+  const fs::path alone = scratch() / "alone" / "bin";
+  fs::create_directories(alone);
+  fs::copy_file(bin("sv-skeleton"), alone / "sv-skeleton", fs::copy_options::overwrite_existing);
+  const std::string exe = (alone / "sv-skeleton").string();
+  CHECK(run(exe + " --no-store " + data(name + ".png")).status == 0);
+  Run missing = run(exe + " --no-store " + (scratch() / "upright.jpg").string());
+  CHECK(missing.status == 6);
+  CHECK(missing.out.empty());
+  CHECK(missing.err.find("cannot decode JPEG: sv's image codec module is missing") != std::string::npos);
 }
 
 TEST_CASE("sv-fit --fast draws faster within the stroke's ink", "[e2e][pipeline]") {
