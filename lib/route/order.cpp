@@ -18,6 +18,13 @@ TourPlanner::TourPlanner(const TrailSet& trails, const std::vector<Shape>& shape
   size_t n = trails_.trails.size();
   orients_.resize(n);
   for (size_t t = 0; t < n; ++t) add_orientations(static_cast<int>(t));
+  size_t count = 0;
+  for (const auto& list : orients_) count += list.size();
+  if (count <= kCachedOrientations) {
+    for (auto& list : orients_)
+      for (Orientation& o : list) o.id = static_cast<int>(cached_++);
+    trans_cache_.assign(cached_ * cached_, NAN);
+  }
   // Candidate lists: the trails whose entry and exit points come nearest, by bounding box.
   constexpr size_t kNear = 16;
   std::vector<BBox> box(n);
@@ -191,7 +198,10 @@ void TourPlanner::add_orientations(int trail) {
 }
 
 double TourPlanner::trans(const Orientation& a, const Orientation& b) const {
-  return cost_.transition(a.out_pt, a.out_h, b.in_pt, b.in_h);
+  if (a.id < 0 || b.id < 0) return cost_.transition(a.out_pt, a.out_h, b.in_pt, b.in_h);
+  double& t = trans_cache_[static_cast<size_t>(a.id) * cached_ + static_cast<size_t>(b.id)];
+  if (std::isnan(t)) t = cost_.transition(a.out_pt, a.out_h, b.in_pt, b.in_h);
+  return t;
 }
 
 double TourPlanner::least_trip_s(double d) const {

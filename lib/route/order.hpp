@@ -28,6 +28,7 @@ struct Orientation {
   bool reverse = false;
   int bit_first = 0, bit_last = 0;  // driving direction of the first and last leg
   double entry_rad = 0;             // free circles
+  int id = -1;                      // index in the planner's transition cache (-1: not cached)
 };
 
 struct Placement {
@@ -102,6 +103,12 @@ class TourPlanner {
   std::optional<Pose> start_;
   std::vector<std::vector<Orientation>> orients_;  // per trail
   std::vector<std::vector<int>> near_;             // per trail, the nearest others
+  // trans() between the orientations built with the planner, each pair computed once: the
+  // search asks for the same pairs many times (nearest neighbour from 24 starts, every pass of
+  // improve). Only up to kCachedOrientations (an 8 MiB table); NaN = not yet computed.
+  static constexpr size_t kCachedOrientations = 1024;
+  size_t cached_ = 0;
+  mutable std::vector<double> trans_cache_;
 };
 
 }  // namespace sv
