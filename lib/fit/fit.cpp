@@ -86,12 +86,13 @@ constexpr int kRepairRounds = 3;
 
 // Segments pts (a breakpoint forced at each corner) and joins the pieces into a chain; a
 // piece that joining pushed beyond tolerance is split at its worst point and the chain joined
-// again. Returns the pieces and the closing joint's move (see join_chain).
+// again. Returns the pieces and the closing joint's move (see join_chain). `segmented`: that
+// segmentation when the caller already has it.
 std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>& corners,
                                              bool closed, const ChainEnds& ends,
-                                             const FitParams& p) {
+                                             const FitParams& p, const std::vector<Piece>* segmented = nullptr) {
   fitting::Segmenter seg(pts, p);
-  auto free = fitting::segment_polyline(seg, forced_breaks(pts, corners));
+  auto free = segmented ? *segmented : fitting::segment_polyline(seg, forced_breaks(pts, corners));
   std::optional<Vec2> start = ends.start, end = ends.end;
   if (closed) end = start;
   for (int round = 0;; ++round) {
@@ -195,17 +196,20 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
           return a.turn_rad < b.turn_rad;
         })->index;
   }
+  std::optional<std::vector<Piece>> segmented;  // the segmentation of the loop started at s
   if (!ends.pin_closed_start && found.empty()) {
-    auto first = segment_loop(loop, s, corners, p);
-    if (first.size() > 1) {
-      int s2 = sharpest_break(first, s, m);
-      if (segment_loop(loop, s2, corners, p).size() <= first.size()) s = s2;
+    segmented = segment_loop(loop, s, corners, p);
+    if (segmented->size() > 1) {
+      int s2 = sharpest_break(*segmented, s, m);
+      auto second = segment_loop(loop, s2, corners, p);
+      if (second.size() <= segmented->size()) s = s2, segmented = std::move(second);
     }
   }
   Polyline w = rotated_loop(loop, s);
   ChainEnds loop_ends;
   if (ends.pin_closed_start) loop_ends.start = ends.start.value_or(w.front());
-  auto [pieces, d] = fit_chain(w, rotated_corners(corners, s, m), true, loop_ends, p);
+  auto [pieces, d] =
+      fit_chain(w, rotated_corners(corners, s, m), true, loop_ends, p, segmented ? &*segmented : nullptr);
   if (d != 0) {
     s = ((s + d) % m + m) % m;
     w = rotated_loop(loop, s);
