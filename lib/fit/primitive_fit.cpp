@@ -129,19 +129,23 @@ Circle refine_circle(Points pts, Circle c, int max_iterations) {
   Eigen::Matrix3d jtj = Eigen::Matrix3d::Zero();
   Eigen::Vector3d jte = Eigen::Vector3d::Zero();
   for (int it = 0; it < max_iterations; ++it) {
-    Eigen::Matrix3d a = Eigen::Matrix3d::Zero();
-    Eigen::Vector3d g = Eigen::Vector3d::Zero();
-    double cost = 0;
+    // The Jacobian row of a point is (-dx/r, -dy/r, -1); J^T J is symmetric, so its six
+    // distinct sums are kept as scalars (the same products and sums as the full outer product).
+    double xx = 0, xy = 0, xz = 0, yy = 0, yz = 0, zz = 0, gx = 0, gy = 0, gz = 0, cost = 0;
     for (Vec2 p : pts) {
       Vec2 d = p - c.center;
       double r = length(d);
       if (r < 1e-12) continue;
       double e = r - c.radius;
-      Eigen::Vector3d j(-d.x / r, -d.y / r, -1.0);
-      a += j * j.transpose();
-      g += j * e;
+      const double jx = -d.x / r, jy = -d.y / r;
+      xx += jx * jx, xy += jx * jy, xz -= jx;
+      yy += jy * jy, yz -= jy, zz += 1;
+      gx += jx * e, gy += jy * e, gz -= e;
       cost += e * e;
     }
+    Eigen::Matrix3d a;
+    a << xx, xy, xz, xy, yy, yz, xz, yz, zz;
+    const Eigen::Vector3d g(gx, gy, gz);
     if (cost <= kept_cost) {
       kept = c;
       kept_cost = cost;
