@@ -263,7 +263,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
     if (!store_mode) expected_head = store->head_id();
     std::string why = stage.name + (note.empty() ? "" : ": " + note);
     store->advance_head(expected_head, id, why);
-    text = dump_scene(out);
+    if (!store_mode || !output.empty()) text = dump_scene(out);  // only what is written below
   } else {
     text = sealed_scene_text(out);
   }
