@@ -2,7 +2,7 @@
 // a directory on this machine reached by test/batch/fake-ssh (so the drawings and results
 // really travel, by parallel's rsync transfers, and no network is needed); every scene byte for
 // byte the one-process pipeline's; a rerun that runs nothing; a corrupt drawing named while the
-// others finish.
+// others finish; a scene that does not come back counted as a failure.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -92,9 +92,13 @@ TEST_CASE("batch on two hosts: the one-process pipeline's scenes, a rerun that r
 
   const fs::path out = dir / "out dir";
   spit(dir / "hosts.txt", "# two stand-in hosts, one job at a time each\n1/hostA\n1/hostB\n");
-  const std::string batch =
-      fmt::format("cd {} && FAKE_SSH_ROOT={} {} --quiet --ssh {} --sshloginfile hosts.txt --sv-bin {} {} ", q(dir.string()),
-                  q((dir / "hosts").string()), q(kScripts + "/batch"), q(kFakeSsh), q(SV_BIN_DIR), q(out.string()));
+  // SHELL unset, as where CI runs: parallel would run a remote job with it.
+  const auto remote = [&](const std::string& env, const fs::path& to) {
+    return fmt::format("cd {} && env -u SHELL {} FAKE_SSH_ROOT={} {} --quiet --ssh {} --sshloginfile hosts.txt --sv-bin {} {} ",
+                       q(dir.string()), env, q((dir / "hosts").string()), q(kScripts + "/batch"), q(kFakeSsh), q(SV_BIN_DIR),
+                       q(to.string()));
+  };
+  const std::string batch = remote("", out);
   std::string all;
   for (const auto& [name, file] : names) all += " " + q((in / file).string());
 
@@ -146,5 +150,13 @@ TEST_CASE("batch on two hosts: the one-process pipeline's scenes, a rerun that r
     for (const Job& j : joblog(local / "joblog")) failed += j.exitval != 0;
     CHECK(failed == 1);
     spit(in / "tabler_hexagons_w5.png", good);
+  }
+  {
+    // Jobs that exit 0 but whose scenes do not come back are failures, each named.
+    const auto& [name, file] = *names.begin();
+    Run none = run(remote("PARALLEL_SHELL=/bin/true", dir / "lost") + q((in / file).string()));
+    CHECK(none.status == 1);
+    CHECK(none.err.find(file + ": its scene " + name + ".json did not come back from host") != std::string::npos);
+    CHECK(none.err.find("batch: 1 of 1 drawings failed") != std::string::npos);
   }
 }
