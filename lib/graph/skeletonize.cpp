@@ -1,6 +1,8 @@
 #include "graph/skeletonize.hpp"
 
+#include <cmath>
 #include <limits>
+#include <opencv2/imgproc.hpp>
 #include <optional>
 
 #include "core/error.hpp"
@@ -64,7 +66,18 @@ const std::vector<SkeletonParam>& skeleton_params() {
     const InkOptions in;
     const graph::CentreOptions cen;
     const graph::GapOptions gap;
+    SkeletonParam scale = measured(
+        "skeleton.trace_scale",
+        "floor(w / 16 px) where w is the 10th-percentile stroke width of an image over 4 megapixels, measured on a "
+        "copy of about 2 megapixels, when that is at least 2; else 1",
+        "",
+        "the drawing is traced at 1/trace_scale of its resolution: strokes 32 px or wider trace as well at 16 px, in "
+        "1/trace_scale^2 of the time and memory. Every value in px is the drawing's; the floors and caps of the "
+        "measured values apply at the traced resolution. 1 traces at full resolution",
+        true, 64);
+    scale.spec.min = 1;
     return std::vector<SkeletonParam>{
+        scale,
         constant("skeleton.background_cell_px", in.background_cell_px, "px",
                  "cell size (px) of the local paper-level map that evens out tinted, blotchy paper and uneven light"),
         constant("skeleton.light_stroke_scale", in.stroke_scale, "",
@@ -211,38 +224,73 @@ const SkeletonParam& param(const std::string& key) {
 }
 
 // Records each configuration value with its provenance and doc; a user override replaces the
-// computed value.
+// computed value. When the drawing is traced at 1/scale of its resolution, values in px are
+// recorded and given by the user at the drawing's resolution and used at the traced one: get and
+// set take and return traced px, the scene and the overrides hold the drawing's.
 class Config {
  public:
   Config(Scene& scene, const std::map<std::string, double>& overrides) : scene_(scene), overrides_(overrides) {
     skeleton_param_table().check(overrides);
   }
 
+  void trace_at(double scale) { scale_ = scale; }
+
   // A constant: the declared default.
-  double get(const std::string& key) { return set(key, *param(key).spec.value, "default"); }
-  // Derived from the stroke width by its declared rule.
-  double get(const std::string& key, double w) { return set(key, param(key).derive(w), "stroke_width"); }
+  double get(const std::string& key) { return set(key, *param(key).spec.value / units(key), "default"); }
+  // Derived by its declared rule from the stroke width w (traced px) at the drawing's resolution.
+  double get(const std::string& key, double w) {
+    return set(key, param(key).derive(w * scale_) / units(key), "stroke_width");
+  }
 
   double set(const std::string& key, double value, const std::string& from) {
     const std::string& doc = param(key).spec.doc;
     auto it = overrides_.find(key);
     if (it != overrides_.end()) {
       set_config(scene_, key, it->second, "user", doc);
-      return it->second;
+      return it->second / units(key);
     }
-    set_config(scene_, key, value, from, doc);
+    set_config(scene_, key, value * units(key), from, doc);
     return value;
   }
 
   std::optional<double> user(const std::string& key) const {
     auto it = overrides_.find(key);
-    return it == overrides_.end() ? std::nullopt : std::optional<double>(it->second);
+    return it == overrides_.end() ? std::nullopt : std::optional<double>(it->second / units(key));
   }
 
  private:
+  // Drawing units per traced unit of the key's values.
+  double units(const std::string& key) const {
+    const std::string& unit = param(key).spec.unit;
+    return unit == "px" ? scale_ : unit == "px^2" ? scale_ * scale_ : 1.0;
+  }
   Scene& scene_;
   const std::map<std::string, double>& overrides_;
+  double scale_ = 1;
 };
+
+// Strokes this wide (px) trace as well as any wider ones: a drawing whose strokes are all at
+// least twice as wide is traced at reduced resolution.
+constexpr double kTraceWidth = 16;
+// Only images over this many pixels are measured for it, on a copy of about kProbePixels.
+constexpr double kTraceMinPixels = 4 << 20, kProbePixels = 2 << 20;
+
+// skeleton.trace_scale: the 10th-percentile stroke width (the thinner strokes count, not only
+// the typical ones), measured on an area-averaged copy, over kTraceWidth. Strokes under 3 px
+// wide on the copy are not measured well enough to decide: 1.
+int trace_scale(Config& cfg, const cv::Mat& gray) {
+  int scale = 1;
+  if (static_cast<double>(gray.total()) > kTraceMinPixels) {
+    const int f = std::max(2, static_cast<int>(std::sqrt(static_cast<double>(gray.total()) / kProbePixels)));
+    cv::Mat probe;
+    cv::resize(gray, probe, {std::max(1, gray.cols / f), std::max(1, gray.rows / f)}, 0, 0, cv::INTER_AREA);
+    Ink ink = separate_ink(probe, InkOptions{});
+    const double w = ink.uniform ? 0 : stroke_width_quantile(thin(ink.binary), ink.coverage, 0.1);
+    const double full_width = w * gray.cols / probe.cols;
+    if (w >= 3) scale = std::max(1, static_cast<int>(full_width / kTraceWidth));
+  }
+  return std::max(1, static_cast<int>(std::lround(cfg.set("skeleton.trace_scale", scale, "image"))));
+}
 
 Ink find_ink(Config& cfg, const cv::Mat& gray) {
   InkOptions io;
@@ -325,15 +373,27 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
     if (on_stage) on_stage(what);
   };
   starting("1/3 ink");
+  // Wide strokes are traced on an area-averaged copy, each traced pixel the mean of about
+  // scale x scale of the drawing's; sx, sy: the drawing's pixels per traced pixel, s their mean.
+  const int scale = trace_scale(cfg, gray);
+  cv::Mat work;
+  if (scale > 1)
+    cv::resize(gray, work, {std::max(1, gray.cols / scale), std::max(1, gray.rows / scale)}, 0, 0, cv::INTER_AREA);
+  else
+    work = gray;
+  const double sx = static_cast<double>(gray.cols) / work.cols, sy = static_cast<double>(gray.rows) / work.rows;
+  const double s = 0.5 * (sx + sy);
+  cfg.trace_at(s);
+
   // Stage 1: ink coverage and a binary image at 50% coverage (raster/ink.hpp).
-  Ink ink = find_ink(cfg, gray);
+  Ink ink = find_ink(cfg, work);
   const bool all_dark = ink.uniform && ink.coverage.at<uchar>(0, 0) == 255;
 
   starting("2/3 skeleton");
   // Stage 2: skeleton and stroke width, then specks and pinholes removed (raster/).
   cv::Mat skeleton = thin(ink.binary);
   double measured = median_stroke_width(skeleton, ink.coverage);
-  const double w = cfg.set("skeleton.stroke_width_px", measured > 0 ? measured : kDefaultStrokeWidth,
+  const double w = cfg.set("skeleton.stroke_width_px", measured > 0 ? measured : kDefaultStrokeWidth / s,
                            measured > 0 ? "image" : "default");
   double min_speck = cfg.get("skeleton.min_speck_area_px", w);
   double max_hole = cfg.get("skeleton.max_hole_area_px", w);
@@ -368,11 +428,20 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
   graph::centre_dots(g, ink.coverage, w);
   graph::replace_filled_marks(g, ink.binary, fopt);
   scene.graph = graph::to_scene_graph(g, w, spacing);
+  if (scale > 1) {
+    // Traced pixel centre i is the centre of the drawing's pixels it averages: (i + 1/2) s - 1/2.
+    auto place = [&](Vec2& p) { p = {(p.x + 0.5) * sx - 0.5, (p.y + 0.5) * sy - 0.5}; };
+    for (Vertex& v : scene.graph->vertices) place(v.p);
+    for (Edge& e : scene.graph->edges) {
+      for (Vec2& p : e.points) place(p);
+      e.width_px *= s;
+    }
+  }
 
   if (!scene.source) scene.source = Source{};
   scene.source->width = gray.cols;
   scene.source->height = gray.rows;
-  scene.source->stroke_width_px = w;
+  scene.source->stroke_width_px = config_value(scene, "skeleton.stroke_width_px", w);
   // One warning, never two that contradict each other: a dark image too small to trace (1x1)
   // is not "traced as one filled shape".
   if (all_dark && scene.graph->edges.empty())

@@ -55,7 +55,7 @@ double inscribed_radius(const cv::Mat& coverage, Vec2 p, double max_reach) {
   return r;
 }
 
-double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
+double stroke_width_quantile(const cv::Mat& skeleton, const cv::Mat& coverage, double quantile) {
   auto on = [&](int x, int y) { return x >= 0 && y >= 0 && x < skeleton.cols && y < skeleton.rows && skeleton.at<uchar>(y, x); };
   std::vector<cv::Point> inside;
   for (int y = 0; y < skeleton.rows; ++y) {
@@ -87,9 +87,13 @@ double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
     if (cs.ok) widths.push_back(cs.width);
   }
   if (widths.empty()) return 0;
-  auto mid = widths.begin() + widths.size() / 2;
-  std::nth_element(widths.begin(), mid, widths.end());
-  return *mid;
+  const size_t at = std::min(widths.size() - 1, static_cast<size_t>(std::clamp(quantile, 0.0, 1.0) * widths.size()));
+  std::nth_element(widths.begin(), widths.begin() + at, widths.end());
+  return widths[at];
+}
+
+double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
+  return stroke_width_quantile(skeleton, coverage, 0.5);
 }
 
 }  // namespace sv

@@ -34,5 +34,7 @@ double inscribed_radius(const cv::Mat& coverage, Vec2 p, double max_reach);
 // the principal axis of the skeleton pixels in a 7x7 window. At most ~20000 pixels are
 // sampled, evenly. Returns 0 when no cross-section could be measured.
 double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage);
+// The same sample's width at `quantile` (0.5: the median; 0.1: the thinnest strokes but a tenth).
+double stroke_width_quantile(const cv::Mat& skeleton, const cv::Mat& coverage, double quantile);
 
 }  // namespace sv

@@ -600,3 +600,64 @@ TEST_CASE("drawings without filled marks keep exactly the graph they had", "[gra
     CHECK(to_json(with)["graph"].dump() == to_json(without)["graph"].dump());
   }
 }
+
+TEST_CASE("wide strokes on a large image are traced at reduced resolution, in the drawing's pixels", "[graph][scale]") {
+  // 2400 x 2000 (4.8 megapixels), strokes 64 px wide: traced at 1/4 of the resolution.
+  const double width = 64;
+  cv::Mat img(2000, 2400, CV_8U, cv::Scalar(250));
+  const int sh = 4, one = 1 << sh;
+  auto at = [&](double x, double y) { return cv::Point(static_cast<int>(std::lround(x * one)), static_cast<int>(std::lround(y * one))); };
+  cv::line(img, at(300, 400), at(2100, 400), cv::Scalar(20), static_cast<int>(width), cv::LINE_AA, sh);
+  cv::circle(img, at(1200, 1250), static_cast<int>(500 * one), cv::Scalar(20), static_cast<int>(width), cv::LINE_AA, sh);
+
+  Scene s = skeleton_of(img);
+  CHECK(s.config["skeleton.trace_scale"]["value"] == 4);
+  CHECK(s.config["skeleton.trace_scale"]["from"] == "image");
+  CHECK(s.source->width == 2400);
+  CHECK(s.source->height == 2000);
+  // Values in px are the drawing's, derived by their rules from its stroke width.
+  const double sw = s.source->stroke_width_px;
+  CHECK(sw == Approx(width).epsilon(0.04));
+  CHECK(config_value(s, "skeleton.stroke_width_px", 0) == sw);
+  CHECK(config_value(s, "graph.gap_join_px", 0) == Approx(1.5 * sw + 2).epsilon(1e-4));
+  CHECK(config_value(s, "skeleton.min_speck_area_px", 0) == Approx(0.3 * sw * sw).epsilon(1e-4));
+  CHECK(config_value(s, "graph.point_spacing_px", 0) == 1.0);
+
+  // The line and the circle, their centrelines within 1 px, their points at most 1 px apart.
+  REQUIRE(s.graph->edges.size() == 2);
+  for (const Edge& e : s.graph->edges) {
+    CHECK(e.width_px == Approx(width).epsilon(0.05));
+    for (size_t i = 1; i < e.points.size(); ++i) CHECK(norm(e.points[i] - e.points[i - 1]) <= 1.0 + 1e-9);
+    if (e.closed) CHECK(max_distance_to_circle(e.points, {1200, 1250}, 500) < 1.0);
+    else CHECK(max_distance_to_segment(e.points, {300, 400}, {2100, 400}) < 1.0);
+  }
+
+  // At full resolution (the user's trace_scale) the same graph, within a pixel.
+  SkeletonOptions full;
+  full.overrides = {{"skeleton.trace_scale", 1}, {"graph.dot_length_px", 10}};
+  Scene f = skeleton_of(img, full);
+  CHECK(f.config["skeleton.trace_scale"]["from"] == "user");
+  CHECK(config_value(f, "graph.dot_length_px", 0) == 10);
+  REQUIRE(f.graph->edges.size() == 2);
+  CHECK(f.source->stroke_width_px == Approx(sw).epsilon(0.03));
+  REQUIRE(f.graph->vertices.size() == s.graph->vertices.size());
+  for (const Vertex& v : f.graph->vertices) {  // the line's ends (a loop's anchor may lie anywhere on it)
+    if (v.kind == "loop") continue;
+    double nearest = 1e9;
+    for (const Vertex& u : s.graph->vertices) nearest = std::min(nearest, norm(v.p - u.p));
+    CHECK(nearest < 1.5);
+  }
+
+  // A user's px value is the drawing's at any trace scale.
+  SkeletonOptions dot;
+  dot.overrides = {{"graph.dot_length_px", 10}};
+  CHECK(config_value(skeleton_of(img, dot), "graph.dot_length_px", 0) == 10);
+}
+
+TEST_CASE("thin strokes and small images are traced at full resolution", "[graph][scale]") {
+  cv::Mat img(2000, 2400, CV_8U, cv::Scalar(250));
+  cv::line(img, {300, 400}, {2100, 400}, cv::Scalar(20), 6, cv::LINE_AA);
+  CHECK(skeleton_of(img).config["skeleton.trace_scale"]["value"] == 1);
+  Scene small = skeleton_of(Drawing(100, 100).line({10, 50}, {90, 50}, 5).image());
+  CHECK(small.config["skeleton.trace_scale"]["value"] == 1);
+}
