@@ -214,9 +214,11 @@ std::string schemas_text(const Tool& t) {
 // filter mode stdout is the scene stream the next stage reads. Known before parsing, so that a
 // usage error is reported the same way.
 bool envelope_mode(int argc, char** argv, const std::string& executable) {
+  const bool tools = !tools_of(executable).empty();
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--rev" || a.rfind("--rev=", 0) == 0) return true;
+    if (!tools) continue;
     if (const Tool* t = find_tool(a); t && t->executable == executable && t->kind == ToolKind::store) return true;
   }
   return false;
