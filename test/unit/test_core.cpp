@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/hash.hpp"
 #include "core/geometry.hpp"
 #include "core/params.hpp"
 #include "core/relation.hpp"
@@ -275,4 +276,13 @@ TEST_CASE("relation kinds convert to and from the scene's names", "[core][relati
   CHECK_FALSE(relation_kind_of("tangent").has_value());
   CHECK(is_angular(RelationKind::tangent_continuity));
   CHECK_FALSE(is_angular(RelationKind::concentric));
+}
+
+TEST_CASE("sha256_hex gives the standard digests", "[core]") {
+  // FIPS 180-2's examples, and the empty input.
+  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(sha256_hex(std::string(1000000, 'a')) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
