@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/shell.hpp"
+#include "cli/tool_shell.hpp"
 #include "cli/stage.hpp"
 #include "core/error.hpp"
 #include "store/maintenance.hpp"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   auto rev_arg = [&rev](CLI::App& a) { a.add_option("rev", rev, "revision (default HEAD)"); };
   Executable exe{"sv-commit", "Create the revision store, move between revisions, check and collect it"};
   exe.common = opt::store | opt::json;
+  exe.tools = catalog_tools;
   exe.commands = {
       {"init", "create .svrev in DIR (default: the working directory)",
        [&](CLI::App& a) { a.add_option("dir", dir, "directory to hold .svrev"); },

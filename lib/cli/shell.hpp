@@ -1,11 +1,13 @@
 // The one command-line shell of every sv executable (CLI11). The options executables share are
 // declared here once, with one name and one meaning everywhere; an executable is its stage (the
 // top level of sv-skeleton, sv-fit, sv-route, sv-simulate), its registered tools (one subcommand
-// each, options generated from the request schema) and its housekeeping commands (sv-commit init,
-// log, ...), all in one app: one --help, one usage error format, one error contract.
+// each, options generated from the request schema: cli/tool_shell.hpp) and its housekeeping
+// commands (sv-commit init, log, ...), all in one app: one --help, one usage error format, one
+// error contract.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -60,6 +62,8 @@ struct ShellCommand {
   unsigned common = 0;  // which shared options it takes besides the executable's own
 };
 
+class ToolShell;
+
 struct Executable {
   Executable(std::string n, std::string s, const Stage* st = nullptr)
       : name(std::move(n)), summary(std::move(s)), stage(st) {}
@@ -67,13 +71,12 @@ struct Executable {
   const Stage* stage = nullptr;  // the top level runs this stage when no subcommand is named
   std::vector<ShellCommand> commands;
   unsigned common = 0;  // shared options of the top level (before any subcommand)
+  // The tools it serves as subcommands: catalog_tools (cli/tool_shell.hpp), or none.
+  std::unique_ptr<ToolShell> (*tools)(const std::string& executable) = nullptr;
 };
 
-// Parses argv against the executable (its stage, its registered tools, its commands) and runs
-// what it names under the error contract; returns the exit status.
+// Parses argv against the executable (its stage, its tools, its commands) and runs what it
+// names under the error contract; returns the exit status.
 int run_main(int argc, char** argv, const Executable& exe);
-
-// The common options of an executable's tools as a roff table, for its man page.
-std::string man_common_options(const std::string& executable);
 
 }  // namespace sv

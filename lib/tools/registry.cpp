@@ -41,14 +41,6 @@ std::string executable_of(const std::string& group) {
   throw Error(Code::internal, fmt::format("no catalog group '{}'", group));
 }
 
-// Whether the executable serves any tool: the stages that serve none (sv-skeleton, sv-fit,
-// sv-route) then start without building the catalog's schemas, a third of their start-up.
-bool serves_tools(const std::string& executable) {
-  for (const auto& g : kGroups)
-    if (executable == g.executable) return true;
-  return false;
-}
-
 }  // namespace
 
 const std::vector<Tool>& registry() {
@@ -67,8 +59,6 @@ const std::vector<Tool>& registry() {
     add_reference_tools(t);
     for (auto& tool : t) {
       if (tool.executable.empty()) tool.executable = executable_of(tool.group);
-      if (!serves_tools(tool.executable))
-        throw Error(Code::internal, fmt::format("{} is served by {}, which serves no group", tool.name, tool.executable));
       if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);
     }
     std::sort(t.begin(), t.end(), [](const Tool& a, const Tool& b) { return a.number < b.number; });
@@ -85,7 +75,6 @@ const Tool* find_tool(const std::string& name) {
 
 std::vector<const Tool*> tools_of(const std::string& executable) {
   std::vector<const Tool*> out;
-  if (!executable.empty() && !serves_tools(executable)) return out;
   for (const auto& t : registry())
     if (executable.empty() || t.executable == executable) out.push_back(&t);
   return out;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli/shell.hpp"
+#include "cli/tool_shell.hpp"
 
 #include <filesystem>
 #include <fstream>
