@@ -1,6 +1,7 @@
 #include "graph/doubled.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
@@ -136,30 +137,51 @@ void collapse_pair(StrokeGraph& g, int ea, int eb, double max_sep) {
 }  // namespace
 
 int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
-  cv::Mat paper = binary == 0, labels, dist;
-  int n = cv::connectedComponents(paper, labels, 4, CV_32S);
-  cv::distanceTransform(paper, dist, cv::DIST_L2, cv::DIST_MASK_PRECISE);
-  std::vector<float> widest(n, 0);
+  cv::Mat paper = binary == 0, labels;
+  const int n = cv::connectedComponents(paper, labels, 4, CV_32S);
+  // Each region's box (x0, y0, x1, y1, exclusive) and area, a run of one label at a time.
+  std::vector<std::array<int, 4>> box(n, {binary.cols, binary.rows, 0, 0});
   std::vector<int> area(n, 0);
-  std::vector<bool> open(n, false);
-  for (int y = 0; y < binary.rows; ++y)
-    for (int x = 0; x < binary.cols; ++x) {
-      int l = labels.at<int>(y, x);
-      widest[l] = std::max(widest[l], dist.at<float>(y, x));
-      ++area[l];
-      open[l] = open[l] || x == 0 || y == 0 || x == binary.cols - 1 || y == binary.rows - 1;
+  for (int y = 0; y < binary.rows; ++y) {
+    const int* lab = labels.ptr<int>(y);
+    for (int x = 0; x < binary.cols;) {
+      const int l = lab[x], from = x;
+      while (x < binary.cols && lab[x] == l) ++x;
+      auto& b = box[l];
+      b[0] = std::min(b[0], from), b[1] = std::min(b[1], y), b[2] = std::max(b[2], x), b[3] = std::max(b[3], y + 1);
+      area[l] += x - from;
     }
-  // A paper pixel's distance to ink is half the region's width there, plus half a pixel. A
-  // sliver is also long (area over width) and elongated: a small round hole (the pen's circle
-  // of an "i" dot, a hole where strokes meet) stays for the pinhole filter to judge.
+  }
+  // A paper pixel's distance to ink is half the region's width there, plus half a pixel: a
+  // region is at most max_width wide where no pixel is farther than `reach` from ink. Such a
+  // pixel's nearest ink lies within `reach`, so the distance transform of the region's box grown
+  // by `grow` has it exactly, and shows any farther pixel as farther; the open paper, most of
+  // the image, is never transformed.
+  const double reach = (max_width + 1) / 2;
+  const int grow = static_cast<int>(std::ceil(reach)) + 2;
+  const cv::Rect image(0, 0, binary.cols, binary.rows);
   std::vector<bool> fill(n, false);
   int filled = 0;
   for (int l = 1; l < n; ++l) {
-    const double width = std::max(1.0, 2.0 * widest[l] - 1);
+    const auto [x0, y0, x1, y1] = box[l];
+    if (x0 == 0 || y0 == 0 || x1 == binary.cols || y1 == binary.rows) continue;  // open paper
+    const cv::Rect around = cv::Rect(x0 - grow, y0 - grow, x1 - x0 + 2 * grow, y1 - y0 + 2 * grow) & image;
+    cv::Mat dist;
+    cv::distanceTransform(paper(around), dist, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+    float widest = 0;
+    for (int y = y0; y < y1; ++y) {
+      const int* lab = labels.ptr<int>(y);
+      const float* d = dist.ptr<float>(y - around.y) - around.x;
+      for (int x = x0; x < x1; ++x)
+        if (lab[x] == l) widest = std::max(widest, d[x]);
+    }
+    // A sliver is also long (area over width) and elongated: a small round hole (the pen's
+    // circle of an "i" dot, a hole where strokes meet) stays for the pinhole filter to judge.
+    const double width = std::max(1.0, 2.0 * widest - 1);
     const double length = area[l] / width;
-    if (!open[l] && width <= max_width && length >= std::max(min_length, kMinSliverElongation * width))
-      fill[l] = true, ++filled;
+    if (width <= max_width && length >= std::max(min_length, kMinSliverElongation * width)) fill[l] = true, ++filled;
   }
+  if (filled == 0) return 0;
   for (int y = 0; y < binary.rows; ++y)
     for (int x = 0; x < binary.cols; ++x)
       if (fill[labels.at<int>(y, x)]) binary.at<uchar>(y, x) = 1;
