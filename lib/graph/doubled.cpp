@@ -171,9 +171,9 @@ int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
     float widest = 0;
     for (int y = y0; y < y1; ++y) {
       const int* lab = labels.ptr<int>(y);
-      const float* d = dist.ptr<float>(y - around.y) - around.x;
+      const float* d = dist.ptr<float>(y - around.y);
       for (int x = x0; x < x1; ++x)
-        if (lab[x] == l) widest = std::max(widest, d[x]);
+        if (lab[x] == l) widest = std::max(widest, d[x - around.x]);
     }
     // A sliver is also long (area over width) and elongated: a small round hole (the pen's
     // circle of an "i" dot, a hole where strokes meet) stays for the pinhole filter to judge.
