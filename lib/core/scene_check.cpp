@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
@@ -59,9 +60,28 @@ void require_writable_scene(const Scene& s, const json& doc) {
 std::string sealed_scene_text(Scene& s) {
   json doc = to_json(s, false);
   require_writable_scene(s, doc);
-  s.revision.id = sha256_hex(doc.dump());
-  doc["revision"]["id"] = s.revision.id;
-  return doc.dump() + "\n";
+  // The text hashed (without the id) and the text written (with it) differ only in the
+  // revision: every other top-level member is serialised once, and both are joined as dump()
+  // joins an object's members.
+  std::vector<std::string> members;
+  size_t revision = 0;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.key() == "revision") revision = members.size();
+    members.push_back(json(it.key()).dump() + ":" + (it.key() == "revision" ? "" : it.value().dump()));
+  }
+  auto text = [&](const json& rev) {
+    std::string t = "{";
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (i > 0) t += ',';
+      t += members[i];
+      if (i == revision) t += rev.dump();
+    }
+    return t + "}";
+  };
+  json& rev = doc["revision"];
+  s.revision.id = sha256_hex(text(rev));
+  rev["id"] = s.revision.id;
+  return text(rev) + "\n";
 }
 
 int id_number(const std::string& id) {
