@@ -6,6 +6,7 @@
 #include <fstream>
 #include <opencv2/imgproc.hpp>
 
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "eval/ink_reference.hpp"
 #include "eval/score.hpp"
@@ -30,7 +31,7 @@ void set_source(Scene& s, const std::vector<Polyline>& polys) {
   std::string png = encode_png_gray(img);
   s.source->sha256 = sha256_hex(png);
   auto path = std::filesystem::temp_directory_path() / ("sv-ink-" + s.source->sha256.substr(0, 16) + ".png");
-  std::ofstream(path, std::ios::binary) << png;
+  write_file_atomic(path.string(), png);  // tests running at once write the same file: whole or not at all
   s.source->path = path.string();
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/file.hpp"
 #include "oracle/oracle.hpp"
 
 using namespace sv;
@@ -14,8 +15,8 @@ namespace {
 // An oracle that prints `answer` (a JSON text) and exits 0.
 std::string printing(const std::string& answer) {
   const auto p = std::filesystem::temp_directory_path() / ("sv-oracle-unit-" + std::to_string(std::hash<std::string>{}(answer)));
-  std::ofstream(p) << "#!/bin/sh\ncat <<'EOF'\n" << answer << "\nEOF\n";
-  std::filesystem::permissions(p, std::filesystem::perms::owner_all);
+  // Tests running at once write the same script: whole, and executable, or not at all.
+  write_file_atomic(p.string(), "#!/bin/sh\ncat <<'EOF'\n" + answer + "\nEOF\n", 0755);
   return p.string();
 }
 

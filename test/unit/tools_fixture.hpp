@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "raster/png.hpp"
 
@@ -117,7 +118,7 @@ class SceneBuilder {
     std::string png = encode_png_gray(img);
     out.source->sha256 = sha256_hex(png);
     auto path = std::filesystem::temp_directory_path() / ("sv-fixture-" + out.source->sha256.substr(0, 16) + ".png");
-    std::ofstream(path, std::ios::binary) << png;
+    write_file_atomic(path.string(), png);  // tests running at once write the same file: whole or not at all
     out.source->path = path.string();
   }
   static std::string id(char k, int n) {
