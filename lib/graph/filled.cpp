@@ -43,22 +43,28 @@ struct Port {
   int node = -1;
 };
 
+// The ink (255) with a one-pixel frame of paper: the image's surround counts as paper.
+cv::Mat framed_ink(const cv::Mat& binary) {
+  cv::Mat framed;
+  cv::copyMakeBorder(binary != 0, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
+  return framed;
+}
+
 // Distance from every pixel centre to the nearest paper pixel centre, the image's surround
 // counting as paper. The inscribed disc centred at a pixel with distance d is 2d - 1 wide: the
 // edge lies halfway between an ink and a paper pixel centre.
-cv::Mat distance_to_paper(const cv::Mat& binary) {
-  cv::Mat framed, d;
-  cv::copyMakeBorder(binary != 0, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
+// `framed`: framed_ink's.
+cv::Mat distance_to_paper(const cv::Mat& framed) {
+  cv::Mat d;
   cv::distanceTransform(framed, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
-  return d(cv::Rect(1, 1, binary.cols, binary.rows)).clone();
+  return d(cv::Rect(1, 1, framed.cols - 2, framed.rows - 2)).clone();
 }
 
 // Whether any ink pixel may be (min_diameter + 1) / 2 from paper, as find_marks requires: most
 // drawings have no ink that wide, which the 3x3 chamfer distance (at least 0.955 times the
 // Euclidean) tells at a fraction of the exact transform's cost.
-bool may_hold_marks(const cv::Mat& binary, const FilledOptions& opt) {
-  cv::Mat framed, d;
-  cv::copyMakeBorder(binary != 0, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, 0);
+bool may_hold_marks(const cv::Mat& framed, const FilledOptions& opt) {
+  cv::Mat d;
   cv::distanceTransform(framed, d, cv::DIST_L2, cv::DIST_MASK_3);
   double most = 0;
   cv::minMaxLoc(d, nullptr, &most);
@@ -431,8 +437,9 @@ void add_run(StrokeGraph& g, Run r, const std::map<std::pair<int, int>, int>& po
 }  // namespace
 
 int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOptions& opt) {
-  if (!may_hold_marks(binary, opt)) return 0;
-  cv::Mat to_paper = distance_to_paper(binary), labels;
+  const cv::Mat framed = framed_ink(binary);
+  if (!may_hold_marks(framed, opt)) return 0;
+  cv::Mat to_paper = distance_to_paper(framed), labels;
   std::vector<Mark> marks = find_marks(to_paper, opt, labels);
   if (marks.empty()) return 0;
   std::vector<std::vector<Piece>> pieces;

@@ -275,6 +275,13 @@ constexpr double kTraceWidth = 16;
 // Only images over this many pixels are measured for it, on a copy of about kProbePixels.
 constexpr double kTraceMinPixels = 4 << 20, kProbePixels = 2 << 20;
 
+// The gray averaged over f x f pixels (area interpolation), at least 1 x 1.
+cv::Mat area_averaged(const cv::Mat& gray, int f) {
+  cv::Mat out;
+  cv::resize(gray, out, {std::max(1, gray.cols / f), std::max(1, gray.rows / f)}, 0, 0, cv::INTER_AREA);
+  return out;
+}
+
 // skeleton.trace_scale: the 10th-percentile stroke width (the thinner strokes count, not only
 // the typical ones), measured on an area-averaged copy, over kTraceWidth. Strokes under 3 px
 // wide on the copy are not measured well enough to decide: 1.
@@ -282,8 +289,7 @@ int trace_scale(Config& cfg, const cv::Mat& gray) {
   int scale = 1;
   if (static_cast<double>(gray.total()) > kTraceMinPixels) {
     const int f = std::max(2, static_cast<int>(std::sqrt(static_cast<double>(gray.total()) / kProbePixels)));
-    cv::Mat probe;
-    cv::resize(gray, probe, {std::max(1, gray.cols / f), std::max(1, gray.rows / f)}, 0, 0, cv::INTER_AREA);
+    const cv::Mat probe = area_averaged(gray, f);
     Ink ink = separate_ink(probe, InkOptions{});
     const double w = ink.uniform ? 0 : stroke_width_quantile(thin(ink.binary), ink.coverage, 0.1);
     const double full_width = w * gray.cols / probe.cols;
@@ -376,11 +382,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
   // Wide strokes are traced on an area-averaged copy, each traced pixel the mean of about
   // scale x scale of the drawing's; sx, sy: the drawing's pixels per traced pixel, s their mean.
   const int scale = trace_scale(cfg, gray);
-  cv::Mat work;
-  if (scale > 1)
-    cv::resize(gray, work, {std::max(1, gray.cols / scale), std::max(1, gray.rows / scale)}, 0, 0, cv::INTER_AREA);
-  else
-    work = gray;
+  const cv::Mat work = scale > 1 ? area_averaged(gray, scale) : gray;
   const double sx = static_cast<double>(gray.cols) / work.cols, sy = static_cast<double>(gray.rows) / work.rows;
   const double s = 0.5 * (sx + sy);
   cfg.trace_at(s);
