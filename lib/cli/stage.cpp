@@ -124,7 +124,7 @@ std::string read_stage_input(const Stage& stage, const std::string& path, StageI
   in.bytes = read_input(path, stage.reads_image ? kMaxInputBytes : kMaxSceneBytes);
   if (stage.reads_image) return "";
   in.scene = parse_scene(in.bytes);
-  return sha256_hex(canonical_bytes(in.scene));
+  return revision_id_of(in.scene, in.bytes);
 }
 
 void print_warnings(const Stage& stage, const std::string& where, const Scene& s) {

@@ -123,8 +123,9 @@ std::string read_scene_input(const std::string& input, const CommonOptions& c, s
     scene = store->read_scene(rid);
     return rid;
   }
-  scene = parse_scene(read_input(input, kMaxSceneBytes));
-  return sha256_hex(canonical_bytes(scene));
+  const std::string text = read_input(input, kMaxSceneBytes);
+  scene = parse_scene(text);
+  return revision_id_of(scene, text);
 }
 
 void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::string& tool, const std::string& note,

@@ -84,6 +84,22 @@ std::string sealed_scene_text(Scene& s) {
   return text(rev) + "\n";
 }
 
+std::string revision_id_of(const Scene& s, const std::string& text) {
+  const std::string& id = s.revision.id;
+  const std::string member = "\"id\":\"" + id + "\"";
+  const size_t at = id.size() == 64 ? text.find(member) : std::string::npos;
+  if (at != std::string::npos && text.find(member, at + 1) == std::string::npos) {
+    // The member and the comma that joins it to its neighbour, as sealed_scene_text added them.
+    size_t from = at, to = at + member.size();
+    if (from > 0 && text[from - 1] == ',') --from;
+    else if (to < text.size() && text[to] == ',') ++to;
+    std::string hashed = text.substr(0, from);
+    hashed.append(text, to, text.size() - to - (text.back() == '\n' ? 1 : 0));
+    if (sha256_hex(hashed) == id) return id;
+  }
+  return sha256_hex(canonical_bytes(s));
+}
+
 int id_number(const std::string& id) {
   if (id.size() < 3 || id[1] != '_') return 0;
   return std::atoi(id.c_str() + 2);

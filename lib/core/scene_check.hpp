@@ -22,6 +22,11 @@ void require_writable_scene(const Scene& s, const json& doc);
 // (assign_revision_id), and its document (dump_scene), from one serialization.
 std::string sealed_scene_text(Scene& s);
 
+// The revision id of `s`, parsed from `text`: the hash of its canonical bytes. When `text` is
+// sealed text (its revision id is the hash of the text without that id, as sealed_scene_text
+// writes it) the id is read off the text, without serialising the scene again.
+std::string revision_id_of(const Scene& s, const std::string& text);
+
 // The number of an id ("p_0042" -> 42; 0 when it is not of that form).
 int id_number(const std::string& id);
 // The highest id number of `kind` ("primitive" or "region") the scene has used: its own ids and

@@ -14,6 +14,7 @@
 #include "core/params.hpp"
 #include "core/relation.hpp"
 #include "core/scene.hpp"
+#include "core/scene_check.hpp"
 
 using namespace sv;
 
@@ -63,6 +64,28 @@ TEST_CASE("scene round-trips and its revision id ignores revision.id", "[core]")
   // Writing, reading and writing again gives the same bytes: ids survive a round trip.
   CHECK(dump_scene(t) == dump_scene(s));
   CHECK(dump_scene(parse_scene(dump_scene(t))) == dump_scene(s));
+}
+
+TEST_CASE("a scene's revision id is read off sealed text and computed for any other", "[core]") {
+  Scene s;
+  s.source = Source{"a.png", std::string(64, 'a'), 10, 20, 3.5};
+  s.primitives = std::vector<Primitive>{Primitive{}};
+  s.primitives->at(0).id = "p_0001";
+  s.primitives->at(0).shape = Shape::line({1.25, 2}, {3, 4.5});
+  s.revision.tool = "sv-fit";
+  const std::string sealed = sealed_scene_text(s), id = s.revision.id;
+  REQUIRE(id == sha256_hex(canonical_bytes(parse_scene(sealed))));
+  CHECK(revision_id_of(parse_scene(sealed), sealed) == id);
+  // Other spellings of the same scene (indented, no final newline) give the same id.
+  const std::string pretty = json::parse(sealed).dump(2);
+  CHECK(revision_id_of(parse_scene(pretty), pretty) == id);
+  // An edit that kept the old id is not taken at its word: the id is that of what was read.
+  std::string edited = sealed;
+  edited.replace(edited.find("1.25"), 4, "1.75");
+  const Scene e = parse_scene(edited);
+  CHECK(e.revision.id == id);
+  CHECK(revision_id_of(e, edited) == sha256_hex(canonical_bytes(e)));
+  CHECK(revision_id_of(e, edited) != id);
 }
 
 TEST_CASE("readers refuse bad scenes with the contract's codes", "[core]") {
