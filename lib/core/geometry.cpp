@@ -148,22 +148,38 @@ Shape Shape::reversed() const {
   return s;
 }
 
-double Shape::distance_to(Vec2 q) const {
-  switch (type) {
-    case PrimType::line: return point_segment_distance(q, p0, p1);
-    case PrimType::circle: return std::abs(dist(q, center) - radius);
-    case PrimType::arc: {
-      if (!std::isfinite(radius)) return point_segment_distance(q, p0, p1);
-      // Inside the swept wedge the radial distance, else the nearer endpoint.
-      double a0 = angle_of(p0 - center), sw = sweep_rad();
-      double a = angle_of(q - center) - a0;
-      if (sw < 0) a = -a;
-      a = std::fmod(a + 4 * kPi, 2 * kPi);
-      if (a <= std::abs(sw)) return std::abs(dist(q, center) - radius);
-      return std::min(dist(q, p0), dist(q, p1));
-    }
+double Shape::distance_to(Vec2 q) const { return ShapeDistance(*this)(q); }
+
+ShapeDistance::ShapeDistance(const Shape& s) : kind_(Kind::segment), a_(s.p0), b_(s.p1) {
+  if (s.type == PrimType::circle) {
+    kind_ = Kind::circle;
+    c_ = s.center;
+    r_ = s.radius;
+  } else if (s.type == PrimType::arc && std::isfinite(s.radius) && s.bulge != 0) {
+    kind_ = Kind::arc;
+    c_ = s.center;
+    r_ = s.radius;
+    u0_ = s.p0 - c_;
+    u1_ = s.p1 - c_;
+    sense_ = s.bulge > 0 ? 1 : -1;
+    major_ = std::abs(s.bulge) > 1;
   }
-  return 0;
+}
+
+double ShapeDistance::operator()(Vec2 q) const {
+  switch (kind_) {
+    case Kind::segment: return point_segment_distance(q, a_, b_);
+    case Kind::circle: return std::abs(dist(q, c_) - r_);
+    case Kind::arc: break;
+  }
+  Vec2 v = q - c_;
+  // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
+  // radii (and not opposite them); for a major arc, outside the complementary minor wedge.
+  bool inside =
+      major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
+             : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 && dot(v, u0_ + u1_) >= 0;
+  if (inside) return std::abs(norm(v) - r_);
+  return std::min(dist(q, a_), dist(q, b_));
 }
 
 void BBox::add(Vec2 p) {

@@ -26,7 +26,9 @@ struct Vec2 {
 };
 inline double dot(Vec2 a, Vec2 b) { return a.x * b.x + a.y * b.y; }
 inline double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
-inline double norm(Vec2 a) { return std::hypot(a.x, a.y); }
+// Not std::hypot: pixel coordinates are nowhere near where x^2 overflows, and the square root
+// is several times faster on the paths every point of a drawing takes.
+inline double norm(Vec2 a) { return std::sqrt(a.x * a.x + a.y * a.y); }
 inline double dist(Vec2 a, Vec2 b) { return norm(a - b); }
 inline Vec2 unit(Vec2 a) { double n = norm(a); return n > 0 ? a / n : Vec2{1, 0}; }
 inline Vec2 perp(Vec2 a) { return {-a.y, a.x}; }  // +90 degrees in the y-down frame
@@ -73,7 +75,22 @@ struct Shape {
   // The same shape traversed the other way (circles: mirrored sweep via negative radius is not
   // used; a reversed circle is the same shape drawn with negative sweep, see route).
   Shape reversed() const;
+  // Radial inside an arc's wedge, else to the nearer end (ShapeDistance).
   double distance_to(Vec2 q) const;
+};
+
+// Distance from points to one shape, without trigonometry per point: whether a point is in
+// an arc's wedge is decided by cross products with the end radii.
+class ShapeDistance {
+ public:
+  explicit ShapeDistance(const Shape& s);
+  double operator()(Vec2 q) const;
+
+ private:
+  enum class Kind { segment, circle, arc } kind_;
+  Vec2 a_, b_, c_, u0_, u1_;
+  double r_ = 0, sense_ = 1;
+  bool major_ = false;
 };
 
 // Same type and the same geometry: ends (lines, arcs), centre and radius (circles) within

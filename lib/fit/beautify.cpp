@@ -454,7 +454,7 @@ class Model {
                              Vec2 u = unit(s.p1 - s.p0);
                              for (size_t k = 0; k < sample.size(); ++k)
                                out[k] = straight ? cross(u, sample[k] - s.p0)
-                                                 : length(sample[k] - s.center) - s.radius;
+                                                 : norm(sample[k] - s.center) - s.radius;
                            }});
       }
   }

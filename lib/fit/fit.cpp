@@ -64,7 +64,7 @@ std::vector<int> forced_breaks(Points pts, const std::vector<int>& corners) {
 // The point of a piece's span (unrolled index, see join_chain) farthest from its shape.
 std::pair<int, double> worst_point(const Piece& pc, Points pts, bool closed) {
   const int m = static_cast<int>(pts.size()) - 1;
-  fitting::ShapeDistance distance(pc.shape);
+  ShapeDistance distance(pc.shape);
   std::pair<int, double> worst{pc.i0, -1};
   for (int k = pc.i0; k <= pc.i1; ++k) {
     double d = distance(closed ? pts[((k % m) + m) % m] : pts[k]);

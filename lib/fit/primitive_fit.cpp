@@ -5,49 +5,6 @@
 
 namespace sv::fitting {
 
-namespace {
-
-double segment_distance(Vec2 q, Vec2 a, Vec2 b) {
-  Vec2 v = b - a;
-  double l2 = dot(v, v);
-  double t = l2 > 0 ? std::clamp(dot(q - a, v) / l2, 0.0, 1.0) : 0.0;
-  return length(q - (a + v * t));
-}
-
-}  // namespace
-
-ShapeDistance::ShapeDistance(const Shape& s) : kind_(Kind::segment), a_(s.p0), b_(s.p1) {
-  if (s.type == PrimType::circle) {
-    kind_ = Kind::circle;
-    c_ = s.center;
-    r_ = s.radius;
-  } else if (s.type == PrimType::arc && std::isfinite(s.radius) && s.bulge != 0) {
-    kind_ = Kind::arc;
-    c_ = s.center;
-    r_ = s.radius;
-    u0_ = s.p0 - c_;
-    u1_ = s.p1 - c_;
-    sense_ = s.bulge > 0 ? 1 : -1;
-    major_ = std::abs(s.bulge) > 1;
-  }
-}
-
-double ShapeDistance::operator()(Vec2 q) const {
-  switch (kind_) {
-    case Kind::segment: return segment_distance(q, a_, b_);
-    case Kind::circle: return std::abs(length(q - c_) - r_);
-    case Kind::arc: break;
-  }
-  Vec2 v = q - c_;
-  // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
-  // radii (and not opposite them); for a major arc, outside the complementary minor wedge.
-  bool inside =
-      major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
-             : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 && dot(v, u0_ + u1_) >= 0;
-  if (inside) return std::abs(length(v) - r_);
-  return std::min(length(q - a_), length(q - b_));
-}
-
 double max_distance(const Shape& s, Points pts) {
   ShapeDistance d(s);
   double worst = 0;
@@ -134,7 +91,7 @@ Circle refine_circle(Points pts, Circle c, int max_iterations) {
     double xx = 0, xy = 0, xz = 0, yy = 0, yz = 0, zz = 0, gx = 0, gy = 0, gz = 0, cost = 0;
     for (Vec2 p : pts) {
       Vec2 d = p - c.center;
-      double r = length(d);
+      double r = norm(d);
       if (r < 1e-12) continue;
       double e = r - c.radius;
       const double jx = -d.x / r, jy = -d.y / r;
@@ -198,7 +155,7 @@ std::optional<Shape> fit_arc_between(Vec2 a, Vec2 b, double sweep_sign, double h
     Vec2 c = m + n * h;
     double r = std::sqrt(half2 + h * h), s = 0;
     for (Vec2 p : pts) {
-      double e = length(p - c) - r;
+      double e = norm(p - c) - r;
       s += e * e;
     }
     return s;
@@ -210,7 +167,7 @@ std::optional<Shape> fit_arc_between(Vec2 a, Vec2 b, double sweep_sign, double h
     double r = std::sqrt(half2 + h * h), jj = 0, je = 0;
     for (Vec2 p : pts) {
       Vec2 d = p - c;
-      double dn = length(d);
+      double dn = norm(d);
       if (dn < 1e-12) continue;
       double j = -dot(d, n) / dn - h / r;
       jj += j * j;

@@ -11,24 +11,6 @@ namespace sv::fitting {
 
 using Points = std::span<const Vec2>;
 
-// Euclidean length without hypot's overflow guard (pixel coordinates cannot overflow).
-inline double length(Vec2 v) { return std::sqrt(v.x * v.x + v.y * v.y); }
-
-// Distance from points to one shape, as Shape::distance_to (radial inside an arc's wedge,
-// else to the nearer end), without trigonometry per point: the wedge test uses cross
-// products with the end radii.
-class ShapeDistance {
- public:
-  explicit ShapeDistance(const Shape& s);
-  double operator()(Vec2 q) const;
-
- private:
-  enum class Kind { segment, circle, arc } kind_;
-  Vec2 a_, b_, c_, u0_, u1_;
-  double r_ = 0, sense_ = 1;
-  bool major_ = false;
-};
-
 // Root-mean-square and largest distance of points to a shape.
 struct Deviation {
   double rms = 0, max = 0;
