@@ -80,10 +80,19 @@ class PaperLevels {
     split(y, cells_.rows, y0, fy);
     const float *a = cells_.ptr<float>(y0), *b = cells_.ptr<float>(std::min(y0 + 1, cells_.rows - 1));
     for (int c = 0; c < cells_.cols; ++c) mix_[c] = a[c] + (b[c] - a[c]) * fy;
-    for (size_t x = 0; x < row_.size(); ++x) {
-      int c = x0_[x];
-      float v = mix_[c] + (mix_[std::min(c + 1, cells_.cols - 1)] - mix_[c]) * fx_[x];
-      row_[x] = static_cast<uchar>(std::clamp(v + 0.5f, 1.0f, 255.0f));
+    // One run of pixels per cell: within it the two levels mixed are the same, so the inner
+    // loop is a multiply-add over contiguous weights (through local pointers: a uchar store may
+    // alias the members).
+    const size_t n = row_.size();
+    const int* cell = x0_.data();
+    const float* weight = fx_.data();
+    uchar* out = row_.data();
+    for (size_t x = 0; x < n;) {
+      const int c = cell[x];
+      const float m = mix_[c], d = mix_[std::min(c + 1, cells_.cols - 1)] - m;
+      size_t end = x + 1;
+      while (end < n && cell[end] == c) ++end;
+      for (; x < end; ++x) out[x] = static_cast<uchar>(std::clamp(m + d * weight[x] + 0.5f, 1.0f, 255.0f));
     }
     return row_;
   }
@@ -172,8 +181,10 @@ cv::Mat sure_paper(const cv::Mat& gray, const InkOptions& opt) {
   for (int y = 0; y < gray.rows; ++y) {
     const uchar *g = smooth.ptr<uchar>(y), *a = near.ptr<uchar>(y), *b = far.ptr<uchar>(y);
     uchar* p = paper.ptr<uchar>(y);
-    // 255 * (1 - g / envelope) <= contrast, in integers.
-    for (int x = 0; x < gray.cols; ++x) p[x] = 255 * (a[x] - g[x]) <= small * a[x] && 255 * (b[x] - g[x]) <= large * b[x];
+    // 255 * (1 - g / envelope) <= contrast, in integers. `&`, not `&&`, and the width in a
+    // local (a uchar store may alias gray.cols): the loop vectorises.
+    for (int x = 0, w = gray.cols; x < w; ++x)
+      p[x] = (255 * (a[x] - g[x]) <= small * a[x]) & (255 * (b[x] - g[x]) <= large * b[x]);
   }
   cv::erode(paper, paper, cv::Mat(), {-1, -1}, 1);  // and not in the blurred fringe of ink
   return paper;
@@ -209,14 +220,12 @@ cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& pa
     const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
     const std::vector<uchar>& p = paper.row(y);
     uchar* d = dark.ptr<uchar>(y);
-    const bool sampled = y % kSample == 0;
-    for (int x = 0; x < gray.cols; ++x) {
-      uchar n = normal[p[x] * 256 + g[x]];
-      d[x] = 255 - n;
-      if (sampled && x % kSample == 0) {
-        all[n] += 1;
-        if (m[x]) on_paper[n] += 1;
-      }
+    for (int x = 0, w = gray.cols; x < w; ++x) d[x] = 255 - normal[p[x] * 256 + g[x]];
+    if (y % kSample != 0) continue;
+    for (int x = 0; x < gray.cols; x += kSample) {
+      const uchar n = 255 - d[x];
+      all[n] += 1;
+      if (m[x]) on_paper[n] += 1;
     }
   }
   return dark;
@@ -261,10 +270,11 @@ cv::Mat hysteresis(const cv::Mat& dark, double weak, double strong) {
       if (d[x] >= strong) reaches[l[x]] = 1;
   }
   reaches[0] = 0;
+  if (std::count(reaches.begin() + 1, reaches.end(), 1) == n - 1) return mask & 1;  // every region is ink
   for (int y = 0; y < dark.rows; ++y) {
     uchar* m = mask.ptr<uchar>(y);
     const int* l = labels.ptr<int>(y);
-    for (int x = 0; x < dark.cols; ++x) m[x] = reaches[l[x]];
+    for (int x = 0, w = dark.cols; x < w; ++x) m[x] = reaches[l[x]];
   }
   return mask;
 }
@@ -317,7 +327,7 @@ double holes(const cv::Mat& regions, const cv::Mat& binary) {
   int64_t n = 0, open = 0;
   for (int y = 0; y < inside.rows; ++y) {
     const uchar *in = inside.ptr<uchar>(y), *b = binary.ptr<uchar>(y);
-    for (int x = 0; x < inside.cols; ++x) n += in[x], open += in[x] && !b[x];
+    for (int x = 0, w = inside.cols; x < w; ++x) n += in[x], open += in[x] & (b[x] ^ 1);  // both 0/1
   }
   return n > 0 ? static_cast<double>(open) / static_cast<double>(n) : 0;
 }

@@ -19,6 +19,15 @@ double texel(const cv::Mat& c, int x, int y) {
 }  // namespace
 
 double coverage_at(const cv::Mat& coverage, Vec2 p) {
+  if (p.x >= 0 && p.y >= 0 && p.x < coverage.cols - 1 && p.y < coverage.rows - 1) {
+    // All four texels inside (the common case): no bounds checks, and truncation is the floor.
+    const int x = static_cast<int>(p.x), y = static_cast<int>(p.y);
+    const double ax = p.x - x, ay = p.y - y;
+    const uchar* r0 = coverage.ptr<uchar>(y) + x;
+    const uchar* r1 = r0 + coverage.step[0];
+    constexpr double k = 1.0 / 255.0;
+    return (1 - ay) * ((1 - ax) * (r0[0] * k) + ax * (r0[1] * k)) + ay * ((1 - ax) * (r1[0] * k) + ax * (r1[1] * k));
+  }
   double fx = std::floor(p.x), fy = std::floor(p.y);
   double ax = p.x - fx, ay = p.y - fy;
   int x = static_cast<int>(fx), y = static_cast<int>(fy);
