@@ -26,22 +26,24 @@ SpanMoments::SpanMoments(Points pts) {
   }
 }
 
+template <int Order>
 void SpanMoments::central(int i, int j, double mu[5][5]) const {
+  static_assert(Order <= kOrder);
   double raw[5][5] = {};
-  for (int a = 0; a <= kOrder; ++a)
-    for (int b = 0; a + b <= kOrder; ++b)
+  for (int a = 0; a <= Order; ++a)
+    for (int b = 0; a + b <= Order; ++b)
       raw[a][b] = prefix_[j + 1][slot(a, b)] - prefix_[i][slot(a, b)];
   double n = raw[0][0], mx = raw[1][0] / n, my = raw[0][1] / n;
   static constexpr double binom[5][5] = {
       {1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 2, 1, 0, 0}, {1, 3, 3, 1, 0}, {1, 4, 6, 4, 1}};
   double px[5] = {1}, py[5] = {1};  // powers of -mx and -my
-  for (int k = 1; k <= kOrder; ++k) {
+  for (int k = 1; k <= Order; ++k) {
     px[k] = px[k - 1] * -mx;
     py[k] = py[k - 1] * -my;
   }
   // Binomial shift of the raw sums to the span's centroid.
-  for (int p = 0; p <= kOrder; ++p)
-    for (int q = 0; p + q <= kOrder; ++q) {
+  for (int p = 0; p <= Order; ++p)
+    for (int q = 0; p + q <= Order; ++q) {
       double s = 0;
       for (int a = 0; a <= p; ++a)
         for (int b = 0; b <= q; ++b)
@@ -53,7 +55,7 @@ void SpanMoments::central(int i, int j, double mu[5][5]) const {
 double SpanMoments::line_sse(int i, int j) const {
   if (j - i < 2) return 0;
   double mu[5][5];
-  central(i, j, mu);
+  central<2>(i, j, mu);
   double tr = mu[2][0] + mu[0][2];
   double disc = std::hypot(mu[2][0] - mu[0][2], 2 * mu[1][1]);
   return std::max(0.0, 0.5 * (tr - disc));  // the smaller eigenvalue of the scatter matrix
@@ -62,7 +64,7 @@ double SpanMoments::line_sse(int i, int j) const {
 std::optional<SpanMoments::Kasa> SpanMoments::kasa(int i, int j) const {
   if (j - i < 2) return std::nullopt;
   double mu[5][5];
-  central(i, j, mu);
+  central<kOrder>(i, j, mu);
   double n = j - i + 1;
   double det = mu[2][0] * mu[0][2] - mu[1][1] * mu[1][1];
   double scale = mu[2][0] + mu[0][2];
