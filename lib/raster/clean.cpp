@@ -14,8 +14,9 @@ constexpr uchar kInk = 1, kStateMask = 6, kSeen = 2, kLarge = 4, kSmall = 6;
 // most max_area pixels, by flood fills that give up after max_area + 1 pixels or on meeting
 // a component already known to be large, so the work is proportional to the pixels
 // visited. Fills start only at pixels where start(x, y) holds (every small component must
-// contain one). With `enclosed`, a component touching the image border counts as large.
-// Calls found(pixels) for each small component (flat indices y*w + x).
+// contain one): start(row, x) is given pixel x's row. With `enclosed`, a component touching
+// the image border counts as large. Calls found(pixels) for each small component (flat
+// indices y*w + x).
 template <class Start, class Found>
 int small_components(cv::Mat& img, bool ink, Start start, int connectivity, double max_area, bool enclosed,
                      Found found) {
@@ -25,9 +26,12 @@ int small_components(cv::Mat& img, bool ink, Start start, int connectivity, doub
   auto member = [&](int x, int y) { return ((at(x, y) & kInk) != 0) == ink; };
   std::vector<int> comp;
   int n = 0;
-  for (int y = 0; y < h; ++y)
+  // An unvisited member has no state bits: the whole byte is its ink bit.
+  const uchar unvisited = ink ? kInk : 0;
+  for (int y = 0; y < h; ++y) {
+    const uchar* row = img.ptr<uchar>(y);
     for (int x = 0; x < w; ++x) {
-      if ((at(x, y) & kStateMask) || !member(x, y) || !start(x, y)) continue;
+      if (row[x] != unvisited || !start(row, x)) continue;
       comp.assign(1, y * w + x);
       at(x, y) |= kSeen;
       bool large = false;
@@ -46,6 +50,7 @@ int small_components(cv::Mat& img, bool ink, Start start, int connectivity, doub
       for (int p : comp) at(p % w, p / w) = (at(p % w, p / w) & kInk) | (large ? kLarge : kSmall);
       if (!large) found(comp), ++n;
     }
+  }
   cv::bitwise_and(img, kInk, img);
   return n;
 }
@@ -53,7 +58,7 @@ int small_components(cv::Mat& img, bool ink, Start start, int connectivity, doub
 }  // namespace
 
 int remove_specks(cv::Mat& binary, double min_area) {
-  auto anywhere = [](int, int) { return true; };
+  auto anywhere = [](const uchar*, int) { return true; };
   const double largest = std::ceil(min_area) - 1;  // whole pixels fewer than min_area
   std::vector<int> specks;
   int n = small_components(binary, true, anywhere, 8, largest, false,
@@ -64,7 +69,7 @@ int remove_specks(cv::Mat& binary, double min_area) {
 
 int fill_holes(cv::Mat& binary, double max_area) {
   // Every hole has a pixel with ink to its left; starting only there skips open paper.
-  auto after_ink = [&](int x, int y) { return x > 0 && (binary.at<uchar>(y, x - 1) & kInk); };
+  auto after_ink = [](const uchar* row, int x) { return x > 0 && (row[x - 1] & kInk); };
   std::vector<int> holes;
   int n = small_components(binary, false, after_ink, 4, max_area, true,
                            [&](const std::vector<int>& c) { holes.insert(holes.end(), c.begin(), c.end()); });
