@@ -86,12 +86,19 @@ bool configure(png_structp png, png_infop info, int* channels, size_t* rowbytes,
   return true;
 }
 
-// Rec. 601 luminance composited on white: out = Y * a + 255 * (1 - a).
+// Rec. 601 luminance composited on white: out = Y * a + 255 * (1 - a). One loop per layout,
+// each a plain pass; opaque layouts skip the compositing, as on_white(y, 255) == y.
 void row_to_gray(const unsigned char* in, int channels, int width, unsigned char* out) {
-  for (int x = 0; x < width; ++x, in += channels) {
-    unsigned y = channels >= 3 ? luma601(in[0], in[1], in[2]) : in[0];
-    unsigned a = channels == 2 ? in[1] : channels == 4 ? in[3] : 255u;
-    out[x] = on_white(y, a);
+  switch (channels) {
+    case 1: std::memcpy(out, in, width); break;
+    case 2:
+      for (int x = 0; x < width; ++x, in += 2) out[x] = on_white(in[0], in[1]);
+      break;
+    case 3:
+      for (int x = 0; x < width; ++x, in += 3) out[x] = static_cast<unsigned char>(luma601(in[0], in[1], in[2]));
+      break;
+    default:
+      for (int x = 0; x < width; ++x, in += 4) out[x] = on_white(luma601(in[0], in[1], in[2]), in[3]);
   }
 }
 
@@ -99,6 +106,10 @@ bool read_progressive(png_structp png, int channels, int width, int height, unsi
                       unsigned char* out, size_t out_step) {
   if (setjmp(png_jmpbuf(png))) return false;
   for (int y = 0; y < height; ++y) {
+    if (channels == 1) {  // already gray: straight into the image
+      png_read_row(png, out + y * out_step, nullptr);
+      continue;
+    }
     png_read_row(png, row, nullptr);
     row_to_gray(row, channels, width, out + y * out_step);
   }
