@@ -1,6 +1,7 @@
 #include "raster/clean.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace sv {
@@ -13,25 +14,25 @@ constexpr uchar kInk = 1, kStateMask = 6, kSeen = 2, kLarge = 4, kSmall = 6;
 // Finds the components of pixels whose ink bit equals `ink` (4- or 8-connected) with at
 // most max_area pixels, by flood fills that give up after max_area + 1 pixels or on meeting
 // a component already known to be large, so the work is proportional to the pixels
-// visited. Fills start only at pixels where start(x, y) holds (every small component must
-// contain one): start(row, x) is given pixel x's row. With `enclosed`, a component touching
-// the image border counts as large. Calls found(pixels) for each small component (flat
-// indices y*w + x).
-template <class Start, class Found>
-int small_components(cv::Mat& img, bool ink, Start start, int connectivity, double max_area, bool enclosed,
-                     Found found) {
+// visited. Ink components are filled from each unvisited ink pixel; paper components only
+// from a paper pixel with ink to its left (every enclosed one has such a pixel), which skips
+// open paper. With `enclosed`, a component touching the image border counts as large. Calls
+// found(pixels) for each small component (flat indices y*w + x). `img` holds 0 and 1.
+template <class Found>
+int small_components(cv::Mat& img, bool ink, int connectivity, double max_area, bool enclosed, Found found) {
   static const int dx[8] = {1, 0, -1, 0, 1, 1, -1, -1}, dy[8] = {0, 1, 0, -1, 1, -1, 1, -1};
   const int w = img.cols, h = img.rows;
   auto at = [&](int x, int y) -> uchar& { return img.at<uchar>(y, x); };
   auto member = [&](int x, int y) { return ((at(x, y) & kInk) != 0) == ink; };
   std::vector<int> comp;
   int n = 0;
-  // An unvisited member has no state bits: the whole byte is its ink bit.
-  const uchar unvisited = ink ? kInk : 0;
   for (int y = 0; y < h; ++y) {
     const uchar* row = img.ptr<uchar>(y);
-    for (int x = 0; x < w; ++x) {
-      if (row[x] != unvisited || !start(row, x)) continue;
+    // Every start sits at or just after a byte 1 (memchr's pass): unvisited ink has no state
+    // bits, and while paper is filled the ink is never marked.
+    for (const uchar* one = row; (one = static_cast<const uchar*>(std::memchr(one, kInk, row + w - one))); ++one) {
+      const int x = static_cast<int>(one - row) + (ink ? 0 : 1);
+      if (!ink && (x >= w || row[x] != 0)) continue;
       comp.assign(1, y * w + x);
       at(x, y) |= kSeen;
       bool large = false;
@@ -58,20 +59,17 @@ int small_components(cv::Mat& img, bool ink, Start start, int connectivity, doub
 }  // namespace
 
 int remove_specks(cv::Mat& binary, double min_area) {
-  auto anywhere = [](const uchar*, int) { return true; };
   const double largest = std::ceil(min_area) - 1;  // whole pixels fewer than min_area
   std::vector<int> specks;
-  int n = small_components(binary, true, anywhere, 8, largest, false,
+  int n = small_components(binary, true, 8, largest, false,
                            [&](const std::vector<int>& c) { specks.insert(specks.end(), c.begin(), c.end()); });
   for (int p : specks) binary.at<uchar>(p / binary.cols, p % binary.cols) = 0;
   return n;
 }
 
 int fill_holes(cv::Mat& binary, double max_area) {
-  // Every hole has a pixel with ink to its left; starting only there skips open paper.
-  auto after_ink = [](const uchar* row, int x) { return x > 0 && (row[x - 1] & kInk); };
   std::vector<int> holes;
-  int n = small_components(binary, false, after_ink, 4, max_area, true,
+  int n = small_components(binary, false, 4, max_area, true,
                            [&](const std::vector<int>& c) { holes.insert(holes.end(), c.begin(), c.end()); });
   for (int p : holes) binary.at<uchar>(p / binary.cols, p % binary.cols) = 1;
   return n;

@@ -10,7 +10,7 @@ namespace sv {
 int remove_specks(cv::Mat& binary, double min_area);
 
 // Fills 4-connected paper regions enclosed by ink (not touching the image border) of at
-// most max_area pixels. Returns the number filled.
+// most max_area pixels. binary: CV_8UC1 0/1. Returns the number filled.
 int fill_holes(cv::Mat& binary, double max_area);
 
 }  // namespace sv
