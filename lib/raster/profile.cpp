@@ -19,20 +19,23 @@ double texel(const cv::Mat& c, int x, int y) {
 }  // namespace
 
 double coverage_at(const cv::Mat& coverage, Vec2 p) {
+  // The four texels around p: read directly when all are inside the image (the common case,
+  // where truncation is the floor), else one by one, the surround counting as paper.
+  int x, y;
+  double t[4];
   if (p.x >= 0 && p.y >= 0 && p.x < coverage.cols - 1 && p.y < coverage.rows - 1) {
-    // All four texels inside (the common case): no bounds checks, and truncation is the floor.
-    const int x = static_cast<int>(p.x), y = static_cast<int>(p.y);
-    const double ax = p.x - x, ay = p.y - y;
+    x = static_cast<int>(p.x), y = static_cast<int>(p.y);
     const uchar* r0 = coverage.ptr<uchar>(y) + x;
     const uchar* r1 = r0 + coverage.step[0];
     constexpr double k = 1.0 / 255.0;
-    return (1 - ay) * ((1 - ax) * (r0[0] * k) + ax * (r0[1] * k)) + ay * ((1 - ax) * (r1[0] * k) + ax * (r1[1] * k));
+    t[0] = r0[0] * k, t[1] = r0[1] * k, t[2] = r1[0] * k, t[3] = r1[1] * k;
+  } else {
+    x = static_cast<int>(std::floor(p.x)), y = static_cast<int>(std::floor(p.y));
+    t[0] = texel(coverage, x, y), t[1] = texel(coverage, x + 1, y);
+    t[2] = texel(coverage, x, y + 1), t[3] = texel(coverage, x + 1, y + 1);
   }
-  double fx = std::floor(p.x), fy = std::floor(p.y);
-  double ax = p.x - fx, ay = p.y - fy;
-  int x = static_cast<int>(fx), y = static_cast<int>(fy);
-  return (1 - ay) * ((1 - ax) * texel(coverage, x, y) + ax * texel(coverage, x + 1, y)) +
-         ay * ((1 - ax) * texel(coverage, x, y + 1) + ax * texel(coverage, x + 1, y + 1));
+  const double ax = p.x - x, ay = p.y - y;
+  return (1 - ay) * ((1 - ax) * t[0] + ax * t[1]) + ay * ((1 - ax) * t[2] + ax * t[3]);
 }
 
 double distance_to_edge(const cv::Mat& coverage, Vec2 p, Vec2 d, double max_reach) {
