@@ -1,7 +1,7 @@
 #include "cli/tool_command.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
+#include <nettle/base64.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -28,10 +28,8 @@ namespace {
 [[noreturn]] void usage(const std::string& why) { throw Error(Code::invalid_selection, why); }
 
 std::string base64(const std::string& bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(n);
+  std::string out(BASE64_ENCODE_RAW_LENGTH(bytes.size()), '\0');
+  base64_encode_raw(out.data(), bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data()));
   return out;
 }
 
