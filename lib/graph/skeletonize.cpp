@@ -17,6 +17,7 @@
 #include "raster/clean.hpp"
 #include "raster/ink.hpp"
 #include "raster/profile.hpp"
+#include "raster/threads.hpp"
 #include "raster/thin.hpp"
 
 namespace sv {
@@ -374,6 +375,7 @@ const ParamTable& skeleton_param_table() {
 void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
                  const std::function<void(const char*)>& on_stage) {
   if (gray.empty() || gray.type() != CV_8UC1) throw Error(Code::invalid_raster, "skeletonize needs a non-empty gray image");
+  raster_threads_for(gray.total());
   Config cfg(scene, opt.overrides);
   auto starting = [&](const char* what) {
     if (on_stage) on_stage(what);

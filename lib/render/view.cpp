@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "robot/replay.hpp"
+#include "raster/threads.hpp"
 
 namespace sv {
 
@@ -224,6 +225,7 @@ ViewTransform view_transform(const Scene& scene, const ViewOptions& o) {
 
 cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
   ViewTransform t = view_transform(scene, o);
+  raster_threads_for(t.canvas.area());
   cv::Mat canvas(t.canvas, CV_8UC3, cv::Scalar(255, 255, 255));
   cv::Mat area = canvas(cv::Rect(t.margin, t.margin, t.area.width, t.area.height));
   if (!o.source.empty()) draw_source(area, o.source, t);

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
+#include "raster/threads.hpp"
 #include "tools/schema_parts.hpp"
 #include "tools/tool.hpp"
 
@@ -226,6 +227,8 @@ json run_tool(const Tool& t, const ToolContext& ctx, const json& request, ToolRe
     throw Error(Code::not_found, fmt::format("{} works on a revision store and none is in use (sv-commit init)", t.name));
   // Validated here too, whoever the caller: a handler never sees a request outside its schema
   // (normalizing again is a no-op for a request that was normalized already).
+  const Scene& s = ctx.scene;
+  raster_threads_for(s.source ? size_t(s.source->width) * size_t(s.source->height) : 0);
   result = t.run(ctx, normalize_request(t, request));
   json env = {{"ok", true}, {"tool", t.name}, {"llm_text", result.llm_text},
               {"human_text", result.human_text.empty() ? result.llm_text : result.human_text},
