@@ -11,6 +11,7 @@
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
+#include "raster/threads.hpp"
 #include "skeleton_drawing.hpp"
 
 using namespace sv;
@@ -660,4 +661,27 @@ TEST_CASE("thin strokes and small images are traced at full resolution", "[graph
   CHECK(skeleton_of(img).config["skeleton.trace_scale"]["value"] == 1);
   Scene small = skeleton_of(Drawing(100, 100).line({10, 50}, {90, 50}, 5).image());
   CHECK(small.config["skeleton.trace_scale"]["value"] == 1);
+}
+
+// Threads of this process, from /proc (Linux).
+static int thread_count() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
+}
+
+TEST_CASE("tracing a drawing-sized image starts no thread", "[graph][threads]") {
+  // Read by libpng, so no OpenCV loop has run before skeletonize in a process of this test alone
+  // (CTest runs each test case in its own); where other tests ran first the count stays too.
+  std::ifstream in(std::string(SV_TEST_DATA) + "/hanzi_u5efe.png", std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const cv::Mat gray = decode_png(bytes.str());
+  REQUIRE(gray.total() <= kParallelPixels);
+  const int before = thread_count();
+  REQUIRE(before >= 1);
+  Scene s = skeleton_of(gray);
+  CHECK_FALSE(s.graph->edges.empty());
+  CHECK(thread_count() == before);
 }
