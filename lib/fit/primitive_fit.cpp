@@ -94,9 +94,10 @@ Circle refine_circle(Points pts, Circle c, int max_iterations) {
     for (size_t k = 0; k < n; ++k) {
       const double dx = pts[k].x - c.center.x, dy = pts[k].y - c.center.y;
       const double r = std::sqrt(dx * dx + dy * dy);
+      const double inv = -1 / r;
       rs[k] = r;
-      jxs[k] = -dx / r;
-      jys[k] = -dy / r;
+      jxs[k] = dx * inv;
+      jys[k] = dy * inv;
     }
     // J^T J is symmetric, so its six distinct sums are kept as scalars.
     double xx = 0, xy = 0, xz = 0, yy = 0, yz = 0, zz = 0, gx = 0, gy = 0, gz = 0, cost = 0;
