@@ -19,14 +19,6 @@ double polyline_length(const Polyline& p) {
   return s;
 }
 
-double point_segment_distance(Vec2 q, Vec2 a, Vec2 b) {
-  Vec2 v = b - a;
-  double l2 = dot(v, v);
-  if (l2 <= 0) return dist(q, a);
-  double t = std::clamp(dot(q - a, v) / l2, 0.0, 1.0);
-  return dist(q, a + v * t);
-}
-
 const char* prim_type_name(PrimType t) {
   switch (t) {
     case PrimType::line: return "line";
@@ -166,12 +158,8 @@ ShapeDistance::ShapeDistance(const Shape& s) : kind_(Kind::segment), a_(s.p0), b
   }
 }
 
-double ShapeDistance::operator()(Vec2 q) const {
-  switch (kind_) {
-    case Kind::segment: return point_segment_distance(q, a_, b_);
-    case Kind::circle: return std::abs(dist(q, c_) - r_);
-    case Kind::arc: break;
-  }
+double ShapeDistance::to_curve(Vec2 q) const {
+  if (kind_ == Kind::circle) return std::abs(dist(q, c_) - r_);
   Vec2 v = q - c_;
   // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
   // radii (and not opposite them); for a major arc, outside the complementary minor wedge.

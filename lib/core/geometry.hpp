@@ -2,6 +2,7 @@
 // Angles are measured with atan2(dy, dx) in that frame, so a positive angle turns from +x
 // towards +y (clockwise on screen), the convention of the scene and the robot.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -37,8 +38,14 @@ inline double angle_of(Vec2 a) { return std::atan2(a.y, a.x); }
 
 using Polyline = std::vector<Vec2>;
 double polyline_length(const Polyline& p);
-// Distance from q to the segment [a, b].
-double point_segment_distance(Vec2 q, Vec2 a, Vec2 b);
+// Distance from q to the segment [a, b]. Inline: the fitter's inner loops call it per point.
+inline double point_segment_distance(Vec2 q, Vec2 a, Vec2 b) {
+  Vec2 v = b - a;
+  double l2 = dot(v, v);
+  if (l2 <= 0) return dist(q, a);
+  double t = std::clamp(dot(q - a, v) / l2, 0.0, 1.0);
+  return dist(q, a + v * t);
+}
 
 enum class PrimType { line, arc, circle };
 const char* prim_type_name(PrimType t);
@@ -84,9 +91,11 @@ struct Shape {
 class ShapeDistance {
  public:
   explicit ShapeDistance(const Shape& s);
-  double operator()(Vec2 q) const;
+  double operator()(Vec2 q) const { return kind_ == Kind::segment ? point_segment_distance(q, a_, b_) : to_curve(q); }
 
  private:
+  double to_curve(Vec2 q) const;  // circles and arcs
+
   enum class Kind { segment, circle, arc } kind_;
   Vec2 a_, b_, c_, u0_, u1_;
   double r_ = 0, sense_ = 1;
