@@ -23,13 +23,30 @@ constexpr double kInkQuantile = 0.10;
 // kSample-th row: plenty of samples, a quarter of the work.
 constexpr int kSample = 2;
 
+// Counts pixels per gray level. Paper repeats one level over long runs, and a count that waits
+// for the previous one of the same level is slow: four partial counts take turns.
+class LevelCount {
+ public:
+  void add(uchar v) { counts_[turn_++ & 3][v] += 1; }
+  Histogram histogram() const {
+    Histogram h{};
+    for (const auto& c : counts_)
+      for (int v = 0; v < 256; ++v) h[v] += c[v];
+    return h;
+  }
+
+ private:
+  std::array<std::array<uint32_t, 256>, 4> counts_{};
+  unsigned turn_ = 0;
+};
+
 Histogram sampled_histogram(const cv::Mat& img) {
-  Histogram h{};
+  LevelCount h;
   for (int y = 0; y < img.rows; y += kSample) {
     const uchar* g = img.ptr<uchar>(y);
-    for (int x = 0; x < img.cols; x += kSample) h[g[x]] += 1;
+    for (int x = 0; x < img.cols; x += kSample) h.add(g[x]);
   }
-  return h;
+  return h.histogram();
 }
 
 double quantile(const Histogram& h, double q, int from = 0, int to = 255) {
@@ -213,9 +230,11 @@ Ink uniform_ink(const cv::Mat& gray, const Histogram& h) {
 
 // The darkness of every pixel relative to its paper level, 0 on paper, 255 - normalised
 // gray elsewhere, and the histograms of the normalised gray of all pixels and of the paper.
-cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& paper, Histogram& all, Histogram& on_paper) {
+cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& paper, Histogram& all_hist,
+                 Histogram& paper_hist) {
   static const std::vector<uchar> normal = normalising_table();
   cv::Mat dark(gray.size(), CV_8U);
+  LevelCount all, on_paper;
   for (int y = 0; y < gray.rows; ++y) {
     const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
     const std::vector<uchar>& p = paper.row(y);
@@ -224,10 +243,12 @@ cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& pa
     if (y % kSample != 0) continue;
     for (int x = 0; x < gray.cols; x += kSample) {
       const uchar n = 255 - d[x];
-      all[n] += 1;
-      if (m[x]) on_paper[n] += 1;
+      all.add(n);
+      if (m[x]) on_paper.add(n);
     }
   }
+  all_hist = all.histogram();
+  paper_hist = on_paper.histogram();
   return dark;
 }
 
@@ -352,13 +373,13 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   // so such images keep the paper level they always had; in a shadow or a dark corner no pixel
   // is that light, and the local test alone decides.
   cv::Mat paper_mask = sure_paper(gray, opt) | (gray > static_cast<int>((split.threshold + split.bright_mean) / 2));
-  Histogram paper_hist{};
+  LevelCount paper_count;
   for (int y = 0; y < gray.rows; y += kSample) {
     const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
     for (int x = 0; x < gray.cols; x += kSample)
-      if (m[x]) paper_hist[g[x]] += 1;
+      if (m[x]) paper_count.add(g[x]);
   }
-  ink.paper_level = quantile(paper_hist, 0.5);
+  ink.paper_level = quantile(paper_count.histogram(), 0.5);
   const int cell = std::max(4, static_cast<int>(std::lround(opt.background_cell_px)));
   PaperLevels paper(paper_cells(gray, paper_mask, cell, ink.paper_level), cell, gray.cols);
   Histogram nh{}, paper_nh{};
