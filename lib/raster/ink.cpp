@@ -237,9 +237,10 @@ cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& pa
   LevelCount all, on_paper;
   for (int y = 0; y < gray.rows; ++y) {
     const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
-    const std::vector<uchar>& p = paper.row(y);
+    // Pointers in locals: a byte store may alias anything, and would make the loop reload them.
+    const uchar *p = paper.row(y).data(), *table = normal.data();
     uchar* d = dark.ptr<uchar>(y);
-    for (int x = 0, w = gray.cols; x < w; ++x) d[x] = 255 - normal[p[x] * 256 + g[x]];
+    for (int x = 0, w = gray.cols; x < w; ++x) d[x] = 255 - table[p[x] * 256 + g[x]];
     if (y % kSample != 0) continue;
     for (int x = 0; x < gray.cols; x += kSample) {
       const uchar n = 255 - d[x];
