@@ -392,13 +392,11 @@ Scene scene_from_valid_json(const json& j) {
 
 namespace {
 
-// A reading of the document that builds nothing and refuses it at the first container nested too
-// deep (nlohmann's copy and dump recurse), string or key too long, or container too large. It
-// runs before the document is built: nlohmann's callback parser, which could check the same
-// while building, rescans the enclosing container at the end of every object, which makes an
-// array of n objects cost n^2.
-// Builds the document as the text is read and refuses it at the first limit it passes: one
-// pass, so a hostile document costs no more than reading it up to its offence.
+// Builds the document as the text is read and refuses it at the first limit it passes: a
+// container nested too deep (nlohmann's copy and dump recurse), a string or key too long, a
+// container too large. One pass, so a hostile document costs no more than reading it up to its
+// offence (nlohmann's callback parser, which could check the same, rescans the enclosing
+// container at the end of every object, which makes an array of n objects cost n^2).
 class LimitedBuilder {
  public:
   using string_t = json::string_t;
