@@ -1,7 +1,7 @@
 #include "core/hash.hpp"
 
 // Nettle, not OpenSSL: libcrypto's load and relocation cost every process about 0.7 ms before it
-// hashed a byte, more than hashing a whole scene; libnettle is a tenth of its size.
+// hashed a byte, more than hashing a whole scene; libnettle is a fifteenth of its size.
 #include <nettle/sha2.h>
 
 namespace sv {

@@ -89,7 +89,7 @@ Circle refine_circle(Points pts, Circle c, int max_iterations) {
   const size_t n = pts.size();
   std::vector<double> rs(n), jxs(n), jys(n);
   for (int it = 0; it < max_iterations; ++it) {
-    // The Jacobian row of a point is (-dx/r, -dy/r, -1). Its square root and divisions come
+    // The Jacobian row of a point is (-dx/r, -dy/r, -1). Its square root and reciprocal come
     // first, in a loop with no sum in it, which the compiler runs two points at a time.
     for (size_t k = 0; k < n; ++k) {
       const double dx = pts[k].x - c.center.x, dy = pts[k].y - c.center.y;
