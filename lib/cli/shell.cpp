@@ -1,7 +1,6 @@
 #include "cli/shell.hpp"
 
 #include <fmt/format.h>
-#include <malloc.h>
 
 #include <deque>
 
@@ -69,11 +68,6 @@ bool envelope_mode(int argc, char** argv, const ToolShell* tools) {
 }  // namespace
 
 int run_main(int argc, char** argv, const Executable& exe) {
-  // Every step of a stage allocates and frees image buffers of a megabyte or more. Above glibc's
-  // default mmap threshold (128 KiB) each is fresh pages from the kernel, page faults and all: a
-  // seventh of sv-skeleton's time on a 512x512 drawing. Kept in the heap, they are reused.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   std::unique_ptr<ToolShell> tools = exe.tools ? exe.tools(exe.name) : nullptr;
   bool envelope_on_stdout = envelope_mode(argc, argv, tools.get());
   CLI::App app{exe.summary, exe.name};
