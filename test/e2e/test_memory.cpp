@@ -1,0 +1,38 @@
+// The executables' memory is on transparent huge pages (cmd/allocator.cpp): a page fault costs
+// 10-25 us on a virtual machine, and a drawing's sv-skeleton took 1,490 of them on 4 KiB pages.
+#include <chrono>
+#include <thread>
+
+#include "process.hpp"
+
+using namespace svtest;
+
+#ifdef SV_MIMALLOC
+// True once the process has a mapping on huge pages: advised MADV_HUGEPAGE ("hg" among its
+// VmFlags), or hugetlbfs pages ("ht") where the machine reserves them and mimalloc takes those.
+static bool asks_for_huge_pages(pid_t pid) {
+  std::istringstream smaps(slurp("/proc/" + std::to_string(pid) + "/smaps"));
+  for (std::string line; std::getline(smaps, line);)
+    if (line.rfind("VmFlags:", 0) == 0 &&
+        ((line + " ").find(" hg ") != std::string::npos || (line + " ").find(" ht ") != std::string::npos))
+      return true;
+  return false;
+}
+
+TEST_CASE("every stage's heap asks for huge pages before it reads its input", "[memory]") {
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) return;  // a kernel without THP
+  for (const char* stage : {"sv-skeleton", "sv-fit", "sv-route", "sv-simulate", "sv-mcp"}) {
+    INFO(stage);
+    // Blocked on its standard input, the process has started and allocated, and stays alive.
+    PipedChild c = spawn_piped({bin(stage)}, scratch());
+    REQUIRE(c.pid > 0);
+    bool huge = false;
+    for (int i = 0; i < 500 && !(huge = asks_for_huge_pages(c.pid)); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ::close(c.to_child);
+    ::close(c.from_child);
+    kill_child(c);
+    CHECK(huge);
+  }
+}
+#endif
