@@ -168,7 +168,7 @@ int run_batch(const Stage& stage, const StageArgs& batch, const json& args, cons
         std::string parent = read_stage_input(stage, path, in);
         json result;
         Scene out = transform(stage, in, parent, args, note, result);
-        write_output(batch_output(dir, path), sealed_scene_text(out));
+        write_file_atomic(batch_output(dir, path), sealed_scene_text(out), 0666, NameSync::by_caller);
         if (!out.warnings.empty()) progress.clear();
         print_warnings(stage, path + ": ", out);
       } catch (const Error& e) {
@@ -185,6 +185,7 @@ int run_batch(const Stage& stage, const StageArgs& batch, const json& args, cons
     timings += fmt::format("{}\t{:.6f}\t{}\n", path, took.count(), s == 0 ? "ok" : "failed");
     progress.update(fmt::format("{}/{} drawings", i + 1, inputs.size()));
   }
+  fsync_directory(dir);  // every scene's name at once (NameSync::by_caller)
   if (!batch.timings.empty()) write_file_atomic(batch.timings, "input\tseconds\tstatus\n" + timings);
   return status;
 }

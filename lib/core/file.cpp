@@ -26,7 +26,7 @@ void fsync_directory(const std::string& dir) {
 
 bool is_temp_file_name(const std::string& name) { return name.rfind(kTempFilePrefix, 0) == 0; }
 
-void write_file_atomic(const std::string& path, std::string_view bytes, mode_t mode) {
+void write_file_atomic(const std::string& path, std::string_view bytes, mode_t mode, NameSync name) {
   const fs::path target(path);
   const fs::path dir = target.parent_path();
   static std::atomic<unsigned> counter{0};
@@ -56,7 +56,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes, mode_t m
   fd = -1;
   if (closed != 0) fail("flush");
   if (::rename(tmp.c_str(), target.c_str()) != 0) fail("rename into");
-  fsync_directory(dir);
+  if (name == NameSync::now) fsync_directory(dir);
 }
 
 std::string read_input(const std::string& path, size_t limit) {
