@@ -10,14 +10,17 @@
 using namespace svtest;
 
 #ifdef SV_MIMALLOC
+static std::string proc_file(pid_t pid, const char* name) { return slurp("/proc/" + std::to_string(pid) + "/" + name); }
+
 // True when the process has a mapping on huge pages: advised MADV_HUGEPAGE ("hg" among its
 // VmFlags), or hugetlbfs pages ("ht") where the machine reserves them and mimalloc takes those.
 static bool asks_for_huge_pages(pid_t pid) {
-  std::istringstream smaps(slurp("/proc/" + std::to_string(pid) + "/smaps"));
-  for (std::string line; std::getline(smaps, line);)
-    if (line.rfind("VmFlags:", 0) == 0 &&
-        ((line + " ").find(" hg ") != std::string::npos || (line + " ").find(" ht ") != std::string::npos))
-      return true;
+  std::istringstream smaps(proc_file(pid, "smaps"));
+  for (std::string line; std::getline(smaps, line);) {
+    if (line.rfind("VmFlags:", 0) != 0) continue;
+    line += ' ';
+    if (line.find(" hg ") != std::string::npos || line.find(" ht ") != std::string::npos) return true;
+  }
   return false;
 }
 
@@ -31,7 +34,7 @@ TEST_CASE("every stage's heap asks for huge pages, and no stage maps OpenCV's sh
     bool huge = false;
     for (int i = 0; i < 500 && thp && !(huge = asks_for_huge_pages(c.pid)); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const std::string maps = slurp("/proc/" + std::to_string(c.pid) + "/maps");
+    const std::string maps = proc_file(c.pid, "maps");
     ::close(c.to_child);
     ::close(c.from_child);
     kill_child(c);

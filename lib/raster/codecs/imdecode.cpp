@@ -9,10 +9,10 @@
 
 // Decodes size bytes with cv::imdecode(flags) into *out. Returns 0 on success; otherwise 1
 // with OpenCV's message (if it raised one) in err, NUL-terminated and cut to err_size.
-// The executables link OpenCV's core statically (cmd/CMakeLists.txt), so this module's shared
-// core is a second copy: its log is silenced here, where the caller's setting does not reach,
-// and *out's buffer stays with the allocator its header names, this copy's, whichever side
-// releases it.
+// The executables link OpenCV's core statically (SV_OPENCV_STATIC in CMakeLists.txt), so this
+// module's shared core is a second copy: its log is silenced here, where the caller's setting
+// does not reach, and *out's buffer stays with the allocator its header names, this copy's,
+// whichever side releases it.
 extern "C" int sv_imdecode(const unsigned char* data, int size, int flags, cv::Mat* out, char* err, size_t err_size) {
   const auto level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
   int status = 1;
