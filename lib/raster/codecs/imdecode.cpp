@@ -9,7 +9,7 @@
 
 // Decodes size bytes with cv::imdecode(flags) into *out. Returns 0 on success; otherwise 1
 // with OpenCV's message (if it raised one) in err, NUL-terminated and cut to err_size.
-// The executables link OpenCV's core statically (SV_OPENCV_STATIC in CMakeLists.txt), so this
+// The executables link OpenCV's core statically (SV_STATIC_LIBS in CMakeLists.txt), so this
 // module's shared core is a second copy: its log is silenced here, where the caller's setting
 // does not reach, and *out's buffer stays with the allocator its header names, this copy's,
 // whichever side releases it.
