@@ -3,15 +3,12 @@
 #include "raster/image.hpp"
 
 #include <dlfcn.h>
-#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>  // the IMREAD_ flags only: the decoder is in the codec module
 
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "core/error.hpp"
@@ -150,28 +147,6 @@ Format format_of(std::string_view bytes) {
                                                   : "not a readable image: expected PNG, JPEG, TIFF, BMP or WebP");
 }
 
-// OpenCV reports decoder failures on std::cerr and through its log rather than to the caller;
-// the error contract allows one line on stderr, so both are diverted while it runs.
-struct QuietOpenCv {
-  std::ostringstream said;
-  std::streambuf* cerr_buf = std::cerr.rdbuf(said.rdbuf());
-  cv::utils::logging::LogLevel level = cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
-  ~QuietOpenCv() {
-    std::cerr.rdbuf(cerr_buf);
-    cv::utils::logging::setLogLevel(level);
-  }
-  // "... error: (-2:Unspecified error) Unexpected end of input stream in function 'f'" -> the middle.
-  std::string reason() const {
-    std::string s = said.str();
-    s.resize(std::min(s.find('\n'), s.size()));
-    auto open = s.find("error: (");
-    auto close = open == std::string::npos ? open : s.find(") ", open);
-    if (close == std::string::npos) return "";
-    s = s.substr(close + 2);
-    return s.rfind("in function", 0) == 0 ? "" : s.substr(0, s.find(" in function"));
-  }
-};
-
 // The codec module (lib/raster/codecs), loaded on the first non-PNG input from lib/sv/ beside
 // the executable's bin/ (the build tree has the same layout), so that a process reading PNG
 // never loads imgcodecs' libraries.
@@ -195,20 +170,15 @@ cv::Mat decode_with_opencv(std::string_view bytes, Format f, cv::Size size) {
   if (bytes.size() > INT_MAX) refuse(f, "more than 2 GiB");
   Imdecode imdecode = codec_module(f);
   cv::Mat m;
-  std::string why;
-  {
-    QuietOpenCv quiet;
-    // imdecode applies a JPEG's EXIF orientation unless asked for IMREAD_UNCHANGED; JPEG has
-    // no alpha and Debian's libjpeg is 8-bit, so nothing is lost. The others keep alpha and
-    // 16-bit samples.
-    int flags = f == Format::jpeg ? cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH : cv::IMREAD_UNCHANGED;
-    char err[512] = "";
-    if (imdecode(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()), flags, &m, err,
-                 sizeof err) != 0)
-      m.release();
-    why = *err ? err : quiet.reason();
-  }
-  if (m.empty()) refuse(f, "truncated or corrupt data" + (why.empty() ? "" : " (" + why + ")"));
+  char why[512] = "";
+  // imdecode applies a JPEG's EXIF orientation unless asked for IMREAD_UNCHANGED; JPEG has no
+  // alpha and Debian's libjpeg is 8-bit, so nothing is lost. The others keep alpha and 16-bit
+  // samples.
+  int flags = f == Format::jpeg ? cv::IMREAD_ANYCOLOR | cv::IMREAD_ANYDEPTH : cv::IMREAD_UNCHANGED;
+  if (imdecode(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()), flags, &m, why,
+               sizeof why) != 0)
+    m.release();
+  if (m.empty()) refuse(f, "truncated or corrupt data" + (*why ? std::string(" (") + why + ")" : ""));
   if (m.size() != size && m.size() != cv::Size(size.height, size.width))
     refuse(f, "decoded size differs from the header's");
   return m;
