@@ -1,5 +1,6 @@
-// fmt's compiled part, built into libsv instead of loaded from libfmt.so: that library needs
-// libstdc++.so, which sv-fit and sv-route otherwise no longer load (cmd/CMakeLists.txt).
+// fmt's compiled part, built into libsv instead of loaded from libfmt.so (Debian ships no
+// archive): that library would load libstdc++.so, which the executables carry statically
+// (cmd/CMakeLists.txt).
 // format-inl.h holds the non-template definitions; format.h declares these templates extern.
 #include <fmt/format-inl.h>
 
