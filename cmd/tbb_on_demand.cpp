@@ -2,7 +2,7 @@
 // libtbb.so on the first call. sv runs those loops threaded only on images above
 // kParallelPixels (raster/threads.hpp); every other process would load TBB for nothing, and with
 // it libstdc++.so, which the executables carry statically instead (cmd/CMakeLists.txt): on a
-// 2-core virtual machine that was 6 ms of sv-skeleton's 10 ms start. TBB, loaded RTLD_LOCAL,
+// 2-core virtual machine, 4 of the 10.5 ms sv-skeleton took to start. TBB, loaded RTLD_LOCAL,
 // binds to its own libstdc++.so; the executables export none of theirs (--exclude-libs), and
 // OpenCV's loops catch their exceptions before TBB sees them.
 #include <dlfcn.h>
