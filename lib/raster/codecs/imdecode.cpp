@@ -5,6 +5,7 @@
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <sstream>
