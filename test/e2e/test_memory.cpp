@@ -7,27 +7,49 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <thread>
+#include <utility>
 
 #include "process.hpp"
 #include "raster/threads.hpp"
 
 using namespace svtest;
 
+// Runs sv-skeleton with the dynamic loader logging every library it loads (LD_DEBUG, to files of
+// its own, so stderr stays the program's); returns the run and that log.
+static std::pair<Run, std::string> skeleton_loading(const std::string& png) {
+  static int n = 0;
+  const std::string log = "ld-" + std::to_string(n++);
+  Run r = run("LD_DEBUG=files LD_DEBUG_OUTPUT=" + (scratch() / log).string() + " " + bin("sv-skeleton") + " --no-store " + png);
+  std::string loaded;
+  for (const auto& f : std::filesystem::directory_iterator(scratch()))
+    if (f.path().filename().string().rfind(log + ".", 0) == 0) loaded += slurp(f.path());
+  return {r, loaded};
+}
+
 // Only images above kParallelPixels run OpenCV's loops threaded, on TBB, which the executables
-// load on that first loop (cmd/tbb_on_demand.cpp).
+// load on that first loop (cmd/tbb_on_demand.cpp); a drawing-sized image never loads it.
 TEST_CASE("an image above the threading threshold traces on TBB, loaded on demand", "[memory]") {
   cv::Mat paper(4100, 4200, CV_8UC1, cv::Scalar(255));
   REQUIRE(paper.total() > sv::kParallelPixels);
   cv::line(paper, {100, 100}, {4000, 3900}, cv::Scalar(0), 9);
   const std::string png = (scratch() / "threaded.png").string();
   REQUIRE(cv::imwrite(png, paper));
-  Run r = run(bin("sv-skeleton") + " --no-store " + png);
+  auto [r, loaded] = skeleton_loading(png);
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
+  CHECK(loaded.find("libtbb") != std::string::npos);
   const auto graph = nlohmann::json::parse(r.out).at("graph");
   CHECK(graph.at("edges").size() == 1);
   CHECK(graph.at("vertices").size() == 2);
+#ifdef SV_STATIC_LIBS
+  // OpenCV's connectedComponents asks how many threads there are even when they are off; its
+  // default backend asked TBB, and every drawing's sv-skeleton loaded it (raster/threads.cpp).
+  auto [small, small_loaded] = skeleton_loading(data("feather_bar-chart-2_w8.png"));
+  REQUIRE(small.status == 0);
+  CHECK(!small_loaded.empty());  // the log is there: it names libc
+  CHECK(small_loaded.find("libtbb") == std::string::npos);
+#endif
 }
 
 #ifdef SV_MIMALLOC
