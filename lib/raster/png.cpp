@@ -148,6 +148,12 @@ cv::Size claimed_size(std::string_view bytes, long long max_pixels) {
 
 bool write_image(png_structp png, png_infop info, const cv::Mat& m, int color_type) {
   if (setjmp(png_jmpbuf(png))) return false;
+  // Views are flat colour, lines and text over a faded copy of the drawing. libpng's default tries
+  // all five filters on every row at zlib level 6: 15 ms for an 816x834 tool view (most of a tool
+  // call), 110 ms for the 1096x1126 view of a photographed drawing. The "up" filter alone at level
+  // 4 takes 6 and 31 ms for 1% and 16% more bytes (14% more over the 144 dev drawings' views).
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
+  png_set_compression_level(png, 4);
   png_set_IHDR(png, info, m.cols, m.rows, 8, color_type, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
