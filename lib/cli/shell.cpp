@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <string_view>
 
 #include "cli/stage.hpp"
 #include "cli/tool_shell.hpp"
@@ -65,10 +66,25 @@ bool envelope_mode(int argc, char** argv, const ToolShell* tools) {
   return tools && tools->names_store_tool(argc, argv);
 }
 
+// Whether the command line may name a subcommand (a lowercase word) or ask for the help that lists
+// them. A stage that also serves tools (sv-simulate) builds the catalog, 1.5 ms of its start, only
+// then; every other run is the stage.
+bool may_name_subcommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-h" || a.rfind("--help", 0) == 0) return true;
+    if (!a.empty() && a[0] >= 'a' && a[0] <= 'z' &&
+        a.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv, const Executable& exe) {
-  std::unique_ptr<ToolShell> tools = exe.tools ? exe.tools(exe.name) : nullptr;
+  std::unique_ptr<ToolShell> tools =
+      exe.tools && (!exe.stage || may_name_subcommand(argc, argv)) ? exe.tools(exe.name) : nullptr;
   bool envelope_on_stdout = envelope_mode(argc, argv, tools.get());
   CLI::App app{exe.summary, exe.name};
   app.set_version_flag("--version", std::string(SV_VERSION));

@@ -165,6 +165,11 @@ TEST_CASE("shell: the stage's view options are named as render's fields", "[e2e]
   Run tool = in_dir(d, "sv-simulate", "render --rev HEAD --show-pen-up-paths --show-ids --png " + (d / "r.png").string());
   CHECK(tool.status == 0);
   CHECK(fs::exists(png));
+  // The catalog is built only for a command line that may name a tool; the tool is found after
+  // options too.
+  Run after = in_dir(d, "sv-simulate", "--quiet render --rev HEAD --png " + (d / "after.png").string());
+  CHECK(after.status == 0);
+  CHECK(fs::exists(d / "after.png"));
   CHECK(run(bin("sv-simulate") + " --pen-up < /dev/null").status == 2);  // the old name is gone
 }
 
