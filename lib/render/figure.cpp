@@ -6,6 +6,7 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
+#include "raster/scale.hpp"
 
 namespace sv {
 
@@ -101,10 +102,8 @@ void View::underlay(const cv::Mat& gray, const cv::Scalar& ink_color) {
   if (gray.empty()) return;
   // Maps image coordinates to view coordinates exactly as ViewTransform::to_view does.
   const cv::Point2d o = t_.to_view({0, 0});
-  cv::Mat m = (cv::Mat_<double>(2, 3) << t_.scale, 0, o.x, 0, t_.scale, o.y);
-  cv::Mat warped;
-  cv::warpAffine(gray, warped, m, canvas_.size(), t_.scale >= 1 ? cv::INTER_NEAREST : cv::INTER_AREA,
-                 cv::BORDER_CONSTANT, cv::Scalar(255));
+  const cv::Mat warped =
+      scale_onto(gray, t_.scale, o, canvas_.size(), t_.scale >= 1 ? Sampling::nearest : Sampling::bilinear, 255);
   const cv::Rect a = area_rect();
   for (int y = a.y; y < a.y + a.height; ++y)
     for (int x = a.x; x < a.x + a.width; ++x) {

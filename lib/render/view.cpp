@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "robot/replay.hpp"
+#include "raster/scale.hpp"
 #include "raster/threads.hpp"
 
 namespace sv {
@@ -132,9 +133,8 @@ void draw_grid(cv::Mat& canvas, cv::Mat& area, const ViewTransform& t) {
 void draw_source(cv::Mat& area, const cv::Mat& source, const ViewTransform& t) {
   cv::Mat gray = source;
   if (source.channels() == 3) cv::cvtColor(source, gray, cv::COLOR_BGR2GRAY);
-  cv::Mat m = (cv::Mat_<double>(2, 3) << t.scale, 0, -t.region.x * t.scale, 0, t.scale, -t.region.y * t.scale);
-  cv::Mat under;
-  cv::warpAffine(gray, under, m, area.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, 255);
+  cv::Mat under = scale_onto(gray, t.scale, {-t.region.x * t.scale, -t.region.y * t.scale}, area.size(),
+                             Sampling::bilinear, 255);
   under.convertTo(under, CV_8UC1, 0.3, 255 * 0.7);  // faint: 30 % of the ink's darkness
   cv::cvtColor(under, area, cv::COLOR_GRAY2BGR);
 }

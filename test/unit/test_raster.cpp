@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <utility>
 #include <random>
 
 #include "core/error.hpp"
@@ -12,6 +14,7 @@
 #include "raster/ink.hpp"
 #include "raster/png.hpp"
 #include "raster/profile.hpp"
+#include "raster/scale.hpp"
 #include "raster/thin.hpp"
 #include "skeleton_drawing.hpp"
 
@@ -509,4 +512,39 @@ TEST_CASE("decode_image refuses oversized headers before decoding", "[raster][im
     CHECK(message.find("64x48") != std::string::npos);
     CHECK(decode_image(whole, 3072).size() == cv::Size(64, 48));
   }
+}
+
+// scale_onto stands in for cv::warpAffine in the views (raster/scale.hpp): the same pixels, to
+// the bit, for scales up and down, fractional offsets, canvases past the image's edges.
+TEST_CASE("scale_onto gives cv::warpAffine's pixels for a scale and an offset", "[raster][scale]") {
+  cv::RNG rng(7);
+  cv::Mat gray(53, 71, CV_8UC1);
+  rng.fill(gray, cv::RNG::UNIFORM, 0, 256);
+  cv::GaussianBlur(gray, gray, {5, 5}, 1.2);  // edges and flats, like a drawing
+  cv::circle(gray, {30, 25}, 12, cv::Scalar(0), 2, cv::LINE_AA);
+  int cases = 0, from_image = 0;
+  for (double scale : {0.125, 0.3, 0.5, 0.77, 1.0, 1.5, 2.0, 3.37, 8.0}) {
+    for (int k = 0; k < 8; ++k) {
+      const cv::Point2d offset{rng.uniform(-40.0, 40.0), rng.uniform(-40.0, 40.0)};
+      const cv::Point2d whole{std::round(offset.x), std::round(offset.y)};
+      for (cv::Point2d o : {offset, whole}) {
+        const cv::Size size(rng.uniform(1, 160), rng.uniform(1, 160));
+        const cv::Mat m = (cv::Mat_<double>(2, 3) << scale, 0, o.x, 0, scale, o.y);
+        for (auto [sampling, interpolation] : {std::pair{sv::Sampling::nearest, cv::INTER_NEAREST},
+                                               std::pair{sv::Sampling::bilinear, cv::INTER_LINEAR}}) {
+          cv::Mat want;
+          cv::warpAffine(gray, want, m, size, interpolation, cv::BORDER_CONSTANT, 255);
+          const cv::Mat got = sv::scale_onto(gray, scale, o, size, sampling, 255);
+          INFO("scale " << scale << " offset " << o << " size " << size << " bilinear " << (interpolation == cv::INTER_LINEAR));
+          REQUIRE(got.size() == want.size());
+          CHECK(cv::countNonZero(got != want) == 0);
+          from_image += cv::countNonZero(want != 255);
+          ++cases;
+        }
+      }
+    }
+  }
+  CHECK(cases == 9 * 8 * 2 * 2);
+  CHECK(from_image > 100000);  // most canvases show the image, not only the fill
+  CHECK_THROWS_AS(sv::scale_onto(gray, 0, {0, 0}, {4, 4}, sv::Sampling::nearest, 255), sv::Error);
 }
