@@ -17,24 +17,16 @@ constexpr int kWeightBits = 15;  // weights sum to 1 << 15
 // cvRound: to nearest, ties to even.
 int fixed(double v) { return static_cast<int>(std::lrint(v * (1 << kAbBits))); }
 
-// The source position of each output column (x) or row (y) along one axis, in 1/1024 px (nearest)
-// or 1/32 px (bilinear), as warpAffine computes them: the row's start rounded once, each column's
-// step rounded once.
-std::vector<int> positions(int n, double step, double start, Sampling s, bool along_rows) {
-  const int round_delta = s == Sampling::nearest ? (1 << kAbBits) / 2 : (1 << kAbBits) / kTab / 2;
-  const int shift = s == Sampling::nearest ? kAbBits : kAbBits - kTabBits;
+// The source position of each output row or column, in 1/1024 px (nearest) or 1/32 px (bilinear),
+// as warpAffine computes it: for a row, step * y + start rounded once; for a column, the start and
+// step * x rounded apart.
+std::vector<int> positions(int n, double step, double start, Sampling s, bool rows) {
+  const bool nearest = s == Sampling::nearest;
+  const int round_delta = nearest ? (1 << kAbBits) / 2 : (1 << kAbBits) / kTab / 2;
+  const int shift = nearest ? kAbBits : kAbBits - kTabBits;
   std::vector<int> p(n);
-  for (int i = 0; i < n; ++i) {
-    // Columns: start (per row) + step * x; rows: the row's own start, step * y + start.
-    const int v = along_rows ? fixed(step * i + start) + round_delta : fixed(step * i);
-    p[i] = v;
-  }
-  if (!along_rows) {
-    const int base = fixed(start) + round_delta;
-    for (int& v : p) v = (v + base) >> shift;
-  } else {
-    for (int& v : p) v >>= shift;
-  }
+  for (int i = 0; i < n; ++i)
+    p[i] = ((rows ? fixed(step * i + start) : fixed(start) + fixed(step * i)) + round_delta) >> shift;
   return p;
 }
 
