@@ -12,7 +12,6 @@ namespace {
 constexpr int kAbBits = 10;   // cv::warpAffine's fixed point: 1/1024 px
 constexpr int kTabBits = 5;   // its bilinear weights: 1/32 px steps
 constexpr int kTab = 1 << kTabBits;
-constexpr int kWeightBits = 15;  // weights sum to 1 << 15
 
 // cvRound: to nearest, ties to even.
 int fixed(double v) { return static_cast<int>(std::lrint(v * (1 << kAbBits))); }
@@ -52,17 +51,20 @@ cv::Mat scale_onto(const cv::Mat& gray, double scale, cv::Point2d offset, cv::Si
       continue;
     }
     const int sy = ys[y] >> kTabBits, ay = ys[y] & (kTab - 1);
+    // The four weights in 1/1024, (32 - ax) * (32 - ay) and so on: warpAffine's are 32 times these.
+    auto blend = [&](int ax, int p00, int p01, int p10, int p11) {
+      const int v = p00 * (kTab - ax) * (kTab - ay) + p01 * ax * (kTab - ay) + p10 * (kTab - ax) * ay + p11 * ax * ay;
+      return static_cast<uchar>((v + (1 << (2 * kTabBits - 1))) >> (2 * kTabBits));
+    };
     auto at = [&](int px, int py) -> int { return px >= 0 && px < w && py >= 0 && py < h ? gray.at<uchar>(py, px) : fill; };
+    const bool rows_inside = sy >= 0 && sy + 1 < h;
+    const uchar* r0 = rows_inside ? gray.ptr<uchar>(sy) : nullptr;
+    const uchar* r1 = rows_inside ? gray.ptr<uchar>(sy + 1) : nullptr;
     for (int x = 0; x < size.width; ++x) {
       const int sx = xs[x] >> kTabBits, ax = xs[x] & (kTab - 1);
-      if (sx >= w || sx + 1 < 0 || sy >= h || sy + 1 < 0) {
-        o[x] = fill;
-        continue;
-      }
-      // The four weights in 1/32768, exact: (32 - a) * (32 - b) * 32 and so on.
-      const int v = at(sx, sy) * (kTab - ax) * (kTab - ay) + at(sx + 1, sy) * ax * (kTab - ay) +
-                    at(sx, sy + 1) * (kTab - ax) * ay + at(sx + 1, sy + 1) * ax * ay;
-      o[x] = cv::saturate_cast<uchar>((v * kTab + (1 << (kWeightBits - 1))) >> kWeightBits);
+      if (rows_inside && sx >= 0 && sx + 1 < w) o[x] = blend(ax, r0[sx], r0[sx + 1], r1[sx], r1[sx + 1]);
+      else if (sx >= w || sx + 1 < 0 || sy >= h || sy + 1 < 0) o[x] = fill;
+      else o[x] = blend(ax, at(sx, sy), at(sx + 1, sy), at(sx, sy + 1), at(sx + 1, sy + 1));  // at an edge
     }
   }
   return out;
