@@ -134,15 +134,8 @@ std::optional<Shape> Segmenter::arc_fits(int i, int j, bool geometric) const {
 }
 
 bool Segmenter::fits(int i, int j, bool lines_only) const {
-  // The reaches and the cover ask about the same spans again (up to a third of the arc tests on
-  // the dev drawings); each answer is kept, a tested bit and the answer's bit per test.
-  uint8_t& known = fits_known_[(static_cast<uint64_t>(i) << 32) | static_cast<uint32_t>(j)];
-  auto test = [&known](uint8_t bit, auto&& compute) {
-    if (!(known & bit)) known |= bit | (compute() ? bit << 1 : 0);
-    return (known & bit << 1) != 0;
-  };
-  if (test(kLineTested, [&] { return line_fits(i, j); })) return true;
-  return !lines_only && test(kArcTested, [&] { return arc_fits(i, j, false).has_value(); });
+  if (line_fits(i, j)) return true;
+  return !lines_only && arc_fits(i, j, false).has_value();
 }
 
 std::optional<Shape> Segmenter::fit_span(int i, int j) const {

@@ -1,8 +1,6 @@
 // Segmentation of a polyline into the fewest lines and arcs within tolerance.
 #pragma once
-#include <cstdint>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "fit/params.hpp"
@@ -65,9 +63,6 @@ class Segmenter {
   const FitParams& p_;
   SpanMoments moments_;
   double tol_;
-  // fits' answers by span (i << 32 | j): a tested bit and, above it, the answer.
-  static constexpr uint8_t kLineTested = 1, kArcTested = 4;
-  mutable std::unordered_map<uint64_t, uint8_t> fits_known_;
 };
 
 // Pieces covering the segmenter's points from fixed.front() to fixed.back(), with a
