@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace svtest {
@@ -190,7 +191,7 @@ inline int kill_child(const Child& c) {
   return wait_child(c);
 }
 
-inline int count_lines(const std::string& s) {
+inline int count_lines(std::string_view s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
