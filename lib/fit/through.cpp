@@ -27,7 +27,7 @@ struct Member {
   bool reversed = false;
 };
 
-struct Group {
+struct MergedPath {
   std::vector<Member> members;  // in path order
   Shape shape;                  // oriented along the path
   std::vector<std::string> joints;  // the junctions the path passes through
@@ -168,7 +168,7 @@ std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Grap
       }
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.turn < y.turn; });
 
-  std::vector<Group> groups(n);
+  std::vector<MergedPath> groups(n);
   std::vector<int> group_of(n);
   for (int i = 0; i < n; ++i) {
     groups[i].members = {{i, false}};
@@ -200,7 +200,7 @@ std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Grap
     if (pts.size() < 2) continue;
     auto shape = fit_through(path, prims, pts, limit * (1 + 1e-9), p);
     if (!shape) continue;
-    Group merged;
+    MergedPath merged;
     merged.members = std::move(path);
     merged.shape = *shape;
     merged.joints = groups[ga].joints;
@@ -226,7 +226,7 @@ std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Grap
       Vec2 q = nearest_on(groups[g].shape, vx->p);
       for (const End& e : at[v]) {
         if (used.count(e)) continue;
-        Group& s = groups[group_of[e.prim]];
+        MergedPath& s = groups[group_of[e.prim]];
         if (group_of[e.prim] == g) continue;
         // Which end of the stem's path it is (a single member is its own path).
         bool at_tail;
@@ -255,7 +255,7 @@ std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Grap
   std::vector<Primitive> out;
   std::vector<int> new_index(n, -1);
   for (int i = 0; i < n; ++i) {
-    const Group& g = groups[group_of[i]];
+    const MergedPath& g = groups[group_of[i]];
     int first = n;
     for (const Member& m : g.members) first = std::min(first, m.prim);
     if (first != i) continue;

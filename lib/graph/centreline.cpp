@@ -17,12 +17,6 @@ constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many width
 constexpr double kCuspMaxWidth = 1.5;     // ... in a spike no wider than this many widths halfway out
 constexpr double kCuspMaxWidthSpread = 0.3;  // widths of a pen stroke vary less (10th-90th percentile)
 
-float median_of(std::vector<float>& v) {
-  auto mid = v.begin() + v.size() / 2;
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
 double median_width(const Trace& t, double max_length, double fallback) {
   std::vector<float> w;
   double s = 0;

@@ -25,13 +25,6 @@ struct Arm {
   Vec2 dir;               // unit, pointing away from the junction
 };
 
-double median_of(std::vector<float> v) {
-  if (v.empty()) return 0;
-  auto mid = v.begin() + v.size() / 2;
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
 // Arc length at which the arm's own stroke begins: the first point after which, for
 // `clean_run` px, every cross-section was measured and is no wider than clean_width_ratio
 // times the arm's typical width. Nearer the junction the ink is shared with the other arms

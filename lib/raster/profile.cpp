@@ -104,6 +104,13 @@ double stroke_width_quantile(const cv::Mat& skeleton, const cv::Mat& coverage, d
   return widths[at];
 }
 
+double median_of(std::vector<float>& v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + v.size() / 2;
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
 double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage) {
   return stroke_width_quantile(skeleton, coverage, 0.5);
 }

@@ -37,4 +37,7 @@ double median_stroke_width(const cv::Mat& skeleton, const cv::Mat& coverage);
 // The same sample's width at `quantile` (0.5: the median; 0.1: the thinnest strokes but a tenth).
 double stroke_width_quantile(const cv::Mat& skeleton, const cv::Mat& coverage, double quantile);
 
+// The median of a trace's widths (the upper one of an even count), reordering v; 0 when empty.
+double median_of(std::vector<float>& v);
+
 }  // namespace sv

@@ -16,7 +16,7 @@ namespace {
 // x4 = NW, x5 = W, x6 = SW, x7 = S, x8 = SE. Bit k-1 of a configuration holds x_k.
 constexpr int kDx[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 constexpr int kDy[8] = {0, -1, -1, -1, 0, 1, 1, 1};
-constexpr uchar kInk = 1, kQueued = 2;
+constexpr uchar kInkBit = 1, kQueuedBit = 2;
 
 // Yokoi's connectivity number for 8-connected ink: the number of ink components around a
 // pixel that deleting it would separate. A pixel is simple when it is exactly 1.
@@ -50,10 +50,10 @@ cv::Mat thin(const cv::Mat& binary) {
   const int stride = padded.cols;
   int off[8];
   for (int k = 0; k < 8; ++k) off[k] = kDy[k] * stride + kDx[k];
-  auto ink = [&](size_t i) { return img[i] & kInk; };
+  auto ink = [&](size_t i) { return img[i] & kInkBit; };
   auto config = [&](size_t i) {
     unsigned c = 0;
-    for (int k = 0; k < 8; ++k) c |= static_cast<unsigned>(img[i + off[k]] & kInk) << k;
+    for (int k = 0; k < 8; ++k) c |= static_cast<unsigned>(img[i + off[k]] & kInkBit) << k;
     return c;
   };
 
@@ -77,15 +77,15 @@ cv::Mat thin(const cv::Mat& binary) {
         img[i] = 0;
         for (int k = 0; k < 8; ++k) {
           size_t j = i + off[k];
-          if (img[j] == kInk) {
-            img[j] |= kQueued;
+          if (img[j] == kInkBit) {
+            img[j] |= kQueuedBit;
             next.push_back(j);
             active.push_back(j);
           }
         }
       }
     }
-    for (uint32_t i : next) img[i] &= kInk;
+    for (uint32_t i : next) img[i] &= kInkBit;
     std::erase_if(next, [&](uint32_t i) { return !ink(i); });
     active.swap(next);
   }

@@ -49,9 +49,8 @@ std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px) {
 
 namespace {
 
-constexpr int kShift = 4;  // OpenCV fixed-point drawing: 1/16 view pixel
 constexpr double kFontScale = 0.4;
-const cv::Scalar kInk(40, 40, 40), kGrid(215, 215, 215), kTravel(150, 150, 150);
+const cv::Scalar kDrawn(40, 40, 40), kGrid(215, 215, 215), kTravel(150, 150, 150);
 
 std::map<std::string, PrimType> types_of(const Scene& s) {
   std::map<std::string, PrimType> t;
@@ -68,7 +67,7 @@ cv::Scalar type_color(PrimType t) {
     case PrimType::arc: return {0, 130, 255};
     case PrimType::circle: return {170, 0, 200};
   }
-  return kInk;
+  return kDrawn;
 }
 
 // Colour of the k-th of n drawn pieces on a perceptual ramp (first blue, last red).
@@ -85,7 +84,7 @@ cv::Scalar order_color(size_t k, size_t n) {
 }
 
 cv::Point fixed(cv::Point2d p) {
-  return {static_cast<int>(std::lround(p.x * (1 << kShift))), static_cast<int>(std::lround(p.y * (1 << kShift)))};
+  return {static_cast<int>(std::lround(p.x * (1 << kDrawShift))), static_cast<int>(std::lround(p.y * (1 << kDrawShift)))};
 }
 
 void dashed(cv::Mat& img, cv::Point2d a, cv::Point2d b, const cv::Scalar& color) {
@@ -93,11 +92,11 @@ void dashed(cv::Mat& img, cv::Point2d a, cv::Point2d b, const cv::Scalar& color)
   constexpr double dash = 6, gap = 4;
   for (double s = 0; s < len; s += dash + gap) {
     double e = std::min(len, s + dash);
-    cv::line(img, fixed(a + (b - a) * (s / len)), fixed(a + (b - a) * (e / len)), color, 1, cv::LINE_AA, kShift);
+    cv::line(img, fixed(a + (b - a) * (s / len)), fixed(a + (b - a) * (e / len)), color, 1, cv::LINE_AA, kDrawShift);
   }
 }
 
-void text(cv::Mat& img, const std::string& s, cv::Point org, const cv::Scalar& color = kInk) {
+void text(cv::Mat& img, const std::string& s, cv::Point org, const cv::Scalar& color = kDrawn) {
   cv::putText(img, s, org, cv::FONT_HERSHEY_SIMPLEX, kFontScale, color, 1, cv::LINE_AA);
 }
 
@@ -163,7 +162,7 @@ int draw_legend(cv::Mat* canvas, int y, const ViewOptions& o, const Scene& s) {
     if (canvas) text(*canvas, "last", {x, y + 4});
     x += text_size("last").width + 16;
   } else {
-    swatch(kInk, "drawn");
+    swatch(kDrawn, "drawn");
   }
   if (o.pen_up) {
     if (canvas) dashed(*canvas, cv::Point2d(x, y), cv::Point2d(x + 20, y), kTravel);
@@ -243,7 +242,7 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
   int thickness = std::max(1, static_cast<int>(std::lround(o.pen_px)));
   for (const DrawnPiece& p : pieces) {
     if (!p.pen_down) continue;
-    cv::Scalar color = kInk;
+    cv::Scalar color = kDrawn;
     auto it = types.find(first_id(p.primitive));
     if (o.color_by == ColorBy::primitive_type && it != types.end()) color = type_color(it->second);
     if (o.color_by == ColorBy::draw_order) color = order_color(drawn, n_drawn);
@@ -251,7 +250,7 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
     std::vector<cv::Point> pts;
     for (Vec2 q : p.path) pts.push_back(fixed(local(q)));
     if (pts.size() == 1) pts.push_back(pts[0]);
-    cv::polylines(area, std::vector<std::vector<cv::Point>>{pts}, false, color, thickness, cv::LINE_AA, kShift);
+    cv::polylines(area, std::vector<std::vector<cv::Point>>{pts}, false, color, thickness, cv::LINE_AA, kDrawShift);
   }
   if (o.ids && scene.primitives)
     for (const Primitive& p : *scene.primitives) {

@@ -15,6 +15,9 @@
 
 namespace sv {
 
+// Fractional bits of the points given to OpenCV's drawing: positions in 1/16 view pixel.
+constexpr int kDrawShift = 4;
+
 enum class ColorBy { none, primitive_type, draw_order };
 
 struct ViewOptions {

@@ -34,11 +34,11 @@ namespace {
 // Five drawings of different families, small enough for hundreds of tool calls: each at a
 // scale (half, the hand drawing's wide stroke a third) and the share of its width kept (the
 // Hershey line of text is cut to its first glyphs).
-struct Drawing {
+struct Sample {
   const char* png;
   double scale, keep;
 };
-const Drawing kDrawings[] = {{"feather_shopping-cart_w5.png", 0.5, 1.0},
+const Sample kDrawings[] = {{"feather_shopping-cart_w5.png", 0.5, 1.0},
                              {"hand_circle-pause_w10.png", 0.35, 1.0},
                              {"hanzi_u5f51.png", 0.5, 1.0},
                              {"hershey_futural_02_w4.png", 0.5, 0.4},
@@ -47,7 +47,7 @@ constexpr int kSequencesPerDrawing = kSanitized ? 12 : 40;
 constexpr int kStepsPerSequence = 10;
 
 // A store holding the pipeline's revisions of the drawing, made once per drawing.
-fs::path template_store(const Drawing& drawing) {
+fs::path template_store(const Sample& drawing) {
   const std::string png = drawing.png;
   fs::path d = scratch() / ("contract-" + fs::path(png).stem().string());
   fs::create_directories(d);
@@ -571,7 +571,7 @@ TEST_CASE("random request sequences over every tool leave a truthful, intact sto
   std::vector<std::string> defects;
   const auto t0 = std::chrono::steady_clock::now();
   unsigned seed = 20261201;
-  for (const Drawing& drawing : kDrawings) {
+  for (const Sample& drawing : kDrawings) {
     const fs::path templ = template_store(drawing);
     for (int i = 0; i < kSequencesPerDrawing; ++i) run_sequence(templ, i, seed++, totals, defects);
   }

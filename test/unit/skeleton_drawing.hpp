@@ -5,41 +5,42 @@
 #include <opencv2/imgproc.hpp>
 
 #include "core/geometry.hpp"
+#include "graph/skeletonize.hpp"
 
 namespace sv::test {
 
-class Drawing {
+class Sketch {
  public:
   static constexpr int kScale = 8;
   static constexpr int kShift = 4;  // fractional bits of the drawing coordinates
 
-  Drawing(int width, int height, uchar paper = 255, uchar ink = 0)
+  Sketch(int width, int height, uchar paper = 255, uchar ink = 0)
       : big_(height * kScale, width * kScale, CV_8U, cv::Scalar(paper)), ink_(ink) {}
 
   // A stroke of the given width with round caps, from a to b (pixel-centre coordinates).
-  Drawing& line(Vec2 a, Vec2 b, double width) {
+  Sketch& line(Vec2 a, Vec2 b, double width) {
     cv::line(big_, at(a), at(b), cv::Scalar(ink_), thickness(width), cv::LINE_8, kShift);
     return *this;
   }
-  Drawing& circle(Vec2 c, double r, double width) {
+  Sketch& circle(Vec2 c, double r, double width) {
     cv::circle(big_, at(c), static_cast<int>(std::lround(r * kScale * (1 << kShift))), cv::Scalar(ink_),
                thickness(width), cv::LINE_8, kShift);
     return *this;
   }
   // The arc of the circle (c, r) from angle a0 to a1 (degrees, y down).
-  Drawing& arc(Vec2 c, double r, double a0, double a1, double width) {
+  Sketch& arc(Vec2 c, double r, double a0, double a1, double width) {
     int radius = static_cast<int>(std::lround(r * kScale * (1 << kShift)));
     cv::ellipse(big_, at(c), {radius, radius}, 0, a0, a1, cv::Scalar(ink_), thickness(width), cv::LINE_8, kShift);
     return *this;
   }
-  Drawing& polyline(const std::vector<Vec2>& pts, bool closed, double width) {
+  Sketch& polyline(const std::vector<Vec2>& pts, bool closed, double width) {
     std::vector<cv::Point> p;
     for (Vec2 q : pts) p.push_back(at(q));
     cv::polylines(big_, p, closed, cv::Scalar(ink_), thickness(width), cv::LINE_8, kShift);
     for (Vec2 q : pts) dot(q, width);  // round joins
     return *this;
   }
-  Drawing& dot(Vec2 c, double diameter) {
+  Sketch& dot(Vec2 c, double diameter) {
     cv::circle(big_, at(c), static_cast<int>(std::lround(diameter / 2 * kScale * (1 << kShift))), cv::Scalar(ink_),
                cv::FILLED, cv::LINE_8, kShift);
     return *this;
@@ -62,5 +63,12 @@ class Drawing {
   cv::Mat big_;
   uchar ink_;
 };
+
+// The scene sv-skeleton makes of a drawing.
+inline Scene skeleton_of(const cv::Mat& gray, const SkeletonOptions& opt = {}) {
+  Scene s;
+  skeletonize(s, gray, opt);
+  return s;
+}
 
 }  // namespace sv::test

@@ -15,11 +15,6 @@ using namespace svtest;
 
 namespace {
 
-Scene simulated(Scene s) {
-  simulate(s, SimulateOptions{});
-  return s;
-}
-
 std::set<std::string> ids_in(const json& list, const char* key = "primitive_id") {
   std::set<std::string> out;
   for (const auto& x : list) out.insert(x[key].get<std::string>());

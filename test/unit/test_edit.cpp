@@ -45,11 +45,6 @@ void check_consistent(const Scene& s) {
   CHECK(drawn == ids);
 }
 
-Scene simulated(Scene s) {
-  simulate(s, SimulateOptions{});
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("DeletePrimitive refuses to disconnect the drawing unless told, and reports the ink lost", "[edit]") {

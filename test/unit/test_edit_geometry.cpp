@@ -21,12 +21,6 @@ const Primitive& prim(const Scene& s, const std::string& id) {
 
 double dir_deg(const Shape& s) { return rad2deg(angle_of(s.p1 - s.p0)); }
 
-Polyline join(const Polyline& a, const Polyline& b) {
-  Polyline out = a;
-  out.insert(out.end(), b.begin() + 1, b.end());
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("MergePrimitives: two collinear halves become one line between the outer ends", "[edit]") {

@@ -27,12 +27,6 @@ std::vector<std::string> order_without(const Scene& s, const std::set<std::strin
   return out;
 }
 
-Polyline join(const Polyline& a, const Polyline& b) {
-  Polyline out = a;
-  out.insert(out.end(), b.begin() + 1, b.end());
-  return out;
-}
-
 // Five short strokes in a row, left to right, and far below them a line drawn in two halves.
 Scene row_and_halves() {
   SceneBuilder b(400, 200, 4);

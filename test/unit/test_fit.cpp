@@ -821,7 +821,7 @@ Vec2 near_end(const Shape& s, Vec2 q) { return dist(s.p0, q) < dist(s.p1, q) ? s
 
 TEST_CASE("a circle a line ends on is one circle, and the line ends on it", "[fit][cycles]") {
   const Vec2 c{120, 120};
-  Scene s = fitted_drawing(test::Drawing(240, 240).circle(c, 60, 4).line({120, 180}, {120, 230}, 4).image());
+  Scene s = fitted_drawing(test::Sketch(240, 240).circle(c, 60, 4).line({120, 180}, {120, 230}, 4).image());
   auto circles = of_type(s, PrimType::circle);
   REQUIRE(circles.size() == 1);
   REQUIRE(s.primitives->size() == 2);
@@ -846,7 +846,7 @@ TEST_CASE("a circle a line ends on is one circle, and the line ends on it", "[fi
 TEST_CASE("a circle two lines cross is one circle, and the lines run straight through it", "[fit][cycles]") {
   const Vec2 c{130, 130};
   Scene s = fitted_drawing(
-      test::Drawing(260, 260).circle(c, 70, 4).line({20, 110}, {240, 110}, 4).line({150, 20}, {150, 240}, 4).image());
+      test::Sketch(260, 260).circle(c, 70, 4).line({20, 110}, {240, 110}, 4).line({150, 20}, {150, 240}, 4).image());
   auto circles = of_type(s, PrimType::circle);
   REQUIRE(circles.size() == 1);
   CHECK(dist(circles[0]->shape.center, c) < 1.0);
@@ -862,7 +862,7 @@ TEST_CASE("a circle crossed by a line and met by two is one circle, and the line
   // A line through it from outside to outside, off the centre, and two stems ending on it, which
   // cut it into two edges between their junctions.
   auto draw = [&] {
-    return test::Drawing(260, 260)
+    return test::Sketch(260, 260)
         .circle(c, 70, 4)
         .line({30, 110}, {230, 110}, 4)
         .line({200, 250}, c + from_angle(deg2rad(60)) * 70, 4)
@@ -914,11 +914,11 @@ TEST_CASE("a loop through a junction that is no circle stays arcs and lines", "[
   // An ellipse, 60 by 48, with a line ending on it.
   std::vector<Vec2> ellipse;
   for (int k = 0; k < 180; ++k) ellipse.push_back({120 + 60 * std::cos(k * kPi / 90), 120 + 48 * std::sin(k * kPi / 90)});
-  Scene e = fitted_drawing(test::Drawing(240, 240).polyline(ellipse, true, 4).line({120, 168}, {120, 225}, 4).image());
+  Scene e = fitted_drawing(test::Sketch(240, 240).polyline(ellipse, true, 4).line({120, 168}, {120, 225}, 4).image());
   CHECK(of_type(e, PrimType::circle).empty());
   CHECK(!of_type(e, PrimType::arc).empty());
   // A rounded square with a line ending on one side.
-  test::Drawing d(240, 240);
+  test::Sketch d(240, 240);
   const double r = 25, a = 50, b = 190;
   d.line({a + r, a}, {b - r, a}, 4).line({b, a + r}, {b, b - r}, 4).line({b - r, b}, {a + r, b}, 4)
       .line({a, b - r}, {a, a + r}, 4);

@@ -15,15 +15,10 @@
 #include "skeleton_drawing.hpp"
 
 using namespace sv;
-using test::Drawing;
+using test::Sketch;
+using test::skeleton_of;
 
 namespace {
-
-Scene skeleton_of(const cv::Mat& gray, const SkeletonOptions& opt = {}) {
-  Scene s;
-  skeletonize(s, gray, opt);
-  return s;
-}
 
 int count_kind(const Graph& g, const std::string& kind, int degree = -1) {
   int n = 0;
@@ -97,7 +92,7 @@ cv::Mat cut_across(cv::Mat img, Vec2 c, Vec2 d, int width) {
 TEST_CASE("a T junction is one vertex of degree 3 where the strokes meet", "[graph]") {
   for (double w : {3.0, 6.0, 10.0}) {
     INFO("stroke width " << w);
-    Scene s = skeleton_of(Drawing(200, 200).line({40, 60}, {160, 60}, w).line({100, 60}, {100, 160}, w).image());
+    Scene s = skeleton_of(Sketch(200, 200).line({40, 60}, {160, 60}, w).line({100, 60}, {100, 160}, w).image());
     const Graph& g = *s.graph;
     REQUIRE(g.edges.size() == 3);
     REQUIRE(count_kind(g, "junction", 3) == 1);
@@ -121,7 +116,7 @@ TEST_CASE("two crossing lines become two straight edges through the crossing", "
     for (double w : {3.0, 8.0}) {
       INFO("angle " << angle << " width " << w);
       Vec2 c{100, 100}, d1 = from_angle(deg2rad(angle / 2)) * 70, d2 = from_angle(deg2rad(-angle / 2)) * 70;
-      Scene s = skeleton_of(Drawing(200, 200).line(c - d1, c + d1, w).line(c - d2, c + d2, w).image());
+      Scene s = skeleton_of(Sketch(200, 200).line(c - d1, c + d1, w).line(c - d2, c + d2, w).image());
       const Graph& g = *s.graph;
       REQUIRE(g.edges.size() == 2);
       CHECK(count_kind(g, "end", 1) == 4);
@@ -140,7 +135,7 @@ TEST_CASE("a circle crossed by a line stays one closed circle and one line", "[g
     INFO("stroke width " << w);
     Vec2 c{100, 100};
     double r = 50;
-    Scene s = skeleton_of(Drawing(200, 200).circle(c, r, w).line({20, 90}, {180, 110}, w).image());
+    Scene s = skeleton_of(Sketch(200, 200).circle(c, r, w).line({20, 90}, {180, 110}, w).image());
     const Graph& g = *s.graph;
     REQUIRE(g.edges.size() == 2);
     const Edge* circle = g.edges[0].closed ? &g.edges[0] : &g.edges[1];
@@ -170,7 +165,7 @@ TEST_CASE("a circle crossed by a line stays one closed circle and one line", "[g
 
 TEST_CASE("a closed square is one loop", "[graph]") {
   std::vector<Vec2> corners = {{50, 50}, {150, 50}, {150, 150}, {50, 150}};
-  Scene s = skeleton_of(Drawing(200, 200).polyline(corners, true, 6).image());
+  Scene s = skeleton_of(Sketch(200, 200).polyline(corners, true, 6).image());
   const Graph& g = *s.graph;
   REQUIRE(g.edges.size() == 1);
   REQUIRE(g.vertices.size() == 1);
@@ -191,12 +186,12 @@ TEST_CASE("a closed square is one loop", "[graph]") {
 TEST_CASE("a spur shorter than a stroke width is pruned, a stroke is not", "[graph]") {
   const double w = 8;
   // A bump: a stub reaching 3 px beyond the bar's edge.
-  Scene bump = skeleton_of(Drawing(200, 200).line({40, 100}, {160, 100}, w).line({100, 100}, {100, 103}, w).image());
+  Scene bump = skeleton_of(Sketch(200, 200).line({40, 100}, {160, 100}, w).line({100, 100}, {100, 103}, w).image());
   CHECK(bump.graph->edges.size() == 1);
   CHECK(count_kind(*bump.graph, "junction") == 0);
   CHECK(max_distance_to_segment(bump.graph->edges[0].points, {40, 100}, {160, 100}) < 2.0);
   // A short stroke: reaching 1.5 stroke widths beyond the bar's edge.
-  Scene stub = skeleton_of(Drawing(200, 200).line({40, 100}, {160, 100}, w).line({100, 100}, {100, 116}, w).image());
+  Scene stub = skeleton_of(Sketch(200, 200).line({40, 100}, {160, 100}, w).line({100, 100}, {100, 116}, w).image());
   CHECK(stub.graph->edges.size() == 3);
   CHECK(count_kind(*stub.graph, "junction", 3) == 1);
 }
@@ -207,7 +202,7 @@ TEST_CASE("a star of tangent arcs keeps its cusps", "[graph]") {
   const double r = 50;
   for (double w : {4.0, 10.0}) {
     INFO("stroke width " << w);
-    Drawing d(200, 200);
+    Sketch d(200, 200);
     d.arc({c.x + r, c.y - r}, r, 90, 180, w).arc({c.x - r, c.y - r}, r, 0, 90, w);
     d.arc({c.x - r, c.y + r}, r, 270, 360, w).arc({c.x + r, c.y + r}, r, 180, 270, w);
     Scene s = skeleton_of(d.image());
@@ -226,7 +221,7 @@ TEST_CASE("a pencil skip across a stroke is rejoined into one stroke", "[graph]"
     for (double angle : {0.0, 30.0}) {
       INFO("stroke width " << w << " angle " << angle);
       Vec2 c{100, 100}, d = from_angle(deg2rad(angle)) * 80;
-      Scene s = skeleton_of(cut_across(Drawing(200, 200).line(c - d, c + d, w).image(), c, unit(d), 2));
+      Scene s = skeleton_of(cut_across(Sketch(200, 200).line(c - d, c + d, w).image(), c, unit(d), 2));
       const Graph& g = *s.graph;
       REQUIRE(g.edges.size() == 1);
       CHECK(count_kind(g, "end", 1) == 2);
@@ -245,7 +240,7 @@ TEST_CASE("a circle with a pencil skip closes into one loop", "[graph]") {
     INFO("stroke width " << w);
     const Vec2 c{100, 100};
     const double r = 50;
-    Scene s = skeleton_of(cut_across(Drawing(200, 200).circle(c, r, w).image(), {c.x + r, c.y}, {0, 1}, 2));
+    Scene s = skeleton_of(cut_across(Sketch(200, 200).circle(c, r, w).image(), {c.x + r, c.y}, {0, 1}, 2));
     const Graph& g = *s.graph;
     REQUIRE(g.edges.size() == 1);
     CHECK(g.edges[0].closed);
@@ -259,9 +254,9 @@ TEST_CASE("a corner drawn in two strokes with a gap at the corner is one stroke"
       INFO("stroke width " << w << " gap " << gap);
       // Both strokes stop short of the corner (60, 140), their caps `gap` apart.
       const double a = (w + gap) / std::sqrt(2.0);
-      Scene both = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 140 - a}, w).line({60 + a, 140}, {160, 140}, w).image());
+      Scene both = skeleton_of(Sketch(200, 200).line({60, 40}, {60, 140 - a}, w).line({60 + a, 140}, {160, 140}, w).image());
       // One stroke reaches the corner, the other starts `gap` beyond its cap.
-      Scene one = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 140}, w).line({60 + w + gap, 140}, {160, 140}, w).image());
+      Scene one = skeleton_of(Sketch(200, 200).line({60, 40}, {60, 140}, w).line({60 + w + gap, 140}, {160, 140}, w).image());
       for (const Scene* s : {&both, &one}) {
         const Graph& g = *s->graph;
         REQUIRE(g.edges.size() == 1);
@@ -279,7 +274,7 @@ TEST_CASE("a corner drawn in two strokes with a gap at the corner is one stroke"
 
 TEST_CASE("an end that stops short of a stroke is joined to it as a T", "[graph]") {
   const double w = 5;
-  cv::Mat img = Drawing(200, 200).line({40, 60}, {160, 60}, w).line({100, 60 + w + 2}, {100, 160}, w).image();
+  cv::Mat img = Sketch(200, 200).line({40, 60}, {160, 60}, w).line({100, 60 + w + 2}, {100, 160}, w).image();
   // Off by default (it saves no pen lift); the gap is 2 px of paper.
   CHECK(skeleton_of(img).graph->edges.size() == 2);
   SkeletonOptions opt;
@@ -297,16 +292,16 @@ TEST_CASE("letters a stroke and a half apart stay separate", "[graph]") {
     INFO("stroke width " << w);
     const double apart = 2.5 * w;  // centre to centre: 1.5 w of paper between the inks
     // Two bars, end to end (a broken "l" would be joined at a closer gap) and side by side.
-    Scene bars = skeleton_of(Drawing(200, 200).line({60, 20}, {60, 90}, w).line({60, 90 + apart}, {60, 180}, w).image());
+    Scene bars = skeleton_of(Sketch(200, 200).line({60, 20}, {60, 90}, w).line({60, 90 + apart}, {60, 180}, w).image());
     CHECK(components(*bars.graph) == 2);
-    Scene side = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 160}, w).line({60 + apart, 40}, {60 + apart, 160}, w).image());
+    Scene side = skeleton_of(Sketch(200, 200).line({60, 40}, {60, 160}, w).line({60 + apart, 40}, {60 + apart, 160}, w).image());
     CHECK(components(*side.graph) == 2);
     // An "l" next to an "o", and a "c" whose ends point at the "l".
     const double r = 4 * w;
-    Scene lo = skeleton_of(Drawing(200, 200).line({60, 40}, {60, 140}, w).circle({60 + apart + r, 120}, r, w).image());
+    Scene lo = skeleton_of(Sketch(200, 200).line({60, 40}, {60, 140}, w).circle({60 + apart + r, 120}, r, w).image());
     CHECK(components(*lo.graph) == 2);
     CHECK(lo.graph->edges.size() == 2);
-    Scene cl = skeleton_of(Drawing(200, 200).arc({100, 100}, r, 40, 320, w).line({100 + r * std::cos(deg2rad(40)) + apart, 40},
+    Scene cl = skeleton_of(Sketch(200, 200).arc({100, 100}, r, 40, 320, w).line({100 + r * std::cos(deg2rad(40)) + apart, 40},
                                                                                 {100 + r * std::cos(deg2rad(40)) + apart, 160}, w).image());
     CHECK(components(*cl.graph) == 2);
     CHECK(count_kind(*cl.graph, "junction") == 0);
@@ -321,7 +316,7 @@ TEST_CASE("a stroke drawn twice is one stroke", "[graph]") {
       for (double angle : {0.0, 20.0}) {
         INFO("stroke width " << w << " offset " << offset << " angle " << angle);
         Vec2 d = from_angle(deg2rad(angle)), n = perp(d), a = Vec2{100, 100} - d * 70, b = Vec2{100, 100} + d * 70;
-        Scene s = skeleton_of(Drawing(200, 200).line(a, b, w).line(a + d * 2 + n * offset, b - d * 3 + n * offset, w).image());
+        Scene s = skeleton_of(Sketch(200, 200).line(a, b, w).line(a + d * 2 + n * offset, b - d * 3 + n * offset, w).image());
         const Graph& g = *s.graph;
         REQUIRE(g.edges.size() == 1);
         CHECK_FALSE(g.edges[0].closed);
@@ -336,14 +331,14 @@ TEST_CASE("a stroke drawn twice is one stroke", "[graph]") {
 TEST_CASE("a small round loop is not taken for a stroke drawn twice", "[graph]") {
   for (double w : {3.0, 5.0}) {
     INFO("stroke width " << w);
-    Scene s = skeleton_of(Drawing(100, 100).circle({50, 50}, 1.2 * w, w).image());
+    Scene s = skeleton_of(Sketch(100, 100).circle({50, 50}, 1.2 * w, w).image());
     REQUIRE(s.graph->edges.size() == 1);
     CHECK(s.graph->edges[0].closed);
   }
 }
 
 TEST_CASE("a dot stays a dot", "[graph]") {
-  Scene s = skeleton_of(Drawing(120, 120).dot({30.3, 40.6}, 7).line({60, 20}, {60, 100}, 5).image());
+  Scene s = skeleton_of(Sketch(120, 120).dot({30.3, 40.6}, 7).line({60, 20}, {60, 100}, 5).image());
   const Graph& g = *s.graph;
   REQUIRE(count_kind(g, "dot") == 1);
   REQUIRE(g.edges.size() == 2);
@@ -379,7 +374,7 @@ TEST_CASE("degenerate images go through", "[graph]") {
 }
 
 TEST_CASE("the same drawing gives the same scene", "[graph]") {
-  cv::Mat img = Drawing(160, 160).circle({80, 80}, 40, 4).line({10, 20}, {150, 140}, 6).dot({20, 140}, 6).image();
+  cv::Mat img = Sketch(160, 160).circle({80, 80}, 40, 4).line({10, 20}, {150, 140}, 6).dot({20, 140}, 6).image();
   cv::Mat noisy = img.clone();
   std::mt19937 rng(3);
   for (int y = 0; y < noisy.rows; ++y)
@@ -392,7 +387,7 @@ TEST_CASE("the same drawing gives the same scene", "[graph]") {
 }
 
 TEST_CASE("ids follow position and edges run from the lower vertex id", "[graph]") {
-  Scene s = skeleton_of(Drawing(200, 200).line({150, 30}, {20, 170}, 4).line({30, 20}, {180, 20}, 4).image());
+  Scene s = skeleton_of(Sketch(200, 200).line({150, 30}, {20, 170}, 4).line({30, 20}, {180, 20}, 4).image());
   const Graph& g = *s.graph;
   REQUIRE(g.vertices.size() == 4);
   for (size_t i = 0; i < g.vertices.size(); ++i) {
@@ -408,7 +403,7 @@ TEST_CASE("ids follow position and edges run from the lower vertex id", "[graph]
 }
 
 TEST_CASE("every threshold is recorded with its provenance", "[graph]") {
-  cv::Mat img = Drawing(100, 100).line({10, 50}, {90, 50}, 5).image();
+  cv::Mat img = Sketch(100, 100).line({10, 50}, {90, 50}, 5).image();
   Scene s = skeleton_of(img);
   for (const char* key : {"skeleton.threshold", "skeleton.stroke_width_px", "skeleton.paper_level"})
     CHECK(s.config[key]["from"] == "image");
@@ -441,7 +436,7 @@ TEST_CASE("every threshold is recorded with its provenance", "[graph]") {
 }
 
 TEST_CASE("the skeleton scene validates against the scene schema", "[graph]") {
-  Scene s = skeleton_of(Drawing(120, 120).circle({60, 60}, 30, 4).line({10, 60}, {110, 60}, 4).dot({10, 10}, 5).image());
+  Scene s = skeleton_of(Sketch(120, 120).circle({60, 60}, 30, 4).line({10, 60}, {110, 60}, 4).dot({10, 10}, 5).image());
   s.source->sha256 = std::string(64, 'a');
   s.source->path = "drawing.png";
   CHECK(scene_schema().first_error(to_json(s)) == "");
@@ -452,7 +447,7 @@ TEST_CASE("graph invariants hold on random drawings", "[graph]") {
   std::uniform_real_distribution<double> u(0, 1);
   for (int round = 0; round < 40; ++round) {
     const int w = 64 + int(rng() % 240), h = 64 + int(rng() % 240);
-    Drawing d(w, h, static_cast<uchar>(200 + rng() % 56), static_cast<uchar>(rng() % 100));
+    Sketch d(w, h, static_cast<uchar>(200 + rng() % 56), static_cast<uchar>(rng() % 100));
     for (int k = 1 + int(rng() % 6); k > 0; --k) {
       double width = 1.5 + u(rng) * 14;
       Vec2 a{u(rng) * w, u(rng) * h}, b{u(rng) * w, u(rng) * h};
@@ -488,7 +483,7 @@ TEST_CASE("graph invariants hold on random drawings", "[graph]") {
 TEST_CASE("a filled disc is one closed outline, flagged filled, and the strokes stay as they were", "[graph][filled]") {
   const double w = 4, r = 4 * w;
   const Vec2 c{70, 70};
-  Drawing d(240, 200);
+  Sketch d(240, 200);
   d.dot(c, 2 * r).line({130, 30}, {220, 30}, w).line({130, 100}, {220, 170}, w).line({30, 160}, {110, 160}, w);
   Scene s = skeleton_of(d.image());
   const Graph& g = *s.graph;
@@ -531,7 +526,7 @@ TEST_CASE("a filled disc is one closed outline, flagged filled, and the strokes 
 TEST_CASE("a small filled blob is one dot, and a line touching it connects to it", "[graph][filled]") {
   const double w = 4;
   const Vec2 eye{80, 60};
-  Scene s = skeleton_of(Drawing(200, 200).dot(eye, 3.5 * w).line({80, 60 + 1.5 * w}, {80, 170}, w)
+  Scene s = skeleton_of(Sketch(200, 200).dot(eye, 3.5 * w).line({80, 60 + 1.5 * w}, {80, 170}, w)
                             .line({120, 40}, {180, 140}, w).image());
   const Graph& g = *s.graph;
   auto marks = filled_edges(g);
@@ -551,7 +546,7 @@ TEST_CASE("a small filled blob is one dot, and a line touching it connects to it
   CHECK(g.edges.size() == 3);
 
   // Alone, the blob is a dot vertex whose single-point edge is flagged.
-  Scene alone = skeleton_of(Drawing(200, 200).dot(eye, 3.5 * w).line({120, 40}, {180, 140}, w).image());
+  Scene alone = skeleton_of(Sketch(200, 200).dot(eye, 3.5 * w).line({120, 40}, {180, 140}, w).image());
   auto m = filled_edges(*alone.graph);
   REQUIRE(m.size() == 1);
   CHECK(alone.graph->vertex(m[0]->v0)->kind == "dot");
@@ -560,7 +555,7 @@ TEST_CASE("a small filled blob is one dot, and a line touching it connects to it
 TEST_CASE("an elongated filled mark is one stroke along its middle, a line meeting it joins it", "[graph][filled]") {
   const double w = 3;
   // An eyebrow: a bar 3.5 w wide, and a stroke meeting its middle from below.
-  Scene s = skeleton_of(Drawing(200, 160).line({50, 50}, {150, 50}, 3.5 * w).line({100, 50}, {100, 140}, w)
+  Scene s = skeleton_of(Sketch(200, 160).line({50, 50}, {150, 50}, 3.5 * w).line({100, 50}, {100, 140}, w)
                             .line({20, 120}, {80, 150}, w).line({120, 150}, {190, 100}, w).image());
   const Graph& g = *s.graph;
   REQUIRE(s.source->stroke_width_px == Approx(w).margin(0.3));
@@ -659,7 +654,7 @@ TEST_CASE("thin strokes and small images are traced at full resolution", "[graph
   cv::Mat img(2000, 2400, CV_8U, cv::Scalar(250));
   cv::line(img, {300, 400}, {2100, 400}, cv::Scalar(20), 6, cv::LINE_AA);
   CHECK(skeleton_of(img).config["skeleton.trace_scale"]["value"] == 1);
-  Scene small = skeleton_of(Drawing(100, 100).line({10, 50}, {90, 50}, 5).image());
+  Scene small = skeleton_of(Sketch(100, 100).line({10, 50}, {90, 50}, 5).image());
   CHECK(small.config["skeleton.trace_scale"]["value"] == 1);
 }
 

@@ -10,7 +10,8 @@
 #include "skeleton_drawing.hpp"
 
 using namespace sv;
-using test::Drawing;
+using test::Sketch;
+using test::skeleton_of;
 
 namespace {
 
@@ -53,12 +54,6 @@ cv::Mat photograph(const cv::Mat& drawing, const Light& l, double ink = 0.75) {
   return photograph(drawing, l, ink, [](int, int) { return 1.0; });
 }
 
-Scene skeleton_of(const cv::Mat& gray) {
-  Scene s;
-  skeletonize(s, gray);
-  return s;
-}
-
 int free_ends(const Graph& g) {
   int n = 0;
   for (const auto& v : g.vertices) n += v.degree == 1;
@@ -69,7 +64,7 @@ int free_ends(const Graph& g) {
 
 TEST_CASE("a page with a dark corner and four strokes gives four strokes of the right width", "[photo]") {
   const Vec2 a[4] = {{90, 150}, {200, 60}, {120, 300}, {250, 250}}, b[4] = {{300, 150}, {200, 200}, {340, 330}, {350, 120}};
-  Drawing d(400, 400);
+  Sketch d(400, 400);
   for (int i = 0; i < 4; ++i) d.line(a[i], b[i], 4);
   Light l;
   l.corner = 0.55;  // the top-left corner is in deep shadow, darker than the ink far from it
@@ -93,7 +88,7 @@ TEST_CASE("a page with a dark corner and four strokes gives four strokes of the 
 
 TEST_CASE("a pencil stroke whose darkness fades to a third stays one stroke", "[photo]") {
   const double x0 = 40, x1 = 360;
-  cv::Mat drawing = Drawing(400, 300).line({x0, 150}, {x1, 150}, 4).image();
+  cv::Mat drawing = Sketch(400, 300).line({x0, 150}, {x1, 150}, 4).image();
   auto fade = [&](int x, int) { return 1 - (2.0 / 3.0) * std::clamp((x - x0) / (x1 - x0), 0.0, 1.0); };
   Light l;
   l.shadow = 0.25, l.shadow_x = 300, l.shadow_y = 120, l.shadow_r = 60;
@@ -109,13 +104,13 @@ TEST_CASE("shadows, vignetting and paper grain on an empty page are not ink", "[
   Light l;
   l.corner = 0.5, l.vignette = 0.25, l.noise = 4;
   l.shadow = 0.32, l.shadow_x = 200, l.shadow_y = 150, l.shadow_r = 60;
-  Scene s = skeleton_of(photograph(Drawing(400, 300).image(), l));
+  Scene s = skeleton_of(photograph(Sketch(400, 300).image(), l));
   CHECK(s.graph->edges.empty());
 }
 
 TEST_CASE("separate_ink divides out the light: strokes in and out of a shadow read alike", "[photo][raster]") {
   // Two equal strokes, one under a 30 % shadow: equal widths at half their darkness.
-  cv::Mat drawing = Drawing(300, 200).line({40, 60}, {260, 60}, 5).line({40, 140}, {260, 140}, 5).image();
+  cv::Mat drawing = Sketch(300, 200).line({40, 60}, {260, 60}, 5).line({40, 140}, {260, 140}, 5).image();
   Light l;
   l.falloff = 0, l.vignette = 0, l.shadow = 0.3, l.shadow_x = 150, l.shadow_y = 150, l.shadow_r = 45;
   Ink ink = separate_ink(photograph(drawing, l));
@@ -137,7 +132,7 @@ TEST_CASE("grainy pencil stays one stroke of its width", "[photo]") {
   // Graphite leaves paper showing through a wide stroke: its darkness varies by half from
   // pixel to pixel.
   const Vec2 a{40, 100}, b{360, 220};
-  cv::Mat drawing = Drawing(400, 300).line(a, b, 10).image();
+  cv::Mat drawing = Sketch(400, 300).line(a, b, 10).image();
   cv::Mat grain(drawing.size(), CV_32F);
   cv::RNG rng(7);
   rng.fill(grain, cv::RNG::NORMAL, 1, 0.5);

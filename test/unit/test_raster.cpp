@@ -205,7 +205,7 @@ TEST_CASE("encode_png_gray and encode_png_rgb round-trip through decode_png", "[
 
 TEST_CASE("ink is found on tinted, blotchy, noisy paper", "[raster][ink]") {
   const int n = 200;
-  cv::Mat clean = test::Drawing(n, n).line({40, 100}, {160, 100}, 5).image();
+  cv::Mat clean = test::Sketch(n, n).line({40, 100}, {160, 100}, 5).image();
   // Paper from 205 to 245 across the image with soft blotches, ink at 40, noise of +-4.
   cv::Mat gray(n, n, CV_8U);
   std::mt19937 rng(7);
@@ -239,18 +239,18 @@ TEST_CASE("stroke width reads the drawn width", "[raster][width]") {
   for (double w : {4.0, 9.0}) {
     for (double angle : {0.0, 17.0, 45.0, 90.0}) {
       Vec2 c{100, 100}, d = from_angle(deg2rad(angle)) * 70;
-      Ink ink = separate_ink(test::Drawing(200, 200).line(c - d, c + d, w).image());
+      Ink ink = separate_ink(test::Sketch(200, 200).line(c - d, c + d, w).image());
       double measured = median_stroke_width(thin(ink.binary), ink.coverage);
       INFO("width " << w << " angle " << angle);
       CHECK(measured == Approx(w).margin(0.5));
     }
   }
-  Ink ring = separate_ink(test::Drawing(200, 200).circle({100, 100}, 60, 6).image());
+  Ink ring = separate_ink(test::Sketch(200, 200).circle({100, 100}, 60, 6).image());
   CHECK(median_stroke_width(thin(ring.binary), ring.coverage) == Approx(6).margin(0.5));
 }
 
 TEST_CASE("thinning leaves a minimal 8-connected skeleton and keeps topology", "[raster][thin]") {
-  Ink ink = separate_ink(test::Drawing(120, 120).line({10, 60}, {110, 60}, 7).circle({60, 60}, 35, 5).image());
+  Ink ink = separate_ink(test::Sketch(120, 120).line({10, 60}, {110, 60}, 7).circle({60, 60}, 35, 5).image());
   cv::Mat skel = thin(ink.binary);
   cv::Mat count = neighbour_count(skel);
   // Minimal: no pixel has two 4-neighbours that are diagonal to each other (a stair step).

@@ -14,12 +14,6 @@ using namespace svtest;
 
 namespace {
 
-Polyline join(const Polyline& a, const Polyline& b) {
-  Polyline out = a;
-  out.insert(out.end(), b.begin() + 1, b.end());
-  return out;
-}
-
 Scene routed_by_router(SceneBuilder& b) {
   Scene s = b.routed();
   RouteOptions o;

@@ -12,7 +12,7 @@
 #include "undrawn.hpp"
 
 using namespace sv;
-using test::Drawing;
+using test::Sketch;
 
 namespace {
 
@@ -44,7 +44,7 @@ const Primitive* longest(const Scene& s) {
 }  // namespace
 
 TEST_CASE("a T of two strokes is fitted as one through line and a stem meeting it", "[fit]") {
-  Scene s = fitted(Drawing(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image());
+  Scene s = fitted(Sketch(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image());
   REQUIRE(s.graph->edges.size() == 3);  // the graph splits the bar at the junction
   REQUIRE(s.primitives->size() == 2);
   const Primitive& bar = *longest(s);
@@ -69,18 +69,18 @@ TEST_CASE("a T of two strokes is fitted as one through line and a stem meeting i
 }
 
 TEST_CASE("an X stays two lines and a merge can be switched off", "[fit]") {
-  Scene x = fitted(Drawing(200, 200).line({20, 20}, {180, 180}, 4).line({20, 180}, {180, 20}, 4).image());
+  Scene x = fitted(Sketch(200, 200).line({20, 20}, {180, 180}, 4).line({20, 180}, {180, 20}, 4).image());
   CHECK(x.primitives->size() == 2);
   for (const Primitive& p : *x.primitives) {
     CHECK(p.shape.type == PrimType::line);
     CHECK(p.shape.length() == Approx(160 * std::sqrt(2.0)).margin(4));
   }
-  Scene t = fitted(Drawing(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image(), 0);
+  Scene t = fitted(Sketch(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image(), 0);
   CHECK(t.primitives->size() == 3);
 }
 
 TEST_CASE("a T with a merged bar is routed with no more pen lifts than before", "[route]") {
-  cv::Mat gray = Drawing(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image();
+  cv::Mat gray = Sketch(200, 200).line({20, 60}, {180, 60}, 4).line({100, 60}, {100, 170}, 4).image();
   Scene merged = fitted(gray), split = fitted(gray, 0);
   REQUIRE(merged.primitives->size() == 2);
   REQUIRE(split.primitives->size() == 3);

@@ -16,6 +16,7 @@
 #include "raster/png.hpp"
 
 #include "core/scene.hpp"
+#include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "core/error.hpp"
 #include "tools/edit_session.hpp"
@@ -154,6 +155,19 @@ inline SceneBuilder dev_drawing() {
   b.add(Shape::line({20, 140}, {100, 140}));
   b.add(Shape::line({20, 170}, {100, 170}));
   return b;
+}
+
+// The scene as sv-simulate leaves it.
+inline Scene simulated(Scene s) {
+  simulate(s, SimulateOptions{});
+  return s;
+}
+
+// Two polylines end to end, b's first point (a's last) not repeated.
+inline Polyline join(const Polyline& a, const Polyline& b) {
+  Polyline out = a;
+  out.insert(out.end(), b.begin() + 1, b.end());
+  return out;
 }
 
 // The read-only tools on a scene: sv-diagnose's and sv-simulate's.
