@@ -1,6 +1,7 @@
 // sv-commit: the revision store's history. The catalog's history tools (list-revisions, checkout,
 // revert, branch-revision, commit, done) are registered tools; init, log, show, status, branch,
 // fsck and gc are store housekeeping, commands of the same shell.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,5 +1,6 @@
 #include "cli/refine.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>

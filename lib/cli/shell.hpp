@@ -5,7 +5,6 @@
 // commands (sv-commit init, log, ...), all in one app: one --help, one usage error format, one
 // error contract.
 #pragma once
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,6 +13,11 @@
 #include <vector>
 
 #include "store/store.hpp"
+
+// CLI11 only by name: its header costs a file that includes it 10 s of -O3 code generation.
+namespace CLI {
+class App;
+}
 
 namespace sv {
 

@@ -1,5 +1,6 @@
 #include "cli/stages.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>

@@ -1,5 +1,6 @@
 #include "cli/stage.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 

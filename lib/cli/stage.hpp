@@ -5,7 +5,6 @@
 // batch mode for stages that offer it, --help, --params (its parameter table as JSON), and the
 // error contract (one line on stderr, exit status from the code).
 #pragma once
-#include <CLI/CLI.hpp>
 #include <functional>
 #include <map>
 #include <optional>
@@ -14,6 +13,10 @@
 
 #include "core/params.hpp"
 #include "core/scene.hpp"
+
+namespace CLI {
+class App;  // by name only, as in cli/shell.hpp
+}
 
 namespace sv {
 

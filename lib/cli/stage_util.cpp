@@ -1,5 +1,6 @@
 #include "cli/stage_util.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cmath>

@@ -1,12 +1,15 @@
 // Helpers shared by the stage entries.
 #pragma once
-#include <CLI/CLI.hpp>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/scene.hpp"
+
+namespace CLI {
+class App;  // by name only, as in cli/shell.hpp
+}
 
 namespace sv {
 

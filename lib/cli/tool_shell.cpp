@@ -1,5 +1,6 @@
 #include "cli/tool_shell.hpp"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
