@@ -16,8 +16,6 @@ constexpr double kSub = 1 << kDrawShift;
 constexpr double kFont = 0.38;
 const int kFace = cv::FONT_HERSHEY_SIMPLEX;
 
-cv::Point sub(cv::Point2d p) { return {static_cast<int>(std::lround(p.x * kSub)), static_cast<int>(std::lround(p.y * kSub))}; }
-
 // "+ 0.0" turns a -0 (from ceil of a small negative) into 0.
 std::string coord_text(double v) { return fmt::format("{:g}", v + 0.0); }
 
@@ -120,7 +118,7 @@ void View::polyline(const Polyline& pl, const cv::Scalar& c, int thickness, bool
   }
   if (!dashed) {
     std::vector<cv::Point> pts;
-    for (Vec2 p : pl) pts.push_back(sub(t_.to_view(p)));
+    for (Vec2 p : pl) pts.push_back(fixed_point(t_.to_view(p)));
     cv::polylines(canvas_, pts, false, c, thickness, cv::LINE_AA, kDrawShift);
     return;
   }
@@ -131,7 +129,7 @@ void View::polyline(const Polyline& pl, const cv::Scalar& c, int thickness, bool
     double len = std::hypot(b.x - a.x, b.y - a.y);
     for (double s = 0; s < len;) {
       double in = std::fmod(phase, 10.0), run = in < 6 ? 6 - in : 10 - in, e = std::min(len, s + run);
-      if (in < 6) cv::line(canvas_, sub(a + (b - a) * (s / len)), sub(a + (b - a) * (e / len)), c, thickness, cv::LINE_AA, kDrawShift);
+      if (in < 6) cv::line(canvas_, fixed_point(a + (b - a) * (s / len)), fixed_point(a + (b - a) * (e / len)), c, thickness, cv::LINE_AA, kDrawShift);
       phase += e - s;
       s = e;
     }
@@ -143,23 +141,23 @@ void View::shape(const Shape& s, const cv::Scalar& c, int thickness) {
 }
 
 void View::dot(Vec2 p, const cv::Scalar& c, int r, bool filled) {
-  cv::circle(canvas_, sub(t_.to_view(p)), r * static_cast<int>(kSub), c, filled ? cv::FILLED : 1, cv::LINE_AA, kDrawShift);
+  cv::circle(canvas_, fixed_point(t_.to_view(p)), r * static_cast<int>(kSub), c, filled ? cv::FILLED : 1, cv::LINE_AA, kDrawShift);
 }
 
 void View::ring(Vec2 p, double r, const cv::Scalar& c, int thickness) {
-  cv::circle(canvas_, sub(t_.to_view(p)), static_cast<int>(r * kSub), c, thickness, cv::LINE_AA, kDrawShift);
+  cv::circle(canvas_, fixed_point(t_.to_view(p)), static_cast<int>(r * kSub), c, thickness, cv::LINE_AA, kDrawShift);
 }
 
 void View::box(const BBox& b, const cv::Scalar& c, int thickness) {
   if (b.empty()) return;
-  cv::rectangle(canvas_, sub(t_.to_view({b.x0, b.y0})), sub(t_.to_view({b.x1, b.y1})), c, thickness, cv::LINE_AA, kDrawShift);
+  cv::rectangle(canvas_, fixed_point(t_.to_view({b.x0, b.y0})), fixed_point(t_.to_view({b.x1, b.y1})), c, thickness, cv::LINE_AA, kDrawShift);
 }
 
 void View::arrow(Vec2 from, Vec2 to, const cv::Scalar& c, int thickness) {
   cv::Point2d a = t_.to_view(from), b = t_.to_view(to);
   double len = std::hypot(b.x - a.x, b.y - a.y);
   if (len < 1) return;
-  cv::arrowedLine(canvas_, sub(a), sub(b), c, thickness, cv::LINE_AA, kDrawShift, std::min(0.9, 8.0 / len));
+  cv::arrowedLine(canvas_, fixed_point(a), fixed_point(b), c, thickness, cv::LINE_AA, kDrawShift, std::min(0.9, 8.0 / len));
 }
 
 void View::text(Vec2 at, const std::string& s, const cv::Scalar& c, double dx, double dy) {
@@ -193,7 +191,7 @@ void View::draw_labels(cv::Mat& out) {
     // A tick joins the label to its line.
     cv::Point2d inward = edge == "top" ? cv::Point2d(0, 4) : edge == "bottom" ? cv::Point2d(0, -4)
                        : edge == "left" ? cv::Point2d(4, 0) : cv::Point2d(-4, 0);
-    cv::line(out, sub(anchor - inward), sub(anchor), color::ink, 1, cv::LINE_AA, kDrawShift);
+    cv::line(out, fixed_point(anchor - inward), fixed_point(anchor), color::ink, 1, cv::LINE_AA, kDrawShift);
   };
   const cv::Rect a = area_rect();
   const cv::Rect2d& r = t_.region;

@@ -83,16 +83,12 @@ cv::Scalar order_color(size_t k, size_t n) {
   return {double(c[0]), double(c[1]), double(c[2])};
 }
 
-cv::Point fixed(cv::Point2d p) {
-  return {static_cast<int>(std::lround(p.x * (1 << kDrawShift))), static_cast<int>(std::lround(p.y * (1 << kDrawShift)))};
-}
-
 void dashed(cv::Mat& img, cv::Point2d a, cv::Point2d b, const cv::Scalar& color) {
   double len = std::hypot(b.x - a.x, b.y - a.y);
   constexpr double dash = 6, gap = 4;
   for (double s = 0; s < len; s += dash + gap) {
     double e = std::min(len, s + dash);
-    cv::line(img, fixed(a + (b - a) * (s / len)), fixed(a + (b - a) * (e / len)), color, 1, cv::LINE_AA, kDrawShift);
+    cv::line(img, fixed_point(a + (b - a) * (s / len)), fixed_point(a + (b - a) * (e / len)), color, 1, cv::LINE_AA, kDrawShift);
   }
 }
 
@@ -248,7 +244,7 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
     if (o.color_by == ColorBy::draw_order) color = order_color(drawn, n_drawn);
     ++drawn;
     std::vector<cv::Point> pts;
-    for (Vec2 q : p.path) pts.push_back(fixed(local(q)));
+    for (Vec2 q : p.path) pts.push_back(fixed_point(local(q)));
     if (pts.size() == 1) pts.push_back(pts[0]);
     cv::polylines(area, std::vector<std::vector<cv::Point>>{pts}, false, color, thickness, cv::LINE_AA, kDrawShift);
   }

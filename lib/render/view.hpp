@@ -7,6 +7,7 @@
 // coordinate on all four edges, so a number read off the picture is an image coordinate.
 #pragma once
 #include <opencv2/core.hpp>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,11 @@ namespace sv {
 
 // Fractional bits of the points given to OpenCV's drawing: positions in 1/16 view pixel.
 constexpr int kDrawShift = 4;
+
+// A view position as such a point.
+inline cv::Point fixed_point(cv::Point2d p) {
+  return {static_cast<int>(std::lround(p.x * (1 << kDrawShift))), static_cast<int>(std::lround(p.y * (1 << kDrawShift)))};
+}
 
 enum class ColorBy { none, primitive_type, draw_order };
 

@@ -39,10 +39,10 @@ struct Sample {
   double scale, keep;
 };
 const Sample kDrawings[] = {{"feather_shopping-cart_w5.png", 0.5, 1.0},
-                             {"hand_circle-pause_w10.png", 0.35, 1.0},
-                             {"hanzi_u5f51.png", 0.5, 1.0},
-                             {"hershey_futural_02_w4.png", 0.5, 0.4},
-                             {"photo_tabler_math-x-floor-divide-y_w3.png", 0.5, 1.0}};
+                            {"hand_circle-pause_w10.png", 0.35, 1.0},
+                            {"hanzi_u5f51.png", 0.5, 1.0},
+                            {"hershey_futural_02_w4.png", 0.5, 0.4},
+                            {"photo_tabler_math-x-floor-divide-y_w3.png", 0.5, 1.0}};
 constexpr int kSequencesPerDrawing = kSanitized ? 12 : 40;
 constexpr int kStepsPerSequence = 10;
 
@@ -282,7 +282,7 @@ class Generator {
       case 4:
         return {{"kind", "polygon"},
                 {"polygon", {{uniform(0, width_), uniform(0, height_)}, {uniform(0, width_), uniform(0, height_)},
-                             {uniform(0, width_), uniform(0, height_)}}}};
+                            {uniform(0, width_), uniform(0, height_)}}}};
       default:
         return object(s, depth);
     }
