@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/scene_check.hpp"
 #include "core/schema.hpp"
 
 namespace sv {
@@ -56,14 +57,6 @@ Shape rounded(const Shape& s) {
                                                 round_to(s.radius, kPx));
   }
   return s;
-}
-
-constexpr double kMaxCoordinatePx = 1e6;
-
-void require_finite(double v, const std::string& where) {
-  if (!std::isfinite(v)) throw Error(Code::invalid_scene, "non-finite number at " + where);
-  if (std::abs(v) > kMaxCoordinatePx)
-    throw Error(Code::invalid_scene, fmt::format("{} lies beyond {:g} px from the origin", where, kMaxCoordinatePx));
 }
 
 }  // namespace
@@ -373,19 +366,8 @@ Scene scene_from_valid_json(const json& j) {
     s.revision.args = r.value("args", json::array());
     s.revision.note = r.value("note", std::string());
   }
-  // The schema checks types; geometry must also be finite (1e999 parses as infinity) and on a
-  // plausible page: a coordinate of 1e300 is a typo that would otherwise cost the tools hours.
-  if (s.primitives)
-    for (const auto& p : *s.primitives) {
-      const Shape& sh = p.shape;
-      // An arc's centre and radius are derived: a nearly flat arc has a remote centre.
-      for (double v : sh.type == PrimType::circle ? std::vector<double>{sh.center.x, sh.center.y, sh.radius}
-                                                  : std::vector<double>{sh.p0.x, sh.p0.y, sh.p1.x, sh.p1.y, sh.bulge})
-        require_finite(v, "primitive " + p.id);
-    }
-  if (s.graph)
-    for (const auto& e : s.graph->edges)
-      for (Vec2 q : e.points) require_finite(q.x + q.y, "edge " + e.id);
+  // The schema checks types, not sizes.
+  if (std::string why = check_scene_extent(s); !why.empty()) throw Error(Code::invalid_scene, why);
   check_references(s);
   return s;
 }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -13,7 +15,56 @@
 
 namespace sv {
 
+std::string check_scene_extent(const Scene& s) {
+  auto beyond = [](double v, double limit) { return !(std::abs(v) <= limit); };  // NaN too
+  // The page and a margin of its longer side around it; the whole range without a source.
+  double x0 = -kMaxCoordinatePx, y0 = x0, x1 = kMaxCoordinatePx, y1 = x1;
+  if (s.source) {
+    const double m = std::max(s.source->width, s.source->height);
+    x0 = -m, y0 = -m, x1 = s.source->width + m, y1 = s.source->height + m;
+  }
+  const std::string page = fmt::format("({:g},{:g})-({:g},{:g})", x0, y0, x1, y1);
+  auto off_page = [&](Vec2 lo, Vec2 hi) { return !(lo.x >= x0 && lo.y >= y0 && hi.x <= x1 && hi.y <= y1); };
+  double length = 0;
+  if (s.primitives)
+    for (const auto& p : *s.primitives) {
+      const Shape& sh = p.shape;
+      // Where the shape can reach: a circle's box; an arc stays within its chord's box grown by
+      // its sagitta (|bulge| <= 1) or by its diameter (radius = chord (1 + b^2) / 4|b|).
+      Vec2 lo, hi;
+      if (sh.type == PrimType::circle) {
+        const Vec2 r{std::abs(sh.radius), std::abs(sh.radius)};
+        lo = sh.center - r, hi = sh.center + r;
+      } else {
+        const double chord = dist(sh.p0, sh.p1), b = std::abs(sh.bulge);
+        const double grow = sh.type == PrimType::line ? 0 : b <= 1 ? b * chord / 2 : chord * (1 + b * b) / (2 * b);
+        lo = Vec2{std::min(sh.p0.x, sh.p1.x) - grow, std::min(sh.p0.y, sh.p1.y) - grow};
+        hi = Vec2{std::max(sh.p0.x, sh.p1.x) + grow, std::max(sh.p0.y, sh.p1.y) + grow};
+      }
+      if (off_page(lo, hi))
+        return fmt::format("primitive {} reaches {} to {}, beyond the page and its margin {}", p.id, pt_text(lo),
+                           pt_text(hi), page);
+      length += sh.length();
+    }
+  // Each tool samples the primitives every pixel or so.
+  if (length > kMaxStrokeLengthPx)
+    return fmt::format("the primitives are {:.0f} px long together, more than the {:g} px the tools take", length,
+                       kMaxStrokeLengthPx);
+  if (s.graph)
+    for (const auto& e : s.graph->edges)
+      for (Vec2 q : e.points)
+        if (off_page(q, q)) return fmt::format("edge {}: point {} is beyond the page and its margin {}", e.id, pt_text(q), page);
+  if (s.commands)
+    for (size_t i = 0; i < s.commands->size(); ++i) {
+      const Command& c = (*s.commands)[i];
+      for (auto [name, v] : {std::pair{"distance", c.distance}, {"radius", c.radius}, {"degrees", c.degrees}})
+        if (beyond(v, kMaxCommandValue)) return fmt::format("command {}: {} {:g} is beyond {:g}", i, name, v, kMaxCommandValue);
+    }
+  return "";
+}
+
 std::string check_scene_invariants(const Scene& s) {
+  if (std::string why = check_scene_extent(s); !why.empty()) return why;
   // Two primitives with one id make every edit by id ambiguous (a replace naming 12 ids removed
   // 19): refused here whatever produced them.
   auto duplicate = [](std::set<std::string>& seen, const std::string& id) { return !seen.insert(id).second; };

@@ -9,9 +9,20 @@
 
 namespace sv {
 
+// Sizes a scene may have, so that what the tools do with it is bounded by its size, not by its
+// numbers (they sample the strokes every pixel or so, and rasterize the page around them).
+// Geometry stays on the source image's page and a margin of its longer side around it (within
+// kMaxCoordinatePx of the origin without a source): one arc of bulge 1e6 is 1.6e12 px long.
+constexpr double kMaxCoordinatePx = 1e6;
+constexpr double kMaxStrokeLengthPx = 1 << 24;  // all the primitives together
+constexpr double kMaxCommandValue = 1e7;        // px of a line or an arc's radius, degrees of a turn
+
+// The first number beyond those sizes (or not finite), as one line, or "".
+std::string check_scene_extent(const Scene& s);
+
 // The first violation, as one line naming the ids involved, or "" when the scene holds together:
-// primitive, vertex, edge and region ids are each unique; tour steps and relations name existing
-// primitives; graph edges name existing vertices.
+// its sizes are within check_scene_extent's; primitive, vertex, edge and region ids are each
+// unique; tour steps and relations name existing primitives; graph edges name existing vertices.
 std::string check_scene_invariants(const Scene& s);
 
 // Throws Error(invalid_scene) unless `doc` (the scene's serialization, to_json(s)) passes the

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -15,11 +16,18 @@ namespace sv {
 
 extern const char* const scene_schema_text;
 
+// Named, not anonymous: Schema::Node, which has external linkage, holds both.
+namespace schema_detail {
+enum class Type { object, array, string, boolean, null, integer, number, unknown };
+// additionalItems / additionalProperties: absent (or true), false, or a schema.
+enum class Extra { allowed, forbidden, schema };
+}  // namespace schema_detail
+
 namespace {
 
 using nlohmann::json;
-
-enum class Type { object, array, string, boolean, null, integer, number, unknown };
+using schema_detail::Extra;
+using schema_detail::Type;
 
 Type type_named(const std::string& t) {
   static const std::map<std::string, Type, std::less<>> names = {
@@ -59,9 +67,6 @@ bool is_sha256(const std::string& v) {  // ^[0-9a-f]{64}$
 // Any other pattern goes to std::regex, on strings short enough for its recursion.
 constexpr size_t kMaxRegexSubject = 256;
 
-// additionalItems / additionalProperties: absent (or true), false, or a schema.
-enum class Extra { allowed, forbidden, schema };
-
 // Where a value sits in the document: a chain on the stack, spelled out only for an error.
 struct Path {
   const Path* up;
@@ -83,6 +88,7 @@ struct Schema::Node {
   const Node* ref = nullptr;
   std::string ref_error;  // an unsupported $ref, reported when reached
   std::vector<Type> types;
+  bool integer_only = false;  // types has integer and not number
   std::string type_text;  // the "type" value as written, for the message
   std::optional<json> const_value, enum_values;
   std::optional<double> minimum, maximum;
@@ -127,6 +133,8 @@ struct Compiled {
       else
         n.types.push_back(type_named(*t));
       n.type_text = fmt::format("expected {}", t->dump());
+      auto has = [&](Type k) { return std::find(n.types.begin(), n.types.end(), k) != n.types.end(); };
+      n.integer_only = has(Type::integer) && !has(Type::number);
     }
     if (auto c = s.find("const"); c != s.end()) n.const_value = *c;
     if (auto e = s.find("enum"); e != s.end()) n.enum_values = *e;
@@ -201,6 +209,10 @@ struct Compiled {
     if (v.is_number()) {
       double x = v.get<double>();
       if (!std::isfinite(x)) return fail("not a finite number");
+      // sv reads every integer into an int: one beyond its range is refused here, not truncated
+      // (or, from 1e100, undefined) where it is read.
+      if (s.integer_only && (x < INT_MIN || x > INT_MAX))
+        return fail(fmt::format("must be an integer from {} to {}", INT_MIN, INT_MAX));
       if (s.minimum && x < *s.minimum) return fail(fmt::format("must be >= {}", *s.minimum));
       if (s.maximum && x > *s.maximum) return fail(fmt::format("must be <= {}", *s.maximum));
     }

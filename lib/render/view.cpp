@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <opencv2/imgproc.hpp>
@@ -15,7 +16,7 @@ namespace sv {
 std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px) {
   std::vector<DrawnPiece> out;
   if (s.commands && s.robot) {
-    for (const Move& m : replay_moves(*s.commands, s.robot->start, step_px)) {
+    for (const Move& m : replay_moves(*s.commands, s.robot->start, step_px, kMaxViewSamples)) {
       if (m.kind == Command::Kind::spin) continue;
       const Command& c = (*s.commands)[m.command];
       DrawnPiece p;
@@ -31,6 +32,9 @@ std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px) {
       out.push_back(std::move(p));
     }
   } else if (s.primitives) {
+    double length = 0;
+    for (const Primitive& q : *s.primitives) length += q.shape.length();
+    step_px = std::max(step_px, length / kMaxViewSamples);
     for (const Primitive& q : *s.primitives) {
       DrawnPiece p;
       p.path = q.shape.sample(step_px);

@@ -71,7 +71,10 @@ struct DrawnPiece {
 };
 
 // What a view draws: the replayed commands (sampled every step_px), or the primitives
-// themselves when the scene has no commands yet.
+// themselves when the scene has no commands yet; more coarsely when that would be more than
+// kMaxViewSamples (a view of a thousand pixels a side shows fewer; a view of a million
+// segments takes under a second).
+constexpr double kMaxViewSamples = 1 << 20;
 std::vector<DrawnPiece> drawn_pieces(const Scene& s, double step_px);
 
 

@@ -1,5 +1,6 @@
 #include "robot/replay.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sv {
@@ -47,7 +48,12 @@ Pose apply_command(const Pose& p, const Command& c) {
   return q;
 }
 
-std::vector<Move> replay_moves(const std::vector<Command>& commands, const Pose& start, double step_px) {
+std::vector<Move> replay_moves(const std::vector<Command>& commands, const Pose& start, double step_px,
+                               double max_samples) {
+  double swept = 0;
+  for (const Command& c : commands)
+    if (c.kind == Command::Kind::arc) swept += std::abs(deg2rad(c.degrees) * c.radius);
+  step_px = std::max(step_px, swept / max_samples);
   std::vector<Move> moves;
   moves.reserve(commands.size());
   Pose p = start;

@@ -22,9 +22,13 @@ struct Move {
 
 // The pose after executing `c` from `p` (heading accumulates, it is not wrapped).
 Pose apply_command(const Pose& p, const Command& c);
-// Every command as a Move, in order.
+// Paths are sampled every step_px, or more coarsely when their samples together would be more
+// than this (16M samples, 256 MiB): one turn of radius 1e6 is 25 million samples at 0.25 px.
+constexpr double kMaxPathSamples = 1 << 24;
+
+// Every command as a Move, in order; arcs are the only moves sampled.
 std::vector<Move> replay_moves(const std::vector<Command>& commands, const Pose& start,
-                               double step_px = 0.25);
+                               double step_px = 0.25, double max_samples = kMaxPathSamples);
 
 struct Replay {
   // Pen-down paths; a stroke is a maximal run of drawing commands not interrupted by

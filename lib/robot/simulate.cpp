@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -11,6 +12,8 @@
 namespace sv {
 
 namespace {
+
+constexpr double kMaxTracePoses = 1e6;  // along all the paths of a traced simulation
 
 json pose_json(const Pose& p) {
   return json::array({round_to(p.x, 1e-4), round_to(p.y, 1e-4), round_to(wrap_deg(p.heading_deg), 1e-4)});
@@ -44,26 +47,28 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
   return notes;
 }
 
-json trace_of(const Move& m, const Command& c) {
+// The poses along a move: every `spacing` px of its path, or every 15 degrees of a spin (at
+// most 48 poses: a turn of more than two full turns is spread over as many).
+json trace_of(const Move& m, const Command& c, double spacing) {
   json t = json::array();
   if (m.kind == Command::Kind::spin) {
-    int n = std::max(1, static_cast<int>(std::ceil(std::abs(c.degrees) / 15)));
+    int n = std::max(1, static_cast<int>(std::ceil(std::min(std::abs(c.degrees), 720.0) / 15)));
     for (int k = 0; k <= n; ++k)
       t.push_back(pose_json({m.start.x, m.start.y, m.start.heading_deg + c.degrees * k / n}));
     return t;
   }
-  // A pose every pixel of the path; the heading turns in proportion to the distance.
+  // The heading turns in proportion to the distance.
   double total = polyline_length(m.path), done = 0;
   auto at = [&](Vec2 p, double s) {
     double f = total > 0 ? s / total : 1;
     t.push_back(pose_json({p.x, p.y, m.start.heading_deg + (m.end.heading_deg - m.start.heading_deg) * f}));
   };
   at(m.path.front(), 0);
-  double next = 1;
+  double next = spacing;
   for (size_t i = 1; i < m.path.size(); ++i) {
     Vec2 a = m.path[i - 1], b = m.path[i];
     double len = dist(a, b);
-    for (; next < done + len; next += 1) at(a + (b - a) * ((next - done) / len), next);
+    for (; next < done + len; next += spacing) at(a + (b - a) * ((next - done) / len), next);
     done += len;
   }
   if (total > 0) at(m.path.back(), total);
@@ -105,7 +110,15 @@ void simulate(Scene& scene, const SimulateOptions& options) {
     s["primitive"] = prim.empty() ? json(nullptr) : json(prim);
     steps.push_back(std::move(s));
   };
-  for (const Move& m : replay_moves(commands, robot.start)) {
+  const std::vector<Move> moves = replay_moves(commands, robot.start);
+  // A pose every pixel of the paths, or farther apart when they are longer than kMaxTracePoses px.
+  double trace_spacing = 1;
+  if (options.trace) {
+    double paths = 0;
+    for (const Move& m : moves) paths += polyline_length(m.path);
+    trace_spacing = std::max(1.0, paths / kMaxTracePoses);
+  }
+  for (const Move& m : moves) {
     const Command& c = commands[m.command];
     double dur = command_time_s(c, robot.ppi);
     if (m.kind != Command::Kind::spin && m.pen_down != down) {
@@ -117,7 +130,7 @@ void simulate(Scene& scene, const SimulateOptions& options) {
     }
     const char* op = m.kind == Command::Kind::spin ? "spin" : m.kind == Command::Kind::arc ? "arc" : "line";
     add_step(op, m, m.start, m.end, dur, notes_for(c, robot.ppi, stroke_w), c.primitive);
-    if (options.trace) steps.back()["trace"] = trace_of(m, c);
+    if (options.trace) steps.back()["trace"] = trace_of(m, c, trace_spacing);
     if (m.kind == Command::Kind::spin) {
       t_spin += dur;
       spin_deg += std::abs(c.degrees);

@@ -8,7 +8,7 @@
 namespace sv {
 
 struct SimulateOptions {
-  bool trace = false;  // add each step's pose samples (about 1 px or 15 degrees apart)
+  bool trace = false;  // add each step's pose samples (1 px apart, farther beyond a million px; 15 degrees)
 };
 
 // Replays scene.commands from scene.robot.start at scene.robot.ppi and writes

@@ -414,7 +414,7 @@ Tool robot_simulate_entry() {
        {"start_pose", pose},
        {"end_pose", pose},
        {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
-       {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees); only with return_trace")}},
+       {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees; farther apart beyond a million px of moves); only with return_trace")}},
       {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"});
   return {39, "RobotSimulate", "evaluation",
           "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "

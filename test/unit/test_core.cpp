@@ -107,6 +107,27 @@ TEST_CASE("readers refuse bad scenes with the contract's codes", "[core]") {
   CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[null,0],"p1":[1,1]}]})") == "invalid_scene");
   CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line","p0":[1e999,0],"p1":[1,1]}]})") == "invalid_scene");
   CHECK(code_of(R"({"format":"sv.scene","version":1,"primitives":[{"id":"p_0001","type":"line"}]})") == "invalid_scene");
+  // A whole number no int holds (found by fuzz_scene: reading it was undefined behaviour).
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"source":{"path":"a.png","sha256":")" + std::string(64, '0') +
+                R"(","width_px":4.44444e100,"height_px":48,"stroke_width_px":3}})") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"graph":{"vertices":[{"id":"v_0001","x":0,"y":0,"degree":9999999999,"kind":"end"}],"edges":[]}})") == "invalid_scene");
+  // A command beyond any move within the coordinates (its samples and poses would fill memory).
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"commands":[{"kind":"arc","radius":1e7,"degrees":360}]})") == "ok");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"commands":[{"kind":"arc","radius":1e300,"degrees":360}]})") == "invalid_scene");
+  CHECK(code_of(R"({"format":"sv.scene","version":1,"commands":[{"kind":"spin","degrees":-2e7}]})") == "invalid_scene");
+  // Geometry the tools would sample or rasterize without end: off the source's page and its
+  // margin, an arc of bulge 1e6 between near points (1.6e12 px long), strokes beyond 2^24 px.
+  const std::string page = R"({"format":"sv.scene","version":1,"source":{"path":"a.png","sha256":")" +
+                           std::string(64, '0') + R"(","width_px":64,"height_px":48,"stroke_width_px":3},"primitives":)";
+  auto prims = [&](const std::string& p) { return code_of(page + p + "}"); };
+  CHECK(prims(R"([{"id":"p_0001","type":"circle","center":[32,24],"radius":80}])") == "ok");
+  CHECK(prims(R"([{"id":"p_0001","type":"circle","center":[32,24],"radius":100}])") == "invalid_scene");
+  CHECK(prims(R"([{"id":"p_0001","type":"arc","p0":[0,0],"p1":[1,0],"bulge":1}])") == "ok");
+  CHECK(prims(R"([{"id":"p_0001","type":"arc","p0":[0,0],"p1":[1,0],"bulge":1e6}])") == "invalid_scene");
+  std::string many = "[";
+  for (int i = 1; i <= 50000; ++i)  // 50,000 circles of 400 px
+    many += fmt::format(R"({}{{"id":"p_{:04d}","type":"circle","center":[32,24],"radius":64}})", i > 1 ? "," : "", i);
+  CHECK(prims(many + "]") == "invalid_scene");
   CHECK(exit_status(Code::unsupported_version) == 3);
   CHECK(exit_status(Code::not_found) == 4);
   CHECK(exit_status(Code::conflict) == 5);

@@ -109,6 +109,21 @@ TEST_CASE("replay integrates a stream as the scorer does", "[robot]") {
   }
 }
 
+TEST_CASE("a stream whose arcs sweep millions of pixels is sampled within the budget", "[robot]") {
+  // Twenty full turns of radius 900,000 px: 4.5e8 samples at 0.25 px (7 GiB), all but free to
+  // ask for in a scene of a few hundred bytes.
+  const std::vector<Command> s(20, arc_cmd(900000, 360));
+  size_t samples = 0;
+  for (const Move& m : replay_moves(s, {0, 0, 0})) samples += m.path.size() - 1;
+  CHECK(samples <= kMaxPathSamples + s.size());
+  CHECK(samples >= kMaxPathSamples);
+  const Pose end = replay(s, {0, 0, 0}).end;  // twenty turns back to the start
+  CHECK(end.x == Approx(0).margin(1e-3));
+  CHECK(end.y == Approx(0).margin(1e-3));
+  // A drawing's arcs are far below the budget: sampled every step_px as always.
+  CHECK(replay_moves({arc_cmd(100, 90)}, {0, 0, 0})[0].path.size() == 1 + 629);
+}
+
 TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot]") {
   Scene s;
   s.source = Source{"x.png", "", 100, 100, 6};
@@ -148,6 +163,14 @@ TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot
 
   simulate(s, {true});
   CHECK(s.simulation["steps"][1]["trace"].size() >= 100);
+  // A trace of moves longer than a million pixels together has a million poses along them.
+  s.commands = std::vector<Command>{line_cmd(4e6), spin_cmd(1e6), line_cmd(-1e6)};
+  simulate(s, {true});
+  size_t poses = 0;
+  for (const auto& st : s.simulation["steps"]) poses += st.value("trace", json::array()).size();
+  CHECK(poses <= 1000000 + 49 + 3 * 2);
+  CHECK(poses >= 1000000);
+  CHECK(s.simulation["steps"][2]["trace"].size() == 49);  // the spin: 48 steps of its turn
 
   Scene empty;
   CHECK_THROWS_AS(simulate(empty, {}), Error);

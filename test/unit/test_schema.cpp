@@ -18,6 +18,12 @@ std::string err(const json& schema, const json& doc) { return Schema(schema).fir
 TEST_CASE("the validator checks types, values and their wording", "[core][schema]") {
   CHECK(err({{"type", "integer"}}, 3.0) == "");
   CHECK(err({{"type", "integer"}}, 3.5) == "/: expected \"integer\"");
+  // sv holds integers in an int: a larger one, as an integer or as a whole float, is refused.
+  CHECK(err({{"type", "integer"}}, 2147483647) == "");
+  CHECK(err({{"type", "integer"}}, 2147483648LL) == "/: must be an integer from -2147483648 to 2147483647");
+  CHECK(err({{"type", "integer"}}, 4.44444e100) == "/: must be an integer from -2147483648 to 2147483647");
+  CHECK(err({{"type", {"integer", "null"}}}, -1e10) == "/: must be an integer from -2147483648 to 2147483647");
+  CHECK(err({{"type", "number"}}, 4.44444e100) == "");
   CHECK(err({{"type", {"object", "null"}}}, nullptr) == "");
   CHECK(err({{"type", {"object", "null"}}}, 1) == "/: expected [\"object\",\"null\"]");
   CHECK(err({{"type", "number"}}, std::numeric_limits<double>::infinity()) == "/: expected \"number\"");

@@ -259,6 +259,15 @@ TEST_CASE("the store refuses a scene that breaks the schema or its invariants, a
       {[](Scene& s) { s.relations[0]["primitives"][1] = "p_0009"; }, "names primitive p_0009"},
       {[](Scene& s) { s.graph->edges[0].v1 = "v_0009"; }, "names vertex v_0009"},
       {[](Scene& s) { s.graph->vertices[1].id = "v_0001"; }, "two graph vertices have the id v_0001"},
+      // Sizes: geometry off the page (an edit that moved it there), a stream no robot draws.
+      {[](Scene& s) {
+         s.source = Source{"a.png", std::string(64, '0'), 64, 48, 3};
+         (*s.primitives)[1].shape = Shape::circle({32, 24}, 100);
+       },
+       "primitive p_0002 reaches (-68,-76) to (132,124), beyond the page and its margin (-64,-64)-(128,112)"},
+      {[](Scene& s) { (*s.primitives)[1].shape = Shape::line({0, 0}, {2e6, 0}); }, "beyond the page"},
+      {[](Scene& s) { s.commands = std::vector<Command>(1), (*s.commands)[0].distance = 2e7; },
+       "command 0: distance 2e+07 is beyond 1e+07"},
   };
   for (auto& [spoil, why] : defects) {
     CAPTURE(why);
