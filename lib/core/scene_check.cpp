@@ -15,16 +15,17 @@
 
 namespace sv {
 
+BBox page_with_margin(const Scene& s, double reach) {
+  if (!s.source) return {-reach, -reach, reach, reach};
+  const double m = std::max(s.source->width, s.source->height);
+  return {-m, -m, s.source->width + m, s.source->height + m};
+}
+
 std::string check_scene_extent(const Scene& s) {
   auto beyond = [](double v, double limit) { return !(std::abs(v) <= limit); };  // NaN too
-  // The page and a margin of its longer side around it; the whole range without a source.
-  double x0 = -kMaxCoordinatePx, y0 = x0, x1 = kMaxCoordinatePx, y1 = x1;
-  if (s.source) {
-    const double m = std::max(s.source->width, s.source->height);
-    x0 = -m, y0 = -m, x1 = s.source->width + m, y1 = s.source->height + m;
-  }
-  const std::string page = fmt::format("({:g},{:g})-({:g},{:g})", x0, y0, x1, y1);
-  auto off_page = [&](Vec2 lo, Vec2 hi) { return !(lo.x >= x0 && lo.y >= y0 && hi.x <= x1 && hi.y <= y1); };
+  const BBox b = page_with_margin(s, kMaxCoordinatePx);
+  const std::string page = fmt::format("({:g},{:g})-({:g},{:g})", b.x0, b.y0, b.x1, b.y1);
+  auto off_page = [&](Vec2 lo, Vec2 hi) { return !(lo.x >= b.x0 && lo.y >= b.y0 && hi.x <= b.x1 && hi.y <= b.y1); };
   double length = 0;
   if (s.primitives)
     for (const auto& p : *s.primitives) {
@@ -53,12 +54,14 @@ std::string check_scene_extent(const Scene& s) {
   if (s.graph)
     for (const auto& e : s.graph->edges)
       for (Vec2 q : e.points)
-        if (off_page(q, q)) return fmt::format("edge {}: point {} is beyond the page and its margin {}", e.id, pt_text(q), page);
+        if (off_page(q, q))
+          return fmt::format("edge {}: point {} is beyond the page and its margin {}", e.id, pt_text(q), page);
   if (s.commands)
     for (size_t i = 0; i < s.commands->size(); ++i) {
       const Command& c = (*s.commands)[i];
       for (auto [name, v] : {std::pair{"distance", c.distance}, {"radius", c.radius}, {"degrees", c.degrees}})
-        if (beyond(v, kMaxCommandValue)) return fmt::format("command {}: {} {:g} is beyond {:g}", i, name, v, kMaxCommandValue);
+        if (beyond(v, kMaxCommandValue))
+          return fmt::format("command {}: {} {:g} is beyond {:g}", i, name, v, kMaxCommandValue);
     }
   return "";
 }

@@ -17,6 +17,10 @@ constexpr double kMaxCoordinatePx = 1e6;
 constexpr double kMaxStrokeLengthPx = 1 << 24;  // all the primitives together
 constexpr double kMaxCommandValue = 1e7;        // px of a line or an arc's radius, degrees of a turn
 
+// Where a drawing's geometry may lie: the source image's page grown by its longer side on every
+// side; without a source, the square within `reach` of the origin.
+BBox page_with_margin(const Scene& s, double reach);
+
 // The first number beyond those sizes (or not finite), as one line, or "".
 std::string check_scene_extent(const Scene& s);
 

@@ -85,9 +85,9 @@ void check_shape(const Shape& s, const std::string& what) {
 void check_on_page(const Shape& s, const Scene& scene, const std::string& what) {
   // The page extended by its own size on every side (100000 px without a source): anything
   // farther is a typo, and would only cost the router time.
-  double w = scene.source ? scene.source->width : 0, h = scene.source ? scene.source->height : 0;
-  double reach = std::max(w, h) > 0 ? std::max(w, h) : 1e5;
-  BBox page{-reach, -reach, w + reach, h + reach};
+  const BBox page = page_with_margin(scene, 1e5);
+  const double w = scene.source ? scene.source->width : 0, h = scene.source ? scene.source->height : 0;
+  const double reach = -page.x0;
   auto inside = [&](Vec2 p) { return p.x >= page.x0 && p.x <= page.x1 && p.y >= page.y0 && p.y <= page.y1; };
   bool ok = s.type == PrimType::circle
                 ? inside(s.center - Vec2{s.radius, s.radius}) && inside(s.center + Vec2{s.radius, s.radius})

@@ -10,16 +10,18 @@ namespace sv {
 // Largest side a PNG header may claim. Independent of max_pixels so that a long thin strip is
 // still bounded; libpng's own default user limit is the same.
 constexpr long long kMaxPngSide = 1'000'000;
+// Most pixels a decoder is asked for by default.
+constexpr long long kMaxPngPixels = 100'000'000;
 
 // Decodes any PNG (gray 1/2/4/8/16 bit, gray+alpha, RGB and RGBA 8/16 bit, palette with or
 // without tRNS, interlaced or not) to CV_8UC1 luminance (Rec. 601 weights, as OpenCV's
 // cvtColor), alpha composited on white. The size in the IHDR chunk is checked before libpng
 // reads on: width * height > max_pixels or a side > kMaxPngSide is refused.
-cv::Mat decode_png(std::string_view bytes, long long max_pixels = 100'000'000);
+cv::Mat decode_png(std::string_view bytes, long long max_pixels = kMaxPngPixels);
 
 // The size the IHDR chunk claims, {width, height}, checked like decode_png (the rest of the
 // file is not read).
-cv::Size png_size(std::string_view bytes, long long max_pixels = 100'000'000);
+cv::Size png_size(std::string_view bytes, long long max_pixels = kMaxPngPixels);
 
 // Rec. 601 luminance of 8-bit samples and compositing on white by an 8-bit alpha, in integers,
 // shared by every decoder so that the same pixels give the same gray whatever the format.

@@ -8,12 +8,13 @@
 #include <numeric>
 #include <opencv2/imgproc.hpp>
 
+#include "raster/image.hpp"
+
 namespace sv::semantic {
 
 namespace {
 
 constexpr int kShift = 3;  // fractional bits of raster coordinates
-constexpr double kMaxRasterPixels = 1e8;  // the largest image sv reads
 
 struct UnionFind {
   std::vector<int> up;
@@ -232,7 +233,7 @@ Raster raster_for(const std::vector<const std::vector<Stroke>*>& sets, cv::Size 
   // Fine enough that a closed region a few stroke widths across keeps its shape; coarser when
   // the strokes reach far around the page, so no raster has more pixels than the largest image.
   r.scale = std::clamp(512.0 / std::max({b.width(), b.height(), 1.0}), 1.0, 4.0);
-  r.scale = std::min(r.scale, std::sqrt(kMaxRasterPixels / ((b.width() + 2 * pad) * (b.height() + 2 * pad))));
+  r.scale = std::min(r.scale, std::sqrt(kMaxImagePixels / ((b.width() + 2 * pad) * (b.height() + 2 * pad))));
   r.origin = {b.x0 - pad, b.y0 - pad};
   r.size = {static_cast<int>(std::ceil((b.width() + 2 * pad) * r.scale)) + 1,
             static_cast<int>(std::ceil((b.height() + 2 * pad) * r.scale)) + 1};
