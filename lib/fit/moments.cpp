@@ -92,9 +92,9 @@ double SpanMoments::circle_sse(int i, int j) const {
   return k->residual / (4 * k->r2);
 }
 
-std::optional<Circle> SpanMoments::circle(int i, int j) const {
+std::optional<Circle> SpanMoments::circle_within(int i, int j, double max_sse) const {
   auto k = kasa(i, j);
-  if (!k) return std::nullopt;
+  if (!k || !(k->residual / (4 * k->r2) <= max_sse)) return std::nullopt;
   return Circle{k->centroid + k->center, std::sqrt(k->r2)};
 }
 

@@ -19,8 +19,9 @@ class SpanMoments {
   // Residual sum of squares of Kasa's circle over [i, j], converted to geometric units
   // (an algebraic residual d^2 - r^2 is about 2r times the radial one); +inf when degenerate.
   double circle_sse(int i, int j) const;
-  // Kasa's circle over [i, j]; nullopt when the points are collinear or too few.
-  std::optional<Circle> circle(int i, int j) const;
+  // Kasa's circle over [i, j] when its circle_sse is at most max_sse; nullopt when it is not,
+  // or when the points are collinear or too few.
+  std::optional<Circle> circle_within(int i, int j, double max_sse) const;
 
  private:
   static constexpr int kOrder = 4;

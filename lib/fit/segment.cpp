@@ -94,7 +94,15 @@ std::vector<Corner> find_corners(Points pts, bool cyclic, const FitParams& p) {
 Segmenter::Segmenter(Points pts, const FitParams& p)
     : pts_(pts), p_(p), moments_(pts), tol_(p.tolerance_px) {}
 
+// The search for breakpoints asks about many spans more than once (half of them, over the
+// evaluation drawings): each answer is kept.
 bool Segmenter::line_fits(int i, int j) const {
+  auto [known, fresh] = line_fits_.try_emplace(span_key(i, j), false);
+  if (fresh) known->second = line_within(i, j);
+  return known->second;
+}
+
+bool Segmenter::line_within(int i, int j) const {
   int n = j - i + 1;
   if (n <= 2) return true;
   // A root-mean-square residual above tolerance means some point is farther.
@@ -110,8 +118,7 @@ std::optional<Shape> Segmenter::arc_fits(int i, int j, bool geometric) const {
   int n = j - i + 1;
   if (n < 3) return std::nullopt;
   // Kasa's residual is only approximately geometric: screen with a margin.
-  if (!(moments_.circle_sse(i, j) <= 2.25 * n * tol_ * tol_)) return std::nullopt;
-  auto kasa = moments_.circle(i, j);
+  auto kasa = moments_.circle_within(i, j, 2.25 * n * tol_ * tol_);
   if (!kasa) return std::nullopt;
   Points span = pts_.subspan(i, n);
   const double max_sweep = deg2rad(p_.max_sweep_deg), min_sweep = deg2rad(p_.min_arc_sweep_deg);
@@ -135,7 +142,10 @@ std::optional<Shape> Segmenter::arc_fits(int i, int j, bool geometric) const {
 
 bool Segmenter::fits(int i, int j, bool lines_only) const {
   if (line_fits(i, j)) return true;
-  return !lines_only && arc_fits(i, j, false).has_value();
+  if (lines_only) return false;
+  auto [known, fresh] = arc_fits_.try_emplace(span_key(i, j), false);
+  if (fresh) known->second = arc_fits(i, j, false).has_value();
+  return known->second;
 }
 
 std::optional<Shape> Segmenter::fit_span(int i, int j) const {

@@ -1,6 +1,8 @@
 // Segmentation of a polyline into the fewest lines and arcs within tolerance.
 #pragma once
+#include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "fit/params.hpp"
@@ -46,6 +48,7 @@ class Segmenter {
 
  private:
   bool line_fits(int i, int j) const;
+  bool line_within(int i, int j) const;
   // An arc within tolerance: Kasa's circle when it fits (enough to decide admissibility),
   // refined by Gauss-Newton on radial residuals when it does not or when `geometric`.
   std::optional<Shape> arc_fits(int i, int j, bool geometric) const;
@@ -63,6 +66,9 @@ class Segmenter {
   const FitParams& p_;
   SpanMoments moments_;
   double tol_;
+  // Answers of line_fits and of arc_fits' admissibility, by span.
+  static uint64_t span_key(int i, int j) { return static_cast<uint64_t>(i) << 32 | static_cast<uint32_t>(j); }
+  mutable std::unordered_map<uint64_t, bool> line_fits_, arc_fits_;
 };
 
 // Pieces covering the segmenter's points from fixed.front() to fixed.back(), with a
