@@ -137,18 +137,27 @@ void collapse_pair(StrokeGraph& g, int ea, int eb, double max_sep) {
 }  // namespace
 
 int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
+  // Enclosed paper lies within the ink's bounding box (a paper pixel beyond it sees the image's
+  // border along its row or column), so only the box and a frame of one pixel are labelled: a
+  // region that touches the frame, or the image's border, is open paper. On a drawing with
+  // margins that leaves the open paper around it, the most work of labelling, unlabelled.
+  const cv::Rect image(0, 0, binary.cols, binary.rows), ink = cv::boundingRect(binary);
+  if (ink.empty()) return 0;
+  const cv::Rect crop = cv::Rect(ink.x - 1, ink.y - 1, ink.width + 2, ink.height + 2) & image;
   cv::Mat paper = binary == 0, labels;
-  const int n = cv::connectedComponents(paper, labels, 4, CV_32S);
-  // Each region's box (x0, y0, x1, y1, exclusive) and area, a run of one label at a time.
+  const int n = cv::connectedComponents(paper(crop), labels, 4, CV_32S);
+  // Each region's box (x0, y0, x1, y1, exclusive; in the image) and area, a run of one label
+  // at a time.
   std::vector<std::array<int, 4>> box(n, {binary.cols, binary.rows, 0, 0});
   std::vector<int> area(n, 0);
-  for (int y = 0; y < binary.rows; ++y) {
+  for (int y = 0; y < crop.height; ++y) {
     const int* lab = labels.ptr<int>(y);
-    for (int x = 0; x < binary.cols;) {
+    for (int x = 0; x < crop.width;) {
       const int l = lab[x], from = x;
-      while (x < binary.cols && lab[x] == l) ++x;
+      while (x < crop.width && lab[x] == l) ++x;
       auto& b = box[l];
-      b[0] = std::min(b[0], from), b[1] = std::min(b[1], y), b[2] = std::max(b[2], x), b[3] = std::max(b[3], y + 1);
+      b[0] = std::min(b[0], crop.x + from), b[1] = std::min(b[1], crop.y + y);
+      b[2] = std::max(b[2], crop.x + x), b[3] = std::max(b[3], crop.y + y + 1);
       area[l] += x - from;
     }
   }
@@ -159,21 +168,20 @@ int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
   // the image, is never transformed.
   const double reach = (max_width + 1) / 2;
   const int grow = static_cast<int>(std::ceil(reach)) + 2;
-  const cv::Rect image(0, 0, binary.cols, binary.rows);
   std::vector<bool> fill(n, false);
   int filled = 0;
   for (int l = 1; l < n; ++l) {
     const auto [x0, y0, x1, y1] = box[l];
-    if (x0 == 0 || y0 == 0 || x1 == binary.cols || y1 == binary.rows) continue;  // open paper
+    if (x0 == crop.x || y0 == crop.y || x1 == crop.br().x || y1 == crop.br().y) continue;  // open paper
     const cv::Rect around = cv::Rect(x0 - grow, y0 - grow, x1 - x0 + 2 * grow, y1 - y0 + 2 * grow) & image;
     cv::Mat dist;
     cv::distanceTransform(paper(around), dist, cv::DIST_L2, cv::DIST_MASK_PRECISE);
     float widest = 0;
     for (int y = y0; y < y1; ++y) {
-      const int* lab = labels.ptr<int>(y);
+      const int* lab = labels.ptr<int>(y - crop.y);
       const float* d = dist.ptr<float>(y - around.y);
       for (int x = x0; x < x1; ++x)
-        if (lab[x] == l) widest = std::max(widest, d[x - around.x]);
+        if (lab[x - crop.x] == l) widest = std::max(widest, d[x - around.x]);
     }
     // A sliver is also long (area over width) and elongated: a small round hole (the pen's
     // circle of an "i" dot, a hole where strokes meet) stays for the pinhole filter to judge.
@@ -182,9 +190,9 @@ int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
     if (width <= max_width && length >= std::max(min_length, kMinSliverElongation * width)) fill[l] = true, ++filled;
   }
   if (filled == 0) return 0;
-  for (int y = 0; y < binary.rows; ++y)
-    for (int x = 0; x < binary.cols; ++x)
-      if (fill[labels.at<int>(y, x)]) binary.at<uchar>(y, x) = 1;
+  for (int y = 0; y < crop.height; ++y)
+    for (int x = 0; x < crop.width; ++x)
+      if (fill[labels.at<int>(y, x)]) binary.at<uchar>(crop.y + y, crop.x + x) = 1;
   return filled;
 }
 

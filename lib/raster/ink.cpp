@@ -261,8 +261,14 @@ double paper_noise(const Histogram& h) { return quantile(h, 0.5) - quantile(h, 0
 // A rough stroke width of a binary image: twice the median distance to paper at the
 // ridge pixels (local maxima of the distance transform).
 double ridge_width(const cv::Mat& binary) {
+  // Only the ink's bounding box and a frame of one pixel are transformed: a path from inside
+  // to farther paper crosses the frame, which is paper (or the image's edge, beyond which the
+  // transform sees none), so the distances inside are the whole image's.
+  const cv::Rect ink = cv::boundingRect(binary);
+  if (ink.empty()) return 1;
+  const cv::Rect crop = cv::Rect(ink.x - 1, ink.y - 1, ink.width + 2, ink.height + 2) & cv::Rect(0, 0, binary.cols, binary.rows);
   cv::Mat dist;
-  cv::distanceTransform(binary, dist, cv::DIST_L2, cv::DIST_MASK_3);
+  cv::distanceTransform(binary(crop), dist, cv::DIST_L2, cv::DIST_MASK_3);
   std::vector<float> ridge;
   for (int y = 1; y + 1 < dist.rows; ++y) {
     const float *a = dist.ptr<float>(y - 1), *b = dist.ptr<float>(y), *c = dist.ptr<float>(y + 1);
@@ -283,20 +289,25 @@ double ridge_width(const cv::Mat& binary) {
 // hysteresis), as a 0/1 mask.
 cv::Mat hysteresis(const cv::Mat& dark, double weak, double strong) {
   cv::Mat mask = dark > weak, labels;
-  const int n = cv::connectedComponents(mask, labels, 8, CV_32S);
+  // Every region lies within the bounding box of them all: only that box is labelled.
+  const cv::Rect box = cv::boundingRect(mask);
+  if (box.empty()) return mask;
+  const int n = cv::connectedComponents(mask(box), labels, 8, CV_32S);
   std::vector<uchar> reaches(n, 0);
-  for (int y = 0; y < dark.rows; ++y) {
-    const uchar* d = dark.ptr<uchar>(y);
+  for (int y = 0; y < box.height; ++y) {
+    const uchar* d = dark.ptr<uchar>(box.y + y) + box.x;
     const int* l = labels.ptr<int>(y);
-    for (int x = 0; x < dark.cols; ++x)
+    for (int x = 0; x < box.width; ++x)
       if (d[x] >= strong) reaches[l[x]] = 1;
   }
   reaches[0] = 0;
   if (std::count(reaches.begin() + 1, reaches.end(), 1) == n - 1) return mask & 1;  // every region is ink
-  for (int y = 0; y < dark.rows; ++y) {
-    uchar* m = mask.ptr<uchar>(y);
+  mask.setTo(0);
+  const uchar* keep = reaches.data();
+  for (int y = 0; y < box.height; ++y) {
+    uchar* m = mask.ptr<uchar>(box.y + y) + box.x;
     const int* l = labels.ptr<int>(y);
-    for (int x = 0, w = dark.cols; x < w; ++x) m[x] = reaches[l[x]];
+    for (int x = 0; x < box.width; ++x) m[x] = keep[l[x]];
   }
   return mask;
 }
@@ -311,8 +322,6 @@ void smooth(cv::Mat& img, double sigma) {
 
 // Coverage and binary (see separate_ink, stage 4) of `dark` within the hysteresis regions.
 void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r, double full) {
-  cv::Mat peak;
-  cv::dilate(dark, peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
   const int floor_dark = static_cast<int>(std::ceil(255.0 - ink.weak_threshold));
   // The stroke's own darkness for every peak value; a pixel is ink where it is darker than
   // half of it. Off the hysteresis regions only the faint fringe of strokes is left: read
@@ -329,15 +338,28 @@ void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r,
     }
   }
   ink.coverage.create(dark.size(), CV_8U);
-  ink.binary.create(dark.size(), CV_8U);
+  ink.binary = cv::Mat::zeros(dark.size(), CV_8U);
   for (int y = 0; y < dark.rows; ++y) {
-    const uchar *d = dark.ptr<uchar>(y), *p = peak.ptr<uchar>(y), *k = regions.ptr<uchar>(y);
+    const uchar* d = dark.ptr<uchar>(y);
+    uchar* c = ink.coverage.ptr<uchar>(y);
+    for (int x = 0, w = dark.cols; x < w; ++x) c[x] = off[d[x]];
+  }
+  // The peak is needed inside the regions only: the dilation covers their bounding box, its
+  // window reaching r beyond it, so each value there is the whole image's.
+  const cv::Rect box = cv::boundingRect(regions);
+  if (box.empty()) return;
+  const cv::Rect around = cv::Rect(box.x - r, box.y - r, box.width + 2 * r, box.height + 2 * r) & cv::Rect(0, 0, dark.cols, dark.rows);
+  cv::Mat peak;
+  cv::dilate(dark(around), peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
+  for (int y = box.y; y < box.br().y; ++y) {
+    const uchar *d = dark.ptr<uchar>(y), *p = peak.ptr<uchar>(y - around.y), *k = regions.ptr<uchar>(y);
     uchar *c = ink.coverage.ptr<uchar>(y), *b = ink.binary.ptr<uchar>(y);
-    for (int x = 0; x < dark.cols; ++x) {
-      const int at = p[x] * 256 + d[x];
-      c[x] = k[x] ? on[at] : off[d[x]];
-      b[x] = k[x] && on_binary[at];
-    }
+    for (int x = box.x; x < box.br().x; ++x)
+      if (k[x]) {
+        const int at = p[x - around.x] * 256 + d[x];
+        c[x] = on[at];
+        b[x] = on_binary[at];
+      }
   }
 }
 

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/schema.hpp"
 #include "fit/fit.hpp"
+#include "graph/doubled.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
 #include "raster/threads.hpp"
@@ -326,6 +327,37 @@ TEST_CASE("a stroke drawn twice is one stroke", "[graph]") {
       }
     }
   }
+}
+
+TEST_CASE("fill_slivers fills enclosed thin paper only, wherever the ink lies", "[graph]") {
+  // Two passes 8 px wide with a 2 px line of paper between them (rows 10-11), closed at both
+  // ends: a sliver 60 px long. Placed at (ox, oy) on a 100 x 40 page; where ox or oy is 0 the
+  // ink touches the page's edge and the sliver stays enclosed.
+  auto passes = [](int ox, int oy, bool closed) {
+    cv::Mat b = cv::Mat::zeros(40, 100, CV_8U);
+    b(cv::Rect(ox, oy, 70, 20)).setTo(1);
+    b(cv::Rect(ox + (closed ? 5 : 0), oy + 10, closed ? 60 : 65, 2)).setTo(0);
+    return b;
+  };
+  for (auto [ox, oy] : {std::pair{15, 10}, {0, 10}, {30, 0}, {0, 0}, {30, 20}}) {
+    INFO("ink at " << ox << "," << oy);
+    cv::Mat b = passes(ox, oy, true), expect = b.clone();
+    expect(cv::Rect(ox, oy, 70, 20)).setTo(1);
+    CHECK(graph::fill_slivers(b, 3, 8) == 1);
+    CHECK(cv::countNonZero(b != expect) == 0);
+  }
+  // Open at one end: paper, not a sliver; too wide for max_width: stays.
+  cv::Mat open = passes(15, 10, false), before = open.clone();
+  CHECK(graph::fill_slivers(open, 3, 8) == 0);
+  CHECK(cv::countNonZero(open != before) == 0);
+  cv::Mat wide = passes(15, 10, true);
+  CHECK(graph::fill_slivers(wide, 0.5, 8) == 0);
+  // A round hole is not elongated; a page without ink has nothing to fill.
+  cv::Mat ring = cv::Mat::zeros(60, 60, CV_8U);
+  cv::circle(ring, {30, 30}, 12, 1, 6);
+  CHECK(graph::fill_slivers(ring, 20, 1) == 0);
+  cv::Mat empty = cv::Mat::zeros(30, 30, CV_8U);
+  CHECK(graph::fill_slivers(empty, 3, 8) == 0);
 }
 
 TEST_CASE("a small round loop is not taken for a stroke drawn twice", "[graph]") {
