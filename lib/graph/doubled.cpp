@@ -139,8 +139,8 @@ void collapse_pair(StrokeGraph& g, int ea, int eb, double max_sep) {
 int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
   // Enclosed paper lies within the ink's bounding box (a paper pixel beyond it sees the image's
   // border along its row or column), so only the box and a frame of one pixel are labelled: a
-  // region that touches the frame, or the image's border, is open paper. On a drawing with
-  // margins that leaves the open paper around it, the most work of labelling, unlabelled.
+  // region that touches the frame, or the image's border, is open paper. The margins around a
+  // drawing, most of what labelling the page cost, are left out.
   const cv::Rect image(0, 0, binary.cols, binary.rows), ink = cv::boundingRect(binary);
   if (ink.empty()) return 0;
   const cv::Rect crop = cv::Rect(ink.x - 1, ink.y - 1, ink.width + 2, ink.height + 2) & image;
