@@ -5,6 +5,8 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
+#include "raster/box.hpp"
+
 namespace sv::graph {
 namespace {
 
@@ -141,9 +143,9 @@ int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
   // border along its row or column), so only the box and a frame of one pixel are labelled: a
   // region that touches the frame, or the image's border, is open paper. The margins around a
   // drawing, most of what labelling the page cost, are left out.
-  const cv::Rect image(0, 0, binary.cols, binary.rows), ink = cv::boundingRect(binary);
+  const cv::Rect ink = cv::boundingRect(binary);
   if (ink.empty()) return 0;
-  const cv::Rect crop = cv::Rect(ink.x - 1, ink.y - 1, ink.width + 2, ink.height + 2) & image;
+  const cv::Rect crop = grown_within(ink, 1, binary.size());
   cv::Mat paper = binary == 0, labels;
   const int n = cv::connectedComponents(paper(crop), labels, 4, CV_32S);
   // Each region's box (x0, y0, x1, y1, exclusive; in the image) and area, a run of one label
@@ -173,7 +175,7 @@ int fill_slivers(cv::Mat& binary, double max_width, double min_length) {
   for (int l = 1; l < n; ++l) {
     const auto [x0, y0, x1, y1] = box[l];
     if (x0 == crop.x || y0 == crop.y || x1 == crop.br().x || y1 == crop.br().y) continue;  // open paper
-    const cv::Rect around = cv::Rect(x0 - grow, y0 - grow, x1 - x0 + 2 * grow, y1 - y0 + 2 * grow) & image;
+    const cv::Rect around = grown_within(cv::Rect(x0, y0, x1 - x0, y1 - y0), grow, binary.size());
     cv::Mat dist;
     cv::distanceTransform(paper(around), dist, cv::DIST_L2, cv::DIST_MASK_PRECISE);
     float widest = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "raster/box.hpp"
 
 namespace sv {
 namespace {
@@ -266,7 +267,7 @@ double ridge_width(const cv::Mat& binary) {
   // transform sees none), so the distances inside are the whole image's.
   const cv::Rect ink = cv::boundingRect(binary);
   if (ink.empty()) return 1;
-  const cv::Rect crop = cv::Rect(ink.x - 1, ink.y - 1, ink.width + 2, ink.height + 2) & cv::Rect(0, 0, binary.cols, binary.rows);
+  const cv::Rect crop = grown_within(ink, 1, binary.size());
   cv::Mat dist;
   cv::distanceTransform(binary(crop), dist, cv::DIST_L2, cv::DIST_MASK_3);
   std::vector<float> ridge;
@@ -302,7 +303,7 @@ cv::Mat hysteresis(const cv::Mat& dark, double weak, double strong) {
   }
   reaches[0] = 0;
   if (std::count(reaches.begin() + 1, reaches.end(), 1) == n - 1) return mask & 1;  // every region is ink
-  mask.setTo(0);
+  // Beyond the box the mask is already paper; inside, every pixel is written.
   const uchar* keep = reaches.data();
   for (int y = 0; y < box.height; ++y) {
     uchar* m = mask.ptr<uchar>(box.y + y) + box.x;
@@ -348,7 +349,7 @@ void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r,
   // window reaching r beyond it, so each value there is the whole image's.
   const cv::Rect box = cv::boundingRect(regions);
   if (box.empty()) return;
-  const cv::Rect around = cv::Rect(box.x - r, box.y - r, box.width + 2 * r, box.height + 2 * r) & cv::Rect(0, 0, dark.cols, dark.rows);
+  const cv::Rect around = grown_within(box, r, dark.size());
   cv::Mat peak;
   cv::dilate(dark(around), peak, cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}));
   for (int y = box.y; y < box.br().y; ++y) {
