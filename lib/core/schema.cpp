@@ -107,6 +107,7 @@ struct Schema::Node {
   const Node* additional_node = nullptr;
   std::vector<const Node*> any_of, one_of;
   bool has_any_of = false, has_one_of = false;
+  bool plain_number = false;  // {"type": "number"} and nothing else
 };
 
 struct Compiled {
@@ -170,6 +171,7 @@ struct Compiled {
       n.has_one_of = true;
       for (const auto& alt : *alts) n.one_of.push_back(compile(alt));
     }
+    n.plain_number = s.size() == 1 && n.types.size() == 1 && n.types[0] == Type::number;
     return &n;
   }
 
@@ -188,13 +190,20 @@ struct Compiled {
     return &slot;
   }
 
+  static constexpr int kMaxDepth = 64;
+
+  // A valid value of a plain number schema, told without a call: a scene is mostly such values.
+  static bool plain(const Schema::Node& s, const json& v, int depth) {
+    return s.plain_number && depth <= kMaxDepth && v.is_number() && std::isfinite(v.get<double>());
+  }
+
   bool check(const Schema::Node& s, const json& v, const Path* path, std::string& err, int depth) const {
     auto fail = [&](const std::string& why) {
       const std::string p = spell(path);
       err = fmt::format("{}: {}", p.empty() ? "/" : p, why);
       return false;
     };
-    if (depth > 64) return fail("schema nesting too deep");
+    if (depth > kMaxDepth) return fail("schema nesting too deep");
     if (s.open) return true;
     if (s.has_ref) {
       if (!s.ref) return fail(s.ref_error);
@@ -244,7 +253,7 @@ struct Compiled {
           else if (s.more == Extra::forbidden) return fail(fmt::format("allows at most {} items", s.tuple.size()));
           else if (s.more == Extra::schema) item = s.more_node;
         }
-        if (item && !check(*item, v[i], &at, err, depth + 1)) return false;
+        if (item && !plain(*item, v[i], depth + 1) && !check(*item, v[i], &at, err, depth + 1)) return false;
       }
     }
     if (v.is_object()) {
@@ -256,7 +265,7 @@ struct Compiled {
         if (auto p = s.properties.find(it.key()); p != s.properties.end()) sub = p->second;
         else if (s.additional == Extra::forbidden) return fail("unknown key '" + it.key() + "'");
         else if (s.additional == Extra::schema) sub = s.additional_node;
-        if (sub && !check(*sub, it.value(), &at, err, depth + 1)) return false;
+        if (sub && !plain(*sub, it.value(), depth + 1) && !check(*sub, it.value(), &at, err, depth + 1)) return false;
       }
     }
     if (s.has_any_of) {

@@ -2,6 +2,7 @@
 // (tools and readers print them), and $ref through local definitions.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -66,6 +67,13 @@ TEST_CASE("the validator walks arrays and objects and names the failing path", "
   CHECK(err(obj, {{"id", "x"}, {"list", {"a", 2}}}) == "/list/1: expected \"string\"");
   CHECK(err(obj, {{"id", "x"}, {"extra", 1}}) == "/: unknown key 'extra'");
   CHECK(err({{"additionalProperties", {{"type", "number"}}}}, {{"a", 1}, {"b", "2"}}) == "/b: expected \"number\"");
+  // Items and properties of a plain number schema are told apart without a call; what fails
+  // still fails with its path and wording.
+  const json numbers = {{"items", {{"type", "number"}}}};
+  CHECK(err(numbers, {1, 2.5, -3}) == "");
+  CHECK(err(numbers, {1, std::numeric_limits<double>::infinity()}) == "/1: expected \"number\"");
+  CHECK(err(numbers, {1, "2"}) == "/1: expected \"number\"");
+  CHECK(err({{"properties", {{"x", {{"type", "number"}}}}}}, {{"x", std::nan("")}}) == "/x: expected \"number\"");
 }
 
 TEST_CASE("the validator follows $ref and tells anyOf from oneOf", "[core][schema]") {
