@@ -123,7 +123,13 @@ Polyline Shape::sample(double step, double entry_rad) const {
   int n = std::max(1, static_cast<int>(std::ceil(L / std::max(step, 1e-6))));
   Polyline out;
   out.reserve(n + 1);
-  for (int i = 0; i <= n; ++i) out.push_back(at(static_cast<double>(i) / n, entry_rad));
+  if (type == PrimType::arc && std::isfinite(radius)) {
+    // at(t), its start angle and sweep (two arc tangents) computed once.
+    const double a0 = angle_of(p0 - center), sweep = sweep_rad();
+    for (int i = 0; i <= n; ++i) out.push_back(center + from_angle(a0 + sweep * (static_cast<double>(i) / n)) * radius);
+  } else {
+    for (int i = 0; i <= n; ++i) out.push_back(at(static_cast<double>(i) / n, entry_rad));
+  }
   if (type != PrimType::circle) {
     out.front() = p0;
     out.back() = p1;
@@ -156,18 +162,6 @@ ShapeDistance::ShapeDistance(const Shape& s) : kind_(Kind::segment), a_(s.p0), b
     sense_ = s.bulge > 0 ? 1 : -1;
     major_ = std::abs(s.bulge) > 1;
   }
-}
-
-double ShapeDistance::to_curve(Vec2 q) const {
-  if (kind_ == Kind::circle) return std::abs(dist(q, c_) - r_);
-  Vec2 v = q - c_;
-  // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
-  // radii (and not opposite them); for a major arc, outside the complementary minor wedge.
-  bool inside =
-      major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
-             : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 && dot(v, u0_ + u1_) >= 0;
-  if (inside) return std::abs(norm(v) - r_);
-  return std::min(dist(q, a_), dist(q, b_));
 }
 
 void BBox::add(Vec2 p) {

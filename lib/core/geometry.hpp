@@ -94,13 +94,25 @@ class ShapeDistance {
   double operator()(Vec2 q) const { return kind_ == Kind::segment ? point_segment_distance(q, a_, b_) : to_curve(q); }
 
  private:
-  double to_curve(Vec2 q) const;  // circles and arcs
+  double to_curve(Vec2 q) const;  // circles and arcs: inline below, for the fitting's loops
 
   enum class Kind { segment, circle, arc } kind_;
   Vec2 a_, b_, c_, u0_, u1_;
   double r_ = 0, sense_ = 1;
   bool major_ = false;
 };
+
+inline double ShapeDistance::to_curve(Vec2 q) const {
+  if (kind_ == Kind::circle) return std::abs(dist(q, c_) - r_);
+  Vec2 v = q - c_;
+  // Inside the wedge swept from u0 to u1: for a minor arc, on the inner side of both end
+  // radii (and not opposite them); for a major arc, outside the complementary minor wedge.
+  bool inside =
+      major_ ? !(sense_ * cross(u1_, v) > 0 && sense_ * cross(v, u0_) > 0)
+             : sense_ * cross(u0_, v) >= 0 && sense_ * cross(v, u1_) >= 0 && dot(v, u0_ + u1_) >= 0;
+  if (inside) return std::abs(norm(v) - r_);
+  return std::min(dist(q, a_), dist(q, b_));
+}
 
 // Same type and the same geometry: ends (lines, arcs), centre and radius (circles) within
 // `tol_px`, bulge within `tol_bulge`. The defaults ask for equality.

@@ -27,8 +27,8 @@ class SpanMoments {
   static constexpr int kOrder = 4;
   using Sums = std::array<double, 15>;  // index (a, b) -> a * (11 - a) / 2 + b, a + b <= 4
   static int slot(int a, int b) { return a * (2 * kOrder + 3 - a) / 2 + b; }
-  // Central moments mu[a][b] (a + b <= Order) of [i, j] about its own centroid. A line needs
-  // the second order only: a fifth of the terms of the fourth.
+  // Central moments mu[a][b] (2 <= a + b <= Order; of the fourth order only u^4, u^2 v^2 and
+  // v^4) of [i, j] about its own centroid. A line needs the second order only.
   template <int Order>
   void central(int i, int j, double mu[5][5]) const;
   struct Kasa {

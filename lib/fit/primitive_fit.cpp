@@ -6,10 +6,13 @@
 
 namespace sv::fitting {
 
-double max_distance(const Shape& s, Points pts) {
+double max_distance(const Shape& s, Points pts, double stop) {
   ShapeDistance d(s);
   double worst = 0;
-  for (Vec2 q : pts) worst = std::max(worst, d(q));
+  for (Vec2 q : pts) {
+    worst = std::max(worst, d(q));
+    if (worst > stop) break;
+  }
   return worst;
 }
 

@@ -16,8 +16,9 @@ struct Deviation {
   double rms = 0, max = 0;
 };
 Deviation deviation(const Shape& s, Points pts);
-// The largest distance of points to a shape.
-double max_distance(const Shape& s, Points pts);
+// The largest distance of points to a shape; with `stop`, the first distance beyond it (for
+// a caller that only compares the largest with `stop` and below).
+double max_distance(const Shape& s, Points pts, double stop = INFINITY);
 
 // The total least-squares line: through the centroid along the principal axis.
 struct LineFit {

@@ -122,19 +122,20 @@ std::optional<Shape> Segmenter::arc_fits(int i, int j, bool geometric) const {
   if (!kasa) return std::nullopt;
   Points span = pts_.subspan(i, n);
   const double max_sweep = deg2rad(p_.max_sweep_deg), min_sweep = deg2rad(p_.min_arc_sweep_deg);
-  // The arc of a circle through the span, its largest point distance (inf if gated out).
-  auto arc_of = [&](const Circle& c) -> std::pair<std::optional<Shape>, double> {
+  // The arc of a circle through the span, its largest point distance (inf if gated out),
+  // measured until it passes `stop`, the largest figure it is compared with below.
+  auto arc_of = [&](const Circle& c, double stop) -> std::pair<std::optional<Shape>, double> {
     auto arc = arc_on_circle(c, span);
     if (!arc || std::abs(arc->sweep_rad()) > max_sweep || std::abs(arc->sweep_rad()) < min_sweep ||
         sagitta(*arc) < p_.min_arc_sagitta_px)
       return {std::nullopt, INFINITY};
-    return {arc, max_distance(*arc, span)};
+    return {arc, max_distance(*arc, span, stop)};
   };
-  auto [arc, worst] = arc_of(*kasa);
+  auto [arc, worst] = arc_of(*kasa, geometric ? tol_ : 3 * tol_);
   if (arc && worst <= tol_ && !geometric) return arc;
   // Kasa shrinks the radius of short noisy arcs; the geometric fit may still succeed.
   if (arc && worst > 3 * tol_ && !geometric) return std::nullopt;
-  auto [refined, refined_worst] = arc_of(refine_circle(span, *kasa));
+  auto [refined, refined_worst] = arc_of(refine_circle(span, *kasa), tol_);
   if (refined && refined_worst <= tol_) return refined;
   if (arc && worst <= tol_) return arc;
   return std::nullopt;

@@ -141,14 +141,15 @@ class RunSimplifier {
   // Every checked point of legs i..j-1 within the deviation of `s`.
   bool within(int i, int j, const Shape& s, bool candidate_straight) const {
     const double tol = tolerance(i, j);
+    const ShapeDistance d(s);
     for (int k = i; k < j; ++k) {
       // The distance to a segment is convex along a straight leg: its ends decide.
       if (straight_[k] && candidate_straight) {
-        if (s.distance_to(pts_[k]) > tol || s.distance_to(pts_[k + 1]) > tol) return false;
+        if (d(pts_[k]) > tol || d(pts_[k + 1]) > tol) return false;
         continue;
       }
       for (Vec2 q : dense_[k])
-        if (s.distance_to(q) > tol) return false;
+        if (d(q) > tol) return false;
     }
     return true;
   }

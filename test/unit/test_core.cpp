@@ -36,6 +36,24 @@ TEST_CASE("arc from bulge has the centre and radius of score.py's convention", "
   CHECK(r.start_tangent().x == Approx(1));
 }
 
+TEST_CASE("sampling a shape gives its points at even steps of the parameter, ends exact", "[core]") {
+  for (const Shape& s : {Shape::arc({3, 1}, {-2, 5}, 0.7), Shape::arc({0, 0}, {4, 0}, -1.8), Shape::line({0, 0}, {3, 4}),
+                         Shape::circle({1, 2}, 3)}) {
+    const Polyline pts = s.sample(0.5, 0.3);
+    const int n = static_cast<int>(pts.size()) - 1;
+    REQUIRE(n >= 8);
+    for (int i = 0; i <= n; ++i) {
+      const Vec2 q = s.at(static_cast<double>(i) / n, 0.3);
+      CHECK(dist(pts[i], q) <= (i == 0 || i == n ? 1e-12 : 0.0));  // the same arithmetic
+      if (i > 0) CHECK(dist(pts[i], pts[i - 1]) <= 0.5 + 1e-9);
+    }
+    if (s.type != PrimType::circle) {
+      CHECK((pts.front().x == s.p0.x && pts.front().y == s.p0.y));
+      CHECK((pts.back().x == s.p1.x && pts.back().y == s.p1.y));
+    }
+  }
+}
+
 TEST_CASE("distance to an arc is radial inside its wedge and to the ends outside", "[core]") {
   Shape a = Shape::arc({1, 0}, {0, 1}, std::tan(deg2rad(22.5)));
   CHECK(a.distance_to({2, 0}) == Approx(1));

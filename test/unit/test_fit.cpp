@@ -9,6 +9,7 @@
 #include "core/schema.hpp"
 #include "fit/beautify.hpp"
 #include "fit/fit.hpp"
+#include "fit/primitive_fit.hpp"
 #include "fit/robot_merge.hpp"
 #include "graph/skeletonize.hpp"
 #include "robot/simulate.hpp"
@@ -310,6 +311,17 @@ TEST_CASE("the tolerance follows the stroke width: a quarter of it up to 1 px, a
   }
   CHECK(resolve_fit_params(8.0, 0, {}).merge_tolerance_px == resolve_fit_params(8.0, 0, {}).tolerance_px);
   CHECK(resolve_fit_params(0, 0, {{{"fit.tolerance_px", 0.6}}}).merge_tolerance_px == 0.6);
+}
+
+TEST_CASE("max_distance stops at the first distance beyond its stop", "[fit]") {
+  const Shape line = Shape::line({0, 0}, {10, 0});
+  const std::vector<Vec2> pts{{1, 0.5}, {2, 3}, {3, 1}, {4, 5}};
+  CHECK(fitting::max_distance(line, pts) == Approx(5));
+  CHECK(fitting::max_distance(line, pts, 2) == Approx(3));  // the first beyond 2, not the largest
+  CHECK(fitting::max_distance(line, pts, 5) == Approx(5));  // none beyond: the largest
+  const std::vector<Vec2> around{{0, -1.2}, {0, -2}, {0, -4}};
+  CHECK(fitting::max_distance(Shape::circle({0, 0}, 1), around, 0.5) == Approx(1));
+  CHECK(fitting::max_distance(Shape::circle({0, 0}, 1), around) == Approx(3));
 }
 
 TEST_CASE("a dot becomes a short line centred on it", "[fit]") {
