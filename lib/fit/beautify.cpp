@@ -372,28 +372,23 @@ class Model {
   std::vector<double> solve(int iterations = kIterations) const {
     std::vector<double> x = x_;
     double cost = cost_of(x), lambda = 1e-3;
-    const int n = static_cast<int>(x.size());
-    Eigen::SparseMatrix<double> eye(n, n);
-    eye.setIdentity();
-    // The sparsity pattern never changes (every Jacobian entry of a block is stored), so the
-    // fill-reducing ordering is computed once.
+    Normal eq = normal_pattern();
+    // The sparsity pattern never changes (every pair of unknowns a block shares is stored), so
+    // the fill-reducing ordering is computed once.
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
-    bool analyzed = false;
+    ldlt.analyzePattern(eq.h);
     for (int it = 0; it < iterations; ++it) {
-      auto [jac, r] = linearize(x);
-      Eigen::SparseMatrix<double> h = jac.transpose() * jac;
-      Eigen::VectorXd g = jac.transpose() * r;
+      linearize(x, eq);
       bool improved = false;
       while (lambda < 1e10 && !improved) {
-        Eigen::SparseMatrix<double> a = h + lambda * eye;
-        if (!analyzed) ldlt.analyzePattern(a);
-        analyzed = true;
+        Eigen::SparseMatrix<double> a = eq.h;
+        for (int k : eq.diagonal) a.valuePtr()[k] += lambda;
         ldlt.factorize(a);
         if (ldlt.info() != Eigen::Success) {
           lambda *= 10;
           continue;
         }
-        Eigen::VectorXd step = ldlt.solve(-g);
+        Eigen::VectorXd step = ldlt.solve(-eq.g);
         std::vector<double> next = x;
         for (size_t k = 0; k < next.size(); ++k) next[k] += step(k);
         double next_cost = cost_of(next);
@@ -654,36 +649,85 @@ class Model {
     return cost;
   }
 
-  std::pair<Eigen::SparseMatrix<double>, Eigen::VectorXd> linearize(
-      const std::vector<double>& x0) const {
-    int rows = 0;
-    for (const Block& b : blocks_) rows += b.rows;
-    Eigen::VectorXd r(rows);
-    std::vector<Eigen::Triplet<double>> entries;
-    // Central differences: the relation residuals are stiff, and one-sided differences are
-    // not accurate enough for Gauss-Newton to converge quickly.
-    constexpr double h = 1e-5;
-    std::vector<double> x = x0, ahead, behind;
-    int row = 0;
+  // The normal equations J^T J and J^T r of the residuals, never forming J: each block adds
+  // the products of its own columns. h holds every pair of unknowns that some block shares, and
+  // the diagonal; slots[b] are the places in h.valuePtr() of block b's pairs (p, q), q >= p,
+  // in the lower triangle, which `upper` copies to the upper one.
+  struct Normal {
+    Eigen::SparseMatrix<double> h;
+    Eigen::VectorXd g;
+    std::vector<std::vector<int>> slots;
+    std::vector<int> diagonal;
+    std::vector<std::pair<int, int>> upper;  // (lower slot, its mirror)
+  };
+
+  Normal normal_pattern() const {
+    const int n = static_cast<int>(x_.size());
+    std::vector<Eigen::Triplet<double>> pairs;
+    for (int v = 0; v < n; ++v) pairs.emplace_back(v, v, 0.0);
+    for (const Block& b : blocks_)
+      for (int p : b.vars)
+        for (int q : b.vars) pairs.emplace_back(p, q, 0.0);
+    Normal eq;
+    eq.h.resize(n, n);
+    eq.h.setFromTriplets(pairs.begin(), pairs.end());
+    eq.h.makeCompressed();
+    const int *outer = eq.h.outerIndexPtr(), *inner = eq.h.innerIndexPtr();
+    auto slot = [&](int row, int col) {
+      return static_cast<int>(std::lower_bound(inner + outer[col], inner + outer[col + 1], row) - inner);
+    };
+    for (int v = 0; v < n; ++v) eq.diagonal.push_back(slot(v, v));
+    for (int col = 0; col < n; ++col)
+      for (int k = outer[col]; k < outer[col + 1]; ++k)
+        if (inner[k] > col) eq.upper.emplace_back(k, slot(col, inner[k]));
     for (const Block& b : blocks_) {
-      ahead.assign(b.rows, 0.0);
-      behind.assign(b.rows, 0.0);
-      b.eval(x, ahead.data());
-      for (int k = 0; k < b.rows; ++k) r(row + k) = ahead[k];
-      for (int v : b.vars) {
+      std::vector<int>& s = eq.slots.emplace_back();
+      for (size_t p = 0; p < b.vars.size(); ++p)
+        for (size_t q = p; q < b.vars.size(); ++q)
+          s.push_back(slot(std::max(b.vars[p], b.vars[q]), std::min(b.vars[p], b.vars[q])));
+    }
+    eq.g.resize(n);
+    return eq;
+  }
+
+  // J by central differences (the relation residuals are stiff, and one-sided differences are
+  // not accurate enough for Gauss-Newton to converge quickly), block by block in the order of
+  // the rows, so that each sum adds its terms in the order of J's rows, as Eigen's products of
+  // the whole J did.
+  void linearize(const std::vector<double>& x0, Normal& eq) const {
+    constexpr double h = 1e-5;
+    double* values = eq.h.valuePtr();
+    std::fill(values, values + eq.h.nonZeros(), 0.0);
+    eq.g.setZero();
+    std::vector<double> x = x0, r, ahead, behind, jac;  // jac: the block's columns, one after another
+    for (size_t bi = 0; bi < blocks_.size(); ++bi) {
+      const Block& b = blocks_[bi];
+      const size_t nv = b.vars.size(), rows = static_cast<size_t>(b.rows);
+      r.assign(rows, 0.0);
+      b.eval(x, r.data());
+      jac.resize(nv * rows);
+      for (size_t c = 0; c < nv; ++c) {
+        const int v = b.vars[c];
+        ahead.assign(rows, 0.0);
+        behind.assign(rows, 0.0);
         x[v] = x0[v] + h;
         b.eval(x, ahead.data());
         x[v] = x0[v] - h;
         b.eval(x, behind.data());
         x[v] = x0[v];
-        for (int k = 0; k < b.rows; ++k)
-          entries.emplace_back(row + k, v, (ahead[k] - behind[k]) / (2 * h));
+        for (size_t k = 0; k < rows; ++k) jac[c * rows + k] = (ahead[k] - behind[k]) / (2 * h);
       }
-      row += b.rows;
+      for (size_t k = 0; k < rows; ++k) {
+        const int* slot = eq.slots[bi].data();
+        for (size_t p = 0; p < nv; ++p) {
+          const double jp = jac[p * rows + k];
+          eq.g(b.vars[p]) += jp * r[k];
+          for (size_t q = p; q < nv; ++q) values[*slot++] += jp * jac[q * rows + k];
+        }
+      }
     }
-    Eigen::SparseMatrix<double> jac(rows, static_cast<int>(x0.size()));
-    jac.setFromTriplets(entries.begin(), entries.end());
-    return {jac, r};
+    // J^T J is symmetric, term by term: the upper triangle's sums are the lower one's.
+    for (auto [lower, mirror] : eq.upper) values[mirror] = values[lower];
   }
 
   const std::vector<Primitive>& prims_;
