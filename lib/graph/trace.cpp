@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "raster/scan.hpp"
+
 namespace sv::graph {
 namespace {
 
@@ -58,9 +60,9 @@ void make_nodes(Grid& g, StrokeGraph& sg) {
   std::vector<int> stack, cluster;
   for (int y = 0; y < g.h; ++y) {
     const uchar* row = g.img.ptr<uchar>(y);
-    for (int x = 0; x < g.w; ++x) {
-      if (!row[x]) continue;
-      const int i = y * g.w + x;
+    const size_t w = static_cast<size_t>(g.w);
+    for (size_t xs = next_set(row, 0, w); xs < w; xs = next_set(row, xs + 1, w)) {
+      const int x = static_cast<int>(xs), i = y * g.w + x;
       int c = g.count(i);
       if (c == 2 || g.node.count(i)) continue;
       if (c < 2) {
@@ -154,9 +156,12 @@ StrokeGraph trace_skeleton(cv::Mat& skeleton) {
     }
   }
   for (int y = 0; y < g.h; ++y) {
-    uchar* row = skeleton.ptr<uchar>(y);
-    for (int x = 0; x < g.w; ++x)
-      if (row[x] == kOn && !g.is_node(y * g.w + x)) trace_cycle(g, sg, y * g.w + x);
+    const uchar* row = skeleton.ptr<uchar>(y);
+    const size_t w = static_cast<size_t>(g.w);
+    for (size_t x = next_set(row, 0, w); x < w; x = next_set(row, x + 1, w)) {
+      const int i = y * g.w + static_cast<int>(x);
+      if (row[x] == kOn && !g.is_node(i)) trace_cycle(g, sg, i);
+    }
   }
   cv::bitwise_and(skeleton, kOn, skeleton);
   // Isolated pixels and junction clusters left without chains are dots.

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "raster/scan.hpp"
+
 namespace sv {
 namespace {
 
@@ -72,8 +74,9 @@ double stroke_width_quantile(const cv::Mat& skeleton, const cv::Mat& coverage, d
   std::vector<cv::Point> inside;
   for (int y = 0; y < skeleton.rows; ++y) {
     const uchar* row = skeleton.ptr<uchar>(y);
-    for (int x = 0; x < skeleton.cols; ++x) {
-      if (!row[x]) continue;
+    const size_t w = static_cast<size_t>(skeleton.cols);
+    for (size_t xs = next_set(row, 0, w); xs < w; xs = next_set(row, xs + 1, w)) {
+      const int x = static_cast<int>(xs);
       int n = 0;
       for (int dy = -1; dy <= 1; ++dy)
         for (int dx = -1; dx <= 1; ++dx) n += (dx || dy) && on(x + dx, y + dy);

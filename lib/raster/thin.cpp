@@ -8,6 +8,7 @@
 #include <opencv2/core.hpp>
 
 #include "core/error.hpp"
+#include "raster/scan.hpp"
 
 namespace sv {
 namespace {
@@ -61,8 +62,8 @@ cv::Mat thin(const cv::Mat& binary) {
   // those next to a deleted pixel, in the same cycle and the next; nothing else can change.
   // (32-bit indices: the lists are the largest allocations here.)
   std::vector<uint32_t> active, next, candidates;
-  for (size_t i = stride; i + stride < size; ++i)
-    if (ink(i) && (!ink(i + 1) || !ink(i - 1) || !ink(i + stride) || !ink(i - stride))) active.push_back(i);
+  for (size_t i = next_set(img, stride, size - stride); i < size - stride; i = next_set(img, i + 1, size - stride))
+    if (!ink(i + 1) || !ink(i - 1) || !ink(i + stride) || !ink(i - stride)) active.push_back(i);
 
   // Sub-iterations: the neighbour that must be paper (N, S, E, W).
   const int sides[4] = {off[2], off[6], off[0], off[4]};

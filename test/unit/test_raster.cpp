@@ -7,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 #include <utility>
 #include <random>
+#include <vector>
 
 #include "core/error.hpp"
 #include "raster/clean.hpp"
@@ -15,6 +16,7 @@
 #include "raster/png.hpp"
 #include "raster/profile.hpp"
 #include "raster/scale.hpp"
+#include "raster/scan.hpp"
 #include "raster/thin.hpp"
 #include "skeleton_drawing.hpp"
 
@@ -91,6 +93,18 @@ Code refusal(const std::string& bytes, long long max_pixels = 100'000'000) {
 }
 
 }  // namespace
+
+TEST_CASE("next_set finds the first set byte of a range, across words and at their edges", "[raster]") {
+  for (size_t len : {0, 1, 7, 8, 9, 16, 23, 40})
+    for (size_t set = 0; set <= len; ++set)  // set == len: none
+      for (size_t from = 0; from <= len; ++from) {
+        std::vector<unsigned char> row(len + 8, 0);
+        row[len] = 1;  // beyond the range: never found
+        if (set < len) row[set] = 200;
+        const size_t want = set >= from && set < len ? set : len;
+        CHECK(sv::next_set(row.data(), from, len) == want);
+      }
+}
 
 TEST_CASE("decode_png reads gray of every bit depth", "[raster][png]") {
   RawPng p;
