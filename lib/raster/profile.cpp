@@ -18,9 +18,8 @@ double texel(const cv::Mat& c, int x, int y) {
   return c.at<uchar>(y, x) * (1.0 / 255.0);
 }
 
-}  // namespace
-
-double coverage_at(const cv::Mat& coverage, Vec2 p) {
+// coverage_at's body, inline in the loops that step along a normal.
+[[gnu::always_inline]] inline double bilinear(const cv::Mat& coverage, Vec2 p) {
   // The four texels around p: read directly when all are inside the image (the common case,
   // where truncation is the floor), else one by one, the surround counting as paper.
   int x, y;
@@ -40,11 +39,15 @@ double coverage_at(const cv::Mat& coverage, Vec2 p) {
   return (1 - ay) * ((1 - ax) * t[0] + ax * t[1]) + ay * ((1 - ax) * t[2] + ax * t[3]);
 }
 
+}  // namespace
+
+double coverage_at(const cv::Mat& coverage, Vec2 p) { return bilinear(coverage, p); }
+
 double distance_to_edge(const cv::Mat& coverage, Vec2 p, Vec2 d, double max_reach) {
-  double prev = coverage_at(coverage, p);
+  double prev = bilinear(coverage, p);
   if (prev < 0.5) return -1;
   for (double s = kStep; s <= max_reach + kStep; s += kStep) {
-    double c = coverage_at(coverage, p + d * s);
+    double c = bilinear(coverage, p + d * s);
     if (c < 0.5) return s - kStep + kStep * (prev - 0.5) / (prev - c);
     prev = c;
   }
