@@ -76,14 +76,19 @@ double Shape::length() const {
   return 0;
 }
 
+namespace {
+// The point at parameter t of the arc about `center` from angle a0 through `sweep`.
+Vec2 on_arc(Vec2 center, double radius, double a0, double sweep, double t) {
+  return center + from_angle(a0 + sweep * t) * radius;
+}
+}  // namespace
+
 Vec2 Shape::at(double t, double entry_rad) const {
   switch (type) {
     case PrimType::line: return p0 + (p1 - p0) * t;
-    case PrimType::arc: {
+    case PrimType::arc:
       if (!std::isfinite(radius)) return p0 + (p1 - p0) * t;
-      double a0 = angle_of(p0 - center);
-      return center + from_angle(a0 + sweep_rad() * t) * radius;
-    }
+      return on_arc(center, radius, angle_of(p0 - center), sweep_rad(), t);
     case PrimType::circle: return center + from_angle(entry_rad + 2 * kPi * t) * radius;
   }
   return p0;
@@ -126,7 +131,7 @@ Polyline Shape::sample(double step, double entry_rad) const {
   if (type == PrimType::arc && std::isfinite(radius)) {
     // at(t), its start angle and sweep (two arc tangents) computed once.
     const double a0 = angle_of(p0 - center), sweep = sweep_rad();
-    for (int i = 0; i <= n; ++i) out.push_back(center + from_angle(a0 + sweep * (static_cast<double>(i) / n)) * radius);
+    for (int i = 0; i <= n; ++i) out.push_back(on_arc(center, radius, a0, sweep, static_cast<double>(i) / n));
   } else {
     for (int i = 0; i <= n; ++i) out.push_back(at(static_cast<double>(i) / n, entry_rad));
   }

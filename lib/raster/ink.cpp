@@ -88,12 +88,13 @@ OtsuSplit otsu(const Histogram& h) {
 // time, so no full-size map is ever stored.
 class PaperLevels {
  public:
-  PaperLevels(cv::Mat cells, int cell, int width) : cells_(std::move(cells)), cell_(cell), x0_(width), fx_(width), row_(width), mix_(cells_.cols) {
+  PaperLevels(cv::Mat cells, int cell, int width) : cells_(std::move(cells)), cell_(cell), fx_(width), row_(width), mix_(cells_.cols) {
     for (int x = 0; x < width; ++x) {
-      split(x, cells_.cols, x0_[x], fx_[x]);
-      if (x == 0 || x0_[x] != x0_[x - 1]) run_start_.push_back(x);
+      int c;
+      split(x, cells_.cols, c, fx_[x]);
+      if (runs_.empty() || runs_.back().cell != c) runs_.push_back({c, x, x});
+      runs_.back().end = x + 1;
     }
-    run_start_.push_back(width);
   }
   // Levels (1..255) of the pixels of row y.
   const std::vector<uchar>& row(int y) {
@@ -107,10 +108,9 @@ class PaperLevels {
     // alias the members).
     const float* weight = fx_.data();
     uchar* out = row_.data();
-    for (size_t r = 0; r + 1 < run_start_.size(); ++r) {
-      const int c = x0_[run_start_[r]];
-      const float m = mix_[c], d = mix_[std::min(c + 1, cells_.cols - 1)] - m;
-      for (int x = run_start_[r], end = run_start_[r + 1]; x < end; ++x)
+    for (const Run& run : runs_) {
+      const float m = mix_[run.cell], d = mix_[std::min(run.cell + 1, cells_.cols - 1)] - m;
+      for (int x = run.begin, end = run.end; x < end; ++x)
         out[x] = static_cast<uchar>(std::clamp(m + d * weight[x] + 0.5f, 1.0f, 255.0f));
     }
     return row_;
@@ -125,7 +125,10 @@ class PaperLevels {
   }
   cv::Mat cells_;
   int cell_;
-  std::vector<int> x0_, run_start_;  // run_start_: where each cell's run of pixels begins, then the width
+  struct Run {
+    int cell, begin, end;  // the pixels [begin, end) mix cell with the next one
+  };
+  std::vector<Run> runs_;
   std::vector<float> fx_;
   std::vector<uchar> row_;
   std::vector<float> mix_;
