@@ -148,20 +148,25 @@ TEST_CASE("SVG has one path per stroke and true arcs with valid flags", "[render
   std::vector<std::smatch> arcs;
   for (auto it = std::sregex_iterator(paths[1].begin(), paths[1].end(), a_re); it != std::sregex_iterator(); ++it)
     arcs.push_back(*it);
-  REQUIRE(arcs.size() == 3);  // the 270 degree arc whole, the circle as two half turns
-  CHECK(arcs[0][3] == "1");   // large: more than 180 degrees
-  CHECK(arcs[0][4] == "0");   // negative degrees: counter-clockwise on screen
-  CHECK(arcs[1][4] == "1");
-  CHECK(arcs[2][4] == "1");
-  for (const auto& a : arcs) {
-    CHECK((a[3] == "0" || a[3] == "1"));
-    CHECK((a[4] == "0" || a[4] == "1"));
+  // Quarter turns at most, whose centres the ends pin down: the 270 degree arc in three, the
+  // circle in four.
+  REQUIRE(arcs.size() == 7);
+  for (size_t i = 0; i < arcs.size(); ++i) {
+    CHECK(arcs[i][3] == "0");                    // never the large arc
+    CHECK(arcs[i][4] == (i < 3 ? "0" : "1"));  // negative degrees: counter-clockwise on screen
   }
-  // The 270 degree arc ends where the robot does after it.
+  // The 270 degree arc ends where the robot does after it, each piece a quarter turn of radius
+  // 10 (its chord 10 sqrt 2).
   Pose end = apply_command(apply_command(apply_command({0, 0, 0}, (*s.commands)[0]), line), up);
+  Vec2 from{end.x, end.y};
   end = apply_command(end, (*s.commands)[3]);
-  CHECK(std::stod(arcs[0][5]) == Approx(end.x).margin(1e-3));
-  CHECK(std::stod(arcs[0][6]) == Approx(end.y).margin(1e-3));
+  CHECK(std::stod(arcs[2][5]) == Approx(end.x).margin(1e-3));
+  CHECK(std::stod(arcs[2][6]) == Approx(end.y).margin(1e-3));
+  for (size_t i = 0; i < 3; ++i) {
+    const Vec2 to{std::stod(arcs[i][5]), std::stod(arcs[i][6])};
+    CHECK(dist(from, to) == Approx(10 * std::sqrt(2.0)).margin(2e-3));
+    from = to;
+  }
   CHECK(svg.find("id=\"pen-up\" visibility=\"hidden\"") != std::string::npos);
 }
 
