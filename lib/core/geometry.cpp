@@ -19,6 +19,20 @@ double polyline_length(const Polyline& p) {
   return s;
 }
 
+Polyline densify(const Polyline& pts, double spacing) {
+  Polyline out;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (i > 0) {
+      double d = dist(pts[i - 1], pts[i]);
+      if (d < 1e-6) continue;
+      int steps = static_cast<int>(std::ceil(d / spacing - 1e-9));
+      for (int k = 1; k < steps; ++k) out.push_back(pts[i - 1] + (pts[i] - pts[i - 1]) * (double(k) / steps));
+    }
+    out.push_back(pts[i]);
+  }
+  return out;
+}
+
 const char* prim_type_name(PrimType t) {
   switch (t) {
     case PrimType::line: return "line";

@@ -6,12 +6,23 @@
 namespace sv::fitting {
 
 SpanMoments::SpanMoments(Points pts) {
-  // Moments about the centroid of all points keep the fourth powers small.
-  for (Vec2 p : pts) origin_ = origin_ + p;
-  if (!pts.empty()) origin_ = origin_ / static_cast<double>(pts.size());
-  prefix_.assign(pts.size() + 1, Sums{});
+  Polyline samples;
+  samples.reserve(pts.size());
+  at_.resize(pts.size());
   for (size_t k = 0; k < pts.size(); ++k) {
-    double x = pts[k].x - origin_.x, y = pts[k].y - origin_.y;
+    if (k > 0) {
+      const Polyline step = densify({pts[k - 1], pts[k]}, 1.0);
+      if (step.size() > 2) samples.insert(samples.end(), step.begin() + 1, step.end() - 1);
+    }
+    at_[k] = static_cast<int>(samples.size());
+    samples.push_back(pts[k]);
+  }
+  // Moments about the centroid of all samples keep the fourth powers small.
+  for (Vec2 p : samples) origin_ = origin_ + p;
+  if (!samples.empty()) origin_ = origin_ / static_cast<double>(samples.size());
+  prefix_.assign(samples.size() + 1, Sums{});
+  for (size_t k = 0; k < samples.size(); ++k) {
+    double x = samples[k].x - origin_.x, y = samples[k].y - origin_.y;
     Sums s = prefix_[k];
     double xa = 1;
     for (int a = 0; a <= kOrder; ++a) {
@@ -34,7 +45,7 @@ void SpanMoments::central(int i, int j, double mu[5][5]) const {
   for (int a = 0; a <= Order; ++a)
 #pragma GCC unroll 5
     for (int b = 0; a + b <= Order; ++b)
-      raw[a][b] = prefix_[j + 1][slot(a, b)] - prefix_[i][slot(a, b)];
+      raw[a][b] = sum(i, j, slot(a, b));
   double n = raw[0][0], mx = raw[1][0] / n, my = raw[0][1] / n;
   static constexpr double binom[5][5] = {
       {1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 2, 1, 0, 0}, {1, 3, 3, 1, 0}, {1, 4, 6, 4, 1}};
@@ -62,7 +73,7 @@ void SpanMoments::central(int i, int j, double mu[5][5]) const {
 }
 
 double SpanMoments::line_sse(int i, int j) const {
-  if (j - i < 2) return 0;
+  if (samples(i, j) < 3) return 0;
   double mu[5][5];
   central<2>(i, j, mu);
   double tr = mu[2][0] + mu[0][2];
@@ -71,10 +82,10 @@ double SpanMoments::line_sse(int i, int j) const {
 }
 
 std::optional<SpanMoments::Kasa> SpanMoments::kasa(int i, int j) const {
-  if (j - i < 2) return std::nullopt;
+  if (samples(i, j) < 3) return std::nullopt;
   double mu[5][5];
   central<kOrder>(i, j, mu);
-  double n = j - i + 1;
+  double n = samples(i, j);
   double det = mu[2][0] * mu[0][2] - mu[1][1] * mu[1][1];
   double scale = mu[2][0] + mu[0][2];
   if (scale <= 0 || det <= 1e-12 * scale * scale) return std::nullopt;
@@ -88,10 +99,7 @@ std::optional<SpanMoments::Kasa> SpanMoments::kasa(int i, int j) const {
   k.center = {bu / 2, bv / 2};
   k.r2 = 0.25 * (bu * bu + bv * bv) + c;
   k.residual = std::max(0.0, total - (bu * su + bv * sv));
-  double s0 = prefix_[j + 1][slot(0, 0)] - prefix_[i][slot(0, 0)];
-  k.centroid = origin_ + Vec2{prefix_[j + 1][slot(1, 0)] - prefix_[i][slot(1, 0)],
-                              prefix_[j + 1][slot(0, 1)] - prefix_[i][slot(0, 1)]} /
-                             s0;
+  k.centroid = origin_ + Vec2{sum(i, j, slot(1, 0)), sum(i, j, slot(0, 1))} / n;
   return k;
 }
 

@@ -1,6 +1,11 @@
 // Prefix sums of the raw moments x^a y^b (a + b <= 4) of a point sequence, so that the
 // residual of the best line or circle over any span [i, j] costs O(1). The dynamic program
 // compares many candidate spans; only the chosen ones are fitted point by point.
+//
+// The sums run over the centreline sampled every pixel or closer: the points, and between two
+// points farther apart the ones densify() would add. Residuals, and the costs and screens made
+// of them, so weigh the trace the same whatever spacing the graph stores (graph.point_spacing_px:
+// a diagonal pixel step is one step at 1.5 px, two at 1 px).
 #pragma once
 #include <array>
 #include <optional>
@@ -14,7 +19,9 @@ namespace sv::fitting {
 class SpanMoments {
  public:
   explicit SpanMoments(Points pts);
-  // Residual sum of squares of the orthogonal-regression line over points [i, j].
+  // Samples in [i, j]: the points and those added between them.
+  double samples(int i, int j) const { return sum(i, j, 0); }
+  // Residual sum of squares of the orthogonal-regression line over the samples of [i, j].
   double line_sse(int i, int j) const;
   // Residual sum of squares of Kasa's circle over [i, j], converted to geometric units
   // (an algebraic residual d^2 - r^2 is about 2r times the radial one); +inf when degenerate.
@@ -38,8 +45,11 @@ class SpanMoments {
   };
   std::optional<Kasa> kasa(int i, int j) const;
 
+  double sum(int i, int j, int s) const { return prefix_[at_[j] + 1][s] - prefix_[at_[i]][s]; }
+
   Vec2 origin_;
-  std::vector<Sums> prefix_;  // prefix_[k] = sums over points [0, k)
+  std::vector<Sums> prefix_;  // prefix_[m] = sums over samples [0, m)
+  std::vector<int> at_;       // at_[k] = the sample of point k
 };
 
 }  // namespace sv::fitting

@@ -105,8 +105,9 @@ bool Segmenter::line_fits(int i, int j) const {
 bool Segmenter::line_within(int i, int j) const {
   int n = j - i + 1;
   if (n <= 2) return true;
-  // A root-mean-square residual above tolerance means some point is farther.
-  if (moments_.line_sse(i, j) > n * tol_ * tol_) return false;
+  // A root-mean-square residual above tolerance means some sample is farther, and so some
+  // point: a sample between two points is no farther from a line than both.
+  if (moments_.line_sse(i, j) > moments_.samples(i, j) * tol_ * tol_) return false;
   Points span = pts_.subspan(i, n);
   ShapeDistance d(line_segment(fit_line(span), span));
   for (Vec2 q : span)
@@ -118,7 +119,7 @@ std::optional<Shape> Segmenter::arc_fits(int i, int j, bool geometric) const {
   int n = j - i + 1;
   if (n < 3) return std::nullopt;
   // Kasa's residual is only approximately geometric: screen with a margin.
-  auto kasa = moments_.circle_within(i, j, 2.25 * n * tol_ * tol_);
+  auto kasa = moments_.circle_within(i, j, 2.25 * moments_.samples(i, j) * tol_ * tol_);
   if (!kasa) return std::nullopt;
   Points span = pts_.subspan(i, n);
   const double max_sweep = deg2rad(p_.max_sweep_deg), min_sweep = deg2rad(p_.min_arc_sweep_deg);

@@ -212,7 +212,10 @@ const std::vector<SkeletonParam>& skeleton_params() {
             "graph.double_stroke_px", "1.5 * sw", [](double w) { return 1.5 * w; }, "px",
             "two parallel edges whose points stay this close (centre to centre) along most of their length are two "
             "passes of one stroke, their inks at most half a width apart"),
-        constant("graph.point_spacing_px", 1.0, "px", "largest distance between consecutive edge points", kInf, 0.01),
+        constant("graph.point_spacing_px", 1.5, "px",
+                 "largest distance between consecutive edge points: longer steps are split evenly; 1.5 keeps each "
+                 "traced pixel step whole (a diagonal one is 1.41 px)",
+                 kInf, 0.01),
     };
   }();
   return table;

@@ -9,6 +9,7 @@
 #include "core/schema.hpp"
 #include "fit/beautify.hpp"
 #include "fit/fit.hpp"
+#include "fit/moments.hpp"
 #include "fit/primitive_fit.hpp"
 #include "fit/robot_merge.hpp"
 #include "graph/skeletonize.hpp"
@@ -292,6 +293,23 @@ TEST_CASE("trace noise is measured about the neighbours' chords", "[fit]") {
   Polyline jittered = segment({10, 20}, {400, 140}, 0.3);
   CHECK(trace_noise_px({&jittered}) == Approx(0.3 / std::sqrt(3.0)).epsilon(0.25));
   CHECK(trace_noise_px({}) == 0);
+}
+
+TEST_CASE("span residuals do not depend on the spacing the points are stored at", "[fit]") {
+  // A jittered diagonal pixel chain: steps of about 1.41 px, as the graph stores them at 1.5 px;
+  // at 1 px each step is split in two.
+  Polyline sparse;
+  for (int i = 0; i <= 60; ++i) sparse.push_back(Vec2{10.0 + i, 20.0 + i + 0.3 * noise(i)});
+  const Polyline dense = densify(sparse, 1.0);
+  REQUIRE(dense.size() == 2 * sparse.size() - 1);
+  const fitting::SpanMoments ms(sparse), md(dense);
+  for (auto [i, j] : {std::pair{0, 60}, {3, 17}, {20, 22}, {59, 60}}) {
+    INFO(i << ".." << j);
+    CHECK(ms.samples(i, j) == md.samples(2 * i, 2 * j));
+    CHECK(ms.samples(i, j) == 2 * (j - i) + 1);
+    CHECK(ms.line_sse(i, j) == md.line_sse(2 * i, 2 * j));
+    CHECK(ms.circle_sse(i, j) == md.circle_sse(2 * i, 2 * j));
+  }
 }
 
 TEST_CASE("the tolerance follows the stroke width: a quarter of it up to 1 px, a tenth of a thick one",

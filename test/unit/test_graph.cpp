@@ -107,7 +107,7 @@ TEST_CASE("a T junction is one vertex of degree 3 where the strokes meet", "[gra
       double stem = max_distance_to_segment(e.points, {100, 60}, {100, 160});
       CHECK(std::min(bar, stem) < 1.0);
       CHECK((e.v0 == j->id || e.v1 == j->id));
-      CHECK(max_spacing(e.points) <= 1.0 + 1e-9);
+      CHECK(max_spacing(e.points) <= 1.5 + 1e-9);
     }
   }
 }
@@ -497,7 +497,7 @@ TEST_CASE("graph invariants hold on random drawings", "[graph]") {
       ++ends[e.v0], ++ends[e.v1];
       REQUIRE(g.vertex(e.v0));
       REQUIRE(g.vertex(e.v1));
-      CHECK(max_spacing(e.points) <= 1.0 + 1e-9);
+      CHECK(max_spacing(e.points) <= 1.5 + 1e-9);
       CHECK(dist(e.points.front(), g.vertex(e.v0)->p) < 1e-9);
       CHECK(dist(e.points.back(), g.vertex(e.v1)->p) < 1e-9);
       if (e.closed) CHECK(e.v0 == e.v1);
@@ -527,7 +527,7 @@ TEST_CASE("a filled disc is one closed outline, flagged filled, and the strokes 
   CHECK(g.vertex(outline.v0)->kind == "loop");
   // The outline runs half a stroke width inside the disc's edge: a pen of width w fills its rim.
   CHECK(max_distance_to_circle(outline.points, c, r - w / 2) < 1.0);
-  CHECK(max_spacing(outline.points) <= 1.0 + 1e-9);
+  CHECK(max_spacing(outline.points) <= 1.5 + 1e-9);
   // No spur is left inside the disc: its only vertex is the outline's anchor.
   for (const auto& v : g.vertices)
     if (dist(v.p, c) < r + w) CHECK(v.id == outline.v0);
@@ -649,13 +649,13 @@ TEST_CASE("wide strokes on a large image are traced at reduced resolution, in th
   CHECK(config_value(s, "skeleton.stroke_width_px", 0) == sw);
   CHECK(config_value(s, "graph.gap_join_px", 0) == Approx(1.5 * sw + 2).epsilon(1e-4));
   CHECK(config_value(s, "skeleton.min_speck_area_px", 0) == Approx(0.3 * sw * sw).epsilon(1e-4));
-  CHECK(config_value(s, "graph.point_spacing_px", 0) == 1.0);
+  CHECK(config_value(s, "graph.point_spacing_px", 0) == 1.5);
 
-  // The line and the circle, their centrelines within 1 px, their points at most 1 px apart.
+  // The line and the circle, their centrelines within 1 px, their points at most 1.5 px apart.
   REQUIRE(s.graph->edges.size() == 2);
   for (const Edge& e : s.graph->edges) {
     CHECK(e.width_px == Approx(width).epsilon(0.05));
-    for (size_t i = 1; i < e.points.size(); ++i) CHECK(norm(e.points[i] - e.points[i - 1]) <= 1.0 + 1e-9);
+    for (size_t i = 1; i < e.points.size(); ++i) CHECK(norm(e.points[i] - e.points[i - 1]) <= 1.5 + 1e-9);
     if (e.closed) CHECK(max_distance_to_circle(e.points, {1200, 1250}, 500) < 1.0);
     else CHECK(max_distance_to_segment(e.points, {300, 400}, {2100, 400}) < 1.0);
   }
