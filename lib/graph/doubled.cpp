@@ -17,18 +17,6 @@ constexpr double kMinElongation = 5;
 // A sliver of paper between two passes is at least this many times as long as it is wide.
 constexpr double kMinSliverElongation = 4;
 
-// The polyline with points at most 1 px apart, so that counting points measures length.
-Polyline densified(const Polyline& p) {
-  Polyline out;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (i > 0)
-      for (int k = 1, steps = static_cast<int>(std::ceil(dist(p[i - 1], p[i]))); k < steps; ++k)
-        out.push_back(p[i - 1] + (p[i] - p[i - 1]) * (double(k) / steps));
-    out.push_back(p[i]);
-  }
-  return out;
-}
-
 Vec2 nearest_on(const Polyline& p, Vec2 q) {
   Vec2 best = p.front();
   for (size_t i = 0; i + 1 < p.size(); ++i) {
@@ -49,7 +37,8 @@ std::pair<double, double> closeness(const Polyline& a, const Polyline& b, double
   return {near / d.size(), d[d.size() / 2]};
 }
 
-// Whether p and q (densified) are two passes of one stroke; see collapse_double_strokes.
+// Whether p and q (points at most 1 px apart) are two passes of one stroke; see
+// collapse_double_strokes.
 bool passes_of_one_stroke(const Polyline& p, const Polyline& q, double max_sep) {
   if (p.size() < 3 || q.size() < 3) return false;
   auto [share_p, sep_p] = closeness(p, q, max_sep);
@@ -78,7 +67,7 @@ double mean_width(const Polyline& p) {
 // its midline from tip to tip (from the junction to the far tip).
 void collapse_loop(StrokeGraph& g, int e, double max_sep) {
   const Edge edge = g.edges[e];
-  const Polyline pts = densified(edge.trace.pts);
+  const Polyline pts = densify(edge.trace.pts, 1.0);  // 1 px apart: a count of points is a length
   if (pts.size() < 6 || mean_width(pts) > max_sep) return;
   // The tips: the loop's two farthest points; a junction is one tip itself.
   size_t i = 0, j = 0;
@@ -120,7 +109,7 @@ void collapse_pair(StrokeGraph& g, int ea, int eb, double max_sep) {
   const double la = a.trace.length(), lb = b.trace.length();
   if (std::max(la, lb) > 2 * std::min(la, lb)) return;
   if (dist(point_at_length(pa, la / 2), nearest_on(b.trace.pts, point_at_length(pa, la / 2))) > max_sep) return;
-  const Polyline p = densified(pa), q = densified(b.trace.pts);
+  const Polyline p = densify(pa, 1.0), q = densify(b.trace.pts, 1.0);
   if (!passes_of_one_stroke(p, q, max_sep)) return;
   Trace mid = midline(p, q);
   g.remove_edge(ea);
