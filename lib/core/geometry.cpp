@@ -19,14 +19,17 @@ double polyline_length(const Polyline& p) {
   return s;
 }
 
+void append_between(Vec2 a, Vec2 b, double spacing, Polyline& out) {
+  const int steps = static_cast<int>(std::ceil(dist(a, b) / spacing - 1e-9));
+  for (int k = 1; k < steps; ++k) out.push_back(a + (b - a) * (double(k) / steps));
+}
+
 Polyline densify(const Polyline& pts, double spacing) {
   Polyline out;
   for (size_t i = 0; i < pts.size(); ++i) {
     if (i > 0) {
-      double d = dist(pts[i - 1], pts[i]);
-      if (d < 1e-6) continue;
-      int steps = static_cast<int>(std::ceil(d / spacing - 1e-9));
-      for (int k = 1; k < steps; ++k) out.push_back(pts[i - 1] + (pts[i] - pts[i - 1]) * (double(k) / steps));
+      if (dist(pts[i - 1], pts[i]) < 1e-6) continue;
+      append_between(pts[i - 1], pts[i], spacing, out);
     }
     out.push_back(pts[i]);
   }

@@ -41,6 +41,8 @@ double polyline_length(const Polyline& p);
 // The polyline with points added along each longer step, evenly, so that consecutive points are
 // at most `spacing` apart; repeated points are dropped.
 Polyline densify(const Polyline& pts, double spacing);
+// The points densify() adds between a and b, appended to `out`.
+void append_between(Vec2 a, Vec2 b, double spacing, Polyline& out);
 // Distance from q to the segment [a, b]. Inline: the fitter's inner loops call it per point.
 inline double point_segment_distance(Vec2 q, Vec2 a, Vec2 b) {
   Vec2 v = b - a;

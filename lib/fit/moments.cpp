@@ -10,10 +10,7 @@ SpanMoments::SpanMoments(Points pts) {
   samples.reserve(pts.size());
   at_.resize(pts.size());
   for (size_t k = 0; k < pts.size(); ++k) {
-    if (k > 0) {
-      const Polyline step = densify({pts[k - 1], pts[k]}, 1.0);
-      if (step.size() > 2) samples.insert(samples.end(), step.begin() + 1, step.end() - 1);
-    }
+    if (k > 0) append_between(pts[k - 1], pts[k], 1.0, samples);
     at_[k] = static_cast<int>(samples.size());
     samples.push_back(pts[k]);
   }
