@@ -16,6 +16,7 @@ constexpr double kMinCuspTurnDeg = 45;    // a cusp's base turns at least this m
 constexpr double kCuspMargin = 0.3;       // ... and ink reaches this many widths beyond a round end
 constexpr double kCuspMaxWidth = 1.5;     // ... in a spike no wider than this many widths halfway out
 constexpr double kCuspMaxWidthSpread = 0.3;  // widths of a pen stroke vary less (10th-90th percentile)
+constexpr double kLoneCentredOffset = 0.5;  // px a lone centred point in a mended run may lie off its chord
 
 double median_width(const Trace& t, double max_length, double fallback) {
   std::vector<float> w;
@@ -109,28 +110,56 @@ std::vector<Vec2> centred_run(const Trace& t, bool cyclic, int i, int step, int 
 // the run is a corner that thinning rounded off: it becomes the legs' meeting point, if
 // that lies on ink and near the run. Where they continue smoothly the run is where a spur
 // or a bump pulled the skeleton aside: it becomes the straight chord between the legs, if
-// the run is short and stays near it.
+// the run is short and stays near it. A lone centred point between uncentred ones (the
+// skeleton zigzagging around a pinhole or a pruned loop) is no leg: such a stretch is mended
+// as one run when it is straight and its centred points lie on the chord.
 void mend_uncentred_runs(Trace& t, bool cyclic, const cv::Mat& coverage, double stroke_width) {
   const int n = static_cast<int>(t.pts.size());
   const int leg = std::max(3, static_cast<int>(std::lround(stroke_width / 2)));
   const double min_turn = std::cos(deg2rad(kMinCornerDeg));
   const double near_run = 0.5 * stroke_width + 1;
+  auto uncentred = [&](int k) { return std::isnan(t.width[k]); };
+  // The legs either side of run [a, b], oldest point first; false when either is too short.
+  auto legs = [&](int a, int b, Line& in, Line& out) {
+    if (b + 1 >= n) return false;
+    std::vector<Vec2> before = centred_run(t, cyclic, a - 1, -1, leg), after = centred_run(t, cyclic, b + 1, 1, leg);
+    if (before.size() < 2 || after.size() < 2) return false;
+    std::reverse(before.begin(), before.end());
+    in = principal_axis(before), out = principal_axis(after);
+    return true;
+  };
+  // Run [a, b] may become the chord between its neighbours: short, near it, and any centred
+  // point in it on it.
+  auto near_chord = [&](int a, int b) {
+    for (int k = a; k <= b; ++k) {
+      const double off = point_segment_distance(t.pts[k], t.pts[a - 1], t.pts[b + 1]);
+      if (off > (uncentred(k) ? near_run : kLoneCentredOffset)) return false;
+    }
+    return dist(t.pts[a - 1], t.pts[b + 1]) <= 3 * stroke_width;
+  };
   Trace out;
   int i = 0;
   while (i < n) {
-    if (!std::isnan(t.width[i]) || i == 0) {
+    if (!uncentred(i) || i == 0) {
       out.push(t.pts[i], t.width[i]);
       ++i;
       continue;
     }
     int a = i, b = i;
-    while (b + 1 < n && std::isnan(t.width[b + 1])) ++b;
+    while (b + 1 < n && uncentred(b + 1)) ++b;
+    int e = b;
+    while (e + 2 < n && !uncentred(e + 1) && uncentred(e + 2)) {
+      e += 2;
+      while (e + 1 < n && uncentred(e + 1)) ++e;
+    }
+    Line in, outl;
+    if (e > b && legs(a, e, in, outl) && dot(in.dir, outl.dir) >= min_turn && near_chord(a, e)) {
+      i = e + 1;
+      continue;
+    }
     i = b + 1;
-    std::vector<Vec2> before = centred_run(t, cyclic, a - 1, -1, leg), after = centred_run(t, cyclic, b + 1, 1, leg);
     bool keep = true;
-    if (b + 1 < n && before.size() >= 2 && after.size() >= 2) {
-      std::reverse(before.begin(), before.end());
-      Line in = principal_axis(before), outl = principal_axis(after);
+    if (legs(a, b, in, outl)) {
       Vec2 corner;
       if (dot(in.dir, outl.dir) < min_turn) {
         if (intersect(in, outl, corner) && coverage_at(coverage, corner) >= 0.5) {
@@ -139,9 +168,7 @@ void mend_uncentred_runs(Trace& t, bool cyclic, const cv::Mat& coverage, double 
           if (near <= near_run) out.push(corner), keep = false;
         }
       } else {
-        double off = 0;
-        for (int k = a; k <= b; ++k) off = std::max(off, point_segment_distance(t.pts[k], t.pts[a - 1], t.pts[b + 1]));
-        keep = off > near_run || dist(t.pts[a - 1], t.pts[b + 1]) > 3 * stroke_width;
+        keep = !near_chord(a, b);
       }
     }
     if (keep)

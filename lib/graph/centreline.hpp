@@ -21,8 +21,9 @@ struct CentreOptions {
 // max_shift_ratio of the section's width (and 1 px) away.
 // Then mends runs of uncentred points between centred legs: at a corner (the legs turn by
 // 30 degrees or more) by the legs' intersection, elsewhere (where a pruned spur or a bump
-// bent the skeleton) by the straight chord. Closed loops are restarted at a centred point
-// (their anchor moves).
+// bent the skeleton) by the straight chord; a lone centred point between uncentred ones (the
+// skeleton zigzagging around a pinhole) joins the run where the stretch is straight. Closed
+// loops are restarted at a centred point (their anchor moves).
 void centre_on_ink(StrokeGraph& g, const cv::Mat& coverage, double stroke_width, const CentreOptions& opt);
 
 // Rebuilds each free stroke end straight along the stroke's direction measured behind the

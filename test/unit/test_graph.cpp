@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/schema.hpp"
 #include "fit/fit.hpp"
+#include "graph/centreline.hpp"
 #include "graph/doubled.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
@@ -711,4 +712,24 @@ TEST_CASE("tracing a drawing-sized image starts no thread", "[graph][threads]") 
   Scene s = skeleton_of(gray);
   CHECK_FALSE(s.graph->edges.empty());
   CHECK(thread_count() == before);
+}
+
+TEST_CASE("a skeleton zigzagging around a pinhole is mended to the stroke's centreline", "[graph]") {
+  // A stroke 5 px wide centred between two pixel rows; the skeleton left by a pruned loop
+  // steps 1.5 px off it and back twice, with one centred point between the steps.
+  cv::Mat coverage = 255 - Sketch(200, 60).line({10, 30.5}, {190, 30.5}, 5).image();
+  graph::Trace t;
+  for (int x = 20; x <= 180; ++x) t.push({static_cast<double>(x), x == 100 || x == 102 ? 32.0 : 31.0});
+  graph::StrokeGraph g;
+  const int a = g.add_node(t.pts.front()), b = g.add_node(t.pts.back());
+  g.add_edge(graph::Edge{t, a, b});
+  graph::centre_on_ink(g, coverage, 5, graph::CentreOptions{});
+  // Every point away from the ends lies where the straight stretches were centred.
+  const Polyline& pts = g.edges[0].trace.pts;
+  const double centre = pts[40].y;
+  CHECK(centre == Approx(30.5).margin(0.15));
+  double worst = 0;
+  for (Vec2 p : pts)
+    if (p.x > 30 && p.x < 170) worst = std::max(worst, std::abs(p.y - centre));
+  CHECK(worst < 0.05);
 }
