@@ -59,8 +59,9 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
   for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
   double length = s.back();
   if (g.node_of(end) == g.node_of(g.other_end(end))) length /= 2;
-  double s0 = clean_start(t, s, 0.5 * length, opt);
-  if (s0 < 0) s0 = std::min(opt.clean_run, 0.4 * length);
+  // The other strokes' ink reaches about half a width (clean_run) from the node: the arm's
+  // own stroke begins no nearer, even where its sections widen too little to tell (blurred ink).
+  const double s0 = std::max(clean_start(t, s, 0.5 * length, opt), std::min(opt.clean_run, 0.4 * length));
   double s1 = std::min(s0 + opt.arm_window, length);
   std::vector<Vec2> pts;
   for (size_t i = 0; i < t.pts.size() && s[i] <= s1; ++i)

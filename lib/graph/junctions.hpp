@@ -14,7 +14,8 @@ struct JunctionOptions {
   double merge_length = 4;       // junction nodes joined by a shorter edge are one junction
   double crossing_length = 12;   // two 3-way junctions joined by a shorter edge may be a crossing
   double clean_width_ratio = 1.25;  // an arm's own stroke begins where its sections are no wider
-  double clean_run = 2;             // ... than this times its typical width, for this long (px)
+  double clean_run = 2;             // ... than this times its typical width, for this long (px),
+                                    // and no nearer the junction than this
   double arm_window = 4;         // length of arm (px) over which its direction is measured
   double max_turn_deg = 40;      // a stroke through a crossing or into a cusp bends at most this much
   double max_offset = 2;         // every arm's line passes this close to the crossing point

@@ -136,8 +136,8 @@ const std::vector<SkeletonParam>& skeleton_params() {
             "two 3-way junctions joined by a shorter path are tested as one crossing"),
         from_width(
             "graph.arm_clean_run_px", "max(2.0, 0.5 * sw)", [](double w) { return std::max(2.0, 0.5 * w); }, "px",
-            "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) for this long; "
-            "nearer the junction its ink is shared"),
+            "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) for this long, "
+            "and no nearer the junction than this: nearer, its ink is shared"),
         from_width(
             "graph.arm_window_px", "max(4.0, sw)", [](double w) { return std::max(4.0, 1.0 * w); }, "px",
             "length of arm over which its direction is measured, from where its own stroke begins"),
