@@ -12,6 +12,7 @@ namespace {
 // Pull of the junction point towards the nodes' centroid, relative to one arm line: keeps
 // the least-squares point defined when the arms are nearly parallel.
 constexpr double kCentroidWeight = 0.1;
+constexpr double kBarMaxTurnDeg = 15;  // two arms of a 3-way junction this straight are a T's bar
 
 // Arms paired up through a crossing, by index.
 using Pairing = std::vector<std::pair<int, int>>;
@@ -297,11 +298,30 @@ void resolve_cusp(StrokeGraph& g, int n, const JunctionOptions& opt) {
   }
 }
 
+// A T: of three arms, two that continue each other within kBarMaxTurnDeg are one stroke, the
+// bar. Their anchors lie on its centreline, which their directions, measured over a few
+// pixels, give less well: the junction is where the stem's line meets the line through the
+// anchors (kept at `p` when that is off the ink or farther than max_move from `centre`).
+Vec2 on_bar(const std::vector<Arm>& arms, Vec2 p, Vec2 centre, double max_move, const cv::Mat& coverage) {
+  if (arms.size() != 3) return p;
+  const double min_straightness = std::cos(deg2rad(kBarMaxTurnDeg));
+  for (int k = 0; k < 3; ++k) {
+    const Arm &a = arms[(k + 1) % 3], &b = arms[(k + 2) % 3], &stem = arms[k];
+    if (!a.ok || !b.ok || !stem.ok || -dot(a.dir, b.dir) < min_straightness || dist(a.anchor, b.anchor) < 1e-9) continue;
+    const Line bar{a.anchor, unit(b.anchor - a.anchor)};
+    Vec2 q;
+    if (!intersect(bar, Line{stem.anchor, stem.dir}, q)) q = bar.anchor + bar.dir * dot(p - bar.anchor, bar.dir);
+    return dist(q, centre) <= max_move && coverage_at(coverage, q) >= 0.5 ? q : p;
+  }
+  return p;
+}
+
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   std::vector<Arm> arms;
   for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
-  Vec2 p = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
+  const double max_move = max_junction_move(arms);
+  const Vec2 p = on_bar(arms, meeting_point(arms, g.nodes[n].p, max_move, coverage), g.nodes[n].p, max_move, coverage);
   g.nodes[n].p = p;
   for (const Arm& arm : arms) {
     trim_arm(g, arm.end, arm.clean_from);

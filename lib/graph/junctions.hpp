@@ -33,7 +33,9 @@ struct JunctionOptions {
 //    becomes one edge running out along the branch to its end and back.
 // 4. Moves each remaining junction to the least-squares meeting point of its arms' lines
 //    (kept at the nodes' centroid when that point is off the ink, coverage being the
-//    image of raster/ink.hpp) and replaces the distorted part of every arm (up to where its own stroke begins, as
+//    image of raster/ink.hpp), or for a T (two of three arms continuing each other within
+//    15 degrees) to where the stem's line meets the line through the bar arms' centroids,
+//    and replaces the distorted part of every arm (up to where its own stroke begins, as
 //    told by its cross-section widths) by a straight run to it.
 void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt);
 

@@ -733,3 +733,30 @@ TEST_CASE("a skeleton zigzagging around a pinhole is mended to the stroke's cent
     if (p.x > 30 && p.x < 170) worst = std::max(worst, std::abs(p.y - centre));
   CHECK(worst < 0.05);
 }
+
+TEST_CASE("a T's junction lies on its bar, the stem upright or slanted", "[graph]") {
+  // A stem meeting a straight bar, the ink softened as a photo's is: the bar's two arms,
+  // measured where thinning has bent them towards the stem, would tilt the least-squares
+  // point off the bar.
+  for (double stem_deg : {90.0, 60.0, 45.0}) {
+    const Vec2 at{150, 100};
+    const Vec2 stem_end = at + Vec2{std::cos(deg2rad(stem_deg)), std::sin(deg2rad(stem_deg))} * 120;
+    cv::Mat img = Sketch(300, 240).line({30, 100}, {270, 100}, 6).line(at, stem_end, 6).image();
+    cv::GaussianBlur(img, img, {}, 1.2);
+    Scene s = skeleton_of(img);
+    INFO("stem at " << stem_deg << " degrees");
+    double bar_y = 0;  // the bar's traced centreline, away from the junction
+    for (const Edge& e : s.graph->edges)
+      for (Vec2 q : e.points)
+        if (std::abs(q.x - 60) < 0.8) bar_y = q.y;
+    CHECK(bar_y == Approx(100).margin(0.2));
+    int junctions = 0;
+    for (const Vertex& v : s.graph->vertices) {
+      if (v.degree != 3) continue;
+      ++junctions;
+      CHECK(std::abs(v.p.y - bar_y) < 0.35);  // 0.6-0.9 px off with the arms' own directions
+      CHECK(std::abs(v.p.x - at.x) < 2.0);
+    }
+    CHECK(junctions == 1);
+  }
+}
