@@ -11,6 +11,7 @@
 #include <iostream>
 #include <iterator>
 #include <new>
+#include <vector>
 
 #include "cli/progress.hpp"
 #include "cli/shell.hpp"
@@ -141,8 +142,8 @@ std::string batch_output(const std::string& dir, const std::string& input) {
 }
 
 // Batch mode: every input in turn, in one process. A failing input is reported (its path in
-// the message) and skipped; the exit status is the first failure's. The count of inputs done
-// is the progress line; with `timings`, each input's wall time goes to that file.
+// the message) and skipped; the exit status is that of the first failure reported. The count of
+// inputs done is the progress line; with `timings`, each input's wall time goes to that file.
 int run_batch(const Stage& stage, const StageArgs& batch, const json& args, const std::string& note, bool quiet) {
   const std::vector<std::string>& inputs = batch.inputs;
   const std::string& dir = batch.output_dir;
@@ -159,7 +160,30 @@ int run_batch(const Stage& stage, const StageArgs& batch, const json& args, cons
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", dir, ec.message()));
   int status = 0;
   Progress progress(stage.name, quiet);
-  std::string timings;
+  struct Row {
+    double seconds;
+    bool ok;
+  };
+  std::vector<Row> rows;
+  // A scene's file is written while the next input is worked on; a write that failed is
+  // reported, by its input's name, once it is known.
+  BackgroundWriter writer;
+  auto report_writes = [&](bool wait) {
+    for (const auto& [i, failure] : writer.failures(wait)) {
+      rows[i].ok = false;
+      progress.clear();
+      int s = guarded(stage.name, false, [&, failure = failure, i = i]() -> int {
+        try {
+          std::rethrow_exception(failure);
+        } catch (const Error& e) {
+          throw Error(e.code(), inputs[i] + ": " + e.what(), e.details());
+        } catch (const std::exception& e) {
+          throw Error(Code::internal, inputs[i] + ": " + e.what());
+        }
+      });
+      if (status == 0) status = s;
+    }
+  };
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string& path = inputs[i];
     const auto t0 = std::chrono::steady_clock::now();
@@ -169,7 +193,7 @@ int run_batch(const Stage& stage, const StageArgs& batch, const json& args, cons
         std::string parent = read_stage_input(stage, path, in);
         json result;
         Scene out = transform(stage, in, parent, args, note, result);
-        write_file_atomic(batch_output(dir, path), sealed_scene_text(out), 0666, NameSync::by_caller);
+        writer.put(i, batch_output(dir, path), sealed_scene_text(out), NameSync::by_caller);
         if (!out.warnings.empty()) progress.clear();
         print_warnings(stage, path + ": ", out);
       } catch (const Error& e) {
@@ -183,11 +207,18 @@ int run_batch(const Stage& stage, const StageArgs& batch, const json& args, cons
     });
     if (s != 0 && status == 0) status = s;
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
-    timings += fmt::format("{}\t{:.6f}\t{}\n", path, took.count(), s == 0 ? "ok" : "failed");
+    rows.push_back({took.count(), s == 0});
+    report_writes(false);
     progress.update(fmt::format("{}/{} drawings", i + 1, inputs.size()));
   }
+  report_writes(true);
   fsync_directory(dir);  // every scene's name at once (NameSync::by_caller)
-  if (!batch.timings.empty()) write_file_atomic(batch.timings, "input\tseconds\tstatus\n" + timings);
+  if (!batch.timings.empty()) {
+    std::string timings = "input\tseconds\tstatus\n";
+    for (size_t i = 0; i < rows.size(); ++i)
+      timings += fmt::format("{}\t{:.6f}\t{}\n", inputs[i], rows[i].seconds, rows[i].ok ? "ok" : "failed");
+    write_file_atomic(batch.timings, timings);
+  }
   return status;
 }
 

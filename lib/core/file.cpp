@@ -59,6 +59,52 @@ void write_file_atomic(const std::string& path, std::string_view bytes, mode_t m
   if (name == NameSync::now) fsync_directory(dir);
 }
 
+BackgroundWriter::BackgroundWriter() : thread_([this] { work(); }) {}
+
+BackgroundWriter::~BackgroundWriter() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void BackgroundWriter::put(size_t tag, std::string path, std::string bytes, NameSync name) {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queue_.size() < kMaxPending; });
+  queue_.push_back({tag, std::move(path), std::move(bytes), name});
+  changed_.notify_all();
+}
+
+std::vector<BackgroundWriter::Failure> BackgroundWriter::failures(bool wait) {
+  std::unique_lock lock(mutex_);
+  if (wait) changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  return std::exchange(failed_, {});
+}
+
+void BackgroundWriter::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+    if (queue_.empty()) return;  // stopping, and every file written
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    std::exception_ptr failure;
+    try {
+      write_file_atomic(job.path, job.bytes, 0666, job.name);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    lock.lock();
+    if (failure) failed_.emplace_back(job.tag, failure);
+    busy_ = false;
+    changed_.notify_all();
+  }
+}
+
 std::string read_input(const std::string& path, size_t limit) {
   std::string data;
   FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");

@@ -3,8 +3,15 @@
 #pragma once
 #include <sys/types.h>
 
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
 
 namespace sv {
 
@@ -28,6 +35,38 @@ enum class NameSync { now, by_caller };
 // `mode` is the new file's permission bits (less the umask).
 void write_file_atomic(const std::string& path, std::string_view bytes, mode_t mode = 0666,
                        NameSync name = NameSync::now);
+
+// Writes files with write_file_atomic on a thread of its own, in the order they are put: a batch
+// computes its next drawing while the last one's file is flushed to disk. Each flush waits
+// 0.2-0.4 ms for the disk; the 144 dev drawings through three stages in batch mode on one core:
+// 1.95 -> 1.87 s. Each file carries a tag of the caller's; the failures come back with their tags.
+class BackgroundWriter {
+ public:
+  using Failure = std::pair<size_t, std::exception_ptr>;
+  BackgroundWriter();
+  ~BackgroundWriter();  // waits for every file put
+  BackgroundWriter(const BackgroundWriter&) = delete;
+  BackgroundWriter& operator=(const BackgroundWriter&) = delete;
+  // Queues a file; waits while kMaxPending are queued already (their bytes are held in memory).
+  void put(size_t tag, std::string path, std::string bytes, NameSync name);
+  // The failures since the last call; with `wait`, after every file put is written.
+  std::vector<Failure> failures(bool wait);
+
+ private:
+  struct Job {
+    size_t tag;
+    std::string path, bytes;
+    NameSync name;
+  };
+  static constexpr size_t kMaxPending = 4;
+  void work();
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Job> queue_;
+  bool busy_ = false, stopping_ = false;
+  std::vector<Failure> failed_;
+  std::thread thread_;  // last: started once the members it uses are
+};
 
 // Reads all of stdin ("-") or a file, refusing more than `limit` bytes (io_error).
 std::string read_input(const std::string& path, size_t limit);

@@ -279,6 +279,21 @@ TEST_CASE("batch mode gives the same scenes as one run per drawing, and reports 
   CHECK(!std::getline(lines, extra));
   CHECK(run(bin("sv-route") + " --no-store --timings t.tsv " + fit + "/tabler_hexagons_w5.json").status == 2);
 
+  // A scene that cannot be written (a directory holds its name): named, and the inputs after it
+  // still written; its timing says failed.
+  const fs::path blocked = dir / "blocked";
+  fs::create_directories(blocked / "feather_umbrella_w8.json");
+  Run unwritable = run(bin("sv-route") + " --no-store --timings " + timings.string() + " --output-dir " +
+                       blocked.string() + " " + fit + "/feather_umbrella_w8.json " + fit + "/tabler_hexagons_w5.json");
+  CHECK(unwritable.status == 3);
+  CHECK(unwritable.err.find("feather_umbrella_w8.json: cannot") != std::string::npos);
+  CHECK(unwritable.err.find("io_error") != std::string::npos);
+  CHECK(slurp(blocked / "tabler_hexagons_w5.json") == slurp(dir / "route" / "tabler_hexagons_w5.json"));
+  const std::string rows = slurp(timings);
+  CHECK(rows.find("feather_umbrella_w8.json\t") != std::string::npos);
+  CHECK(rows.find("\tfailed\n") < rows.find("tabler_hexagons_w5.json"));
+  CHECK(rows.substr(rows.size() - 4) == "\tok\n");
+
   // Misuse is refused before anything runs.
   CHECK(run(bin("sv-fit") + " --no-store " + graph + "/a.json " + graph + "/b.json").status == 2);
   CHECK(run(bin("sv-fit") + " --no-store -o x.json --output-dir " + fit + " " + graph + "/*.json").status == 2);

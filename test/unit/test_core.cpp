@@ -328,6 +328,44 @@ TEST_CASE("write_file_atomic writes whole files and leaves nothing behind when i
   fs::remove_all(dir);
 }
 
+TEST_CASE("BackgroundWriter writes every file put, in order, and returns each failure with its tag", "[core][file]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("sv-writer-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "taken.txt");  // a directory where file 3 should go
+  {
+    BackgroundWriter writer;
+    // More files than it queues: put() waits for room, nothing is dropped. File 5 is written
+    // twice; the later bytes win, as they would one after the other.
+    for (size_t i = 0; i < 12; ++i) {
+      const std::string name = i == 3 ? "taken.txt" : fmt::format("f{}.txt", i == 11 ? 5 : i);
+      writer.put(i, (dir / name).string(), fmt::format("file {}", i), NameSync::by_caller);
+    }
+    const auto failed = writer.failures(true);
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].first == 3);
+    try {
+      std::rethrow_exception(failed[0].second);
+    } catch (const Error& e) {
+      CHECK(e.code() == Code::io_error);
+      CHECK(std::string(e.what()).find("taken.txt") != std::string::npos);
+    }
+    CHECK(writer.failures(true).empty());  // each failure is returned once
+    writer.put(20, (dir / "last.txt").string(), "last", NameSync::now);
+  }  // the destructor waits for "last.txt"
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  for (int i : {0, 1, 2, 4, 6, 10}) CHECK(slurp(dir / fmt::format("f{}.txt", i)) == fmt::format("file {}", i));
+  CHECK(slurp(dir / "f5.txt") == "file 11");
+  CHECK(slurp(dir / "last.txt") == "last");
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  CHECK(files == 11);  // f0-f10 less f3, and last.txt: no temporary left
+  fs::remove_all(dir);
+}
+
 TEST_CASE("relation kinds convert to and from the scene's names", "[core][relation]") {
   for (RelationKind k : {RelationKind::parallel, RelationKind::perpendicular, RelationKind::horizontal,
                          RelationKind::vertical, RelationKind::collinear, RelationKind::tangent_continuity,
