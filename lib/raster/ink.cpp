@@ -340,16 +340,20 @@ void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r,
   // half of it. Off the hysteresis regions only the faint fringe of strokes is left: read
   // against full ink, as a partial coverage below one half. Both are tables over (peak,
   // darkness): two lookups a pixel, where a 12-megapixel photo would divide 12 million times.
+  // A peak's row of the tables is made when a pixel first needs it: a drawing has a few dozen
+  // peak values, and the 65,536 divisions of the whole table cost more than the pixels' lookups.
   std::vector<uchar> on(256 * 256), on_binary(256 * 256);
-  std::array<uchar, 256> off{};
-  for (int d = 0; d < 256; ++d) off[d] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d / full), 127);
-  for (int p = 0; p < 256; ++p) {
+  std::array<bool, 256> made{};
+  auto make_row = [&](int p) {
     const double own = std::clamp<double>(p, std::max(1, floor_dark), full);
     for (int d = 0; d < 256; ++d) {
       on[p * 256 + d] = cv::saturate_cast<uchar>(255.0 * d / own);
       on_binary[p * 256 + d] = 2.0 * d > own;
     }
-  }
+    made[p] = true;
+  };
+  std::array<uchar, 256> off{};
+  for (int d = 0; d < 256; ++d) off[d] = std::min<int>(cv::saturate_cast<uchar>(255.0 * d / full), 127);
   ink.coverage.create(dark.size(), CV_8U);
   ink.binary = cv::Mat::zeros(dark.size(), CV_8U);
   for (int y = 0; y < dark.rows; ++y) {
@@ -369,6 +373,7 @@ void read_coverage(Ink& ink, const cv::Mat& dark, const cv::Mat& regions, int r,
     uchar *c = ink.coverage.ptr<uchar>(y), *b = ink.binary.ptr<uchar>(y);
     for (int x = box.x; x < box.br().x; ++x)
       if (k[x]) {
+        if (!made[p[x - around.x]]) make_row(p[x - around.x]);
         const int at = p[x - around.x] * 256 + d[x];
         c[x] = on[at];
         b[x] = on_binary[at];
