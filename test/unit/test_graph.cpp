@@ -334,10 +334,10 @@ TEST_CASE("fill_slivers fills enclosed thin paper only, wherever the ink lies", 
   // Two passes 8 px wide with a 2 px line of paper between them (rows 10-11), closed at both
   // ends: a sliver 60 px long. Placed at (ox, oy) on a 100 x 40 page; where ox or oy is 0 the
   // ink touches the page's edge and the sliver stays enclosed.
-  auto passes = [](int ox, int oy, bool closed) {
+  auto passes = [](int ox, int oy, bool closed, int gap = 2) {
     cv::Mat b = cv::Mat::zeros(40, 100, CV_8U);
     b(cv::Rect(ox, oy, 70, 20)).setTo(1);
-    b(cv::Rect(ox + (closed ? 5 : 0), oy + 10, closed ? 60 : 65, 2)).setTo(0);
+    b(cv::Rect(ox + (closed ? 5 : 0), oy + 10, closed ? 60 : 65, gap)).setTo(0);
     return b;
   };
   for (auto [ox, oy] : {std::pair{15, 10}, {0, 10}, {30, 0}, {0, 0}, {30, 20}}) {
@@ -353,6 +353,13 @@ TEST_CASE("fill_slivers fills enclosed thin paper only, wherever the ink lies", 
   CHECK(cv::countNonZero(open != before) == 0);
   cv::Mat wide = passes(15, 10, true);
   CHECK(graph::fill_slivers(wide, 0.5, 8) == 0);
+  // A gap of 6 rows is 5 px wide (its middle rows 3 px from ink): filled up to max_width 5, not
+  // at 4.9, where a 5 x 5 square of paper fits in it.
+  for (auto [max_width, filled] : {std::pair{5.0, 1}, {4.9, 0}}) {
+    INFO("max_width " << max_width);
+    cv::Mat six = passes(15, 10, true, 6);
+    CHECK(graph::fill_slivers(six, max_width, 8) == filled);
+  }
   // A round hole is not elongated; a page without ink has nothing to fill.
   cv::Mat ring = cv::Mat::zeros(60, 60, CV_8U);
   cv::circle(ring, {30, 30}, 12, 1, 6);
