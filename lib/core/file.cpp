@@ -72,7 +72,10 @@ BackgroundWriter::~BackgroundWriter() {
 
 void BackgroundWriter::put(size_t tag, std::string path, std::string bytes, NameSync name) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() < kMaxPending; });
+  changed_.wait(lock, [&] {
+    return queue_.empty() || (queue_.size() < kMaxPending && queued_bytes_ + bytes.size() <= kMaxPendingBytes);
+  });
+  queued_bytes_ += bytes.size();
   queue_.push_back({tag, std::move(path), std::move(bytes), name});
   changed_.notify_all();
 }
@@ -90,6 +93,7 @@ void BackgroundWriter::work() {
     if (queue_.empty()) return;  // stopping, and every file written
     Job job = std::move(queue_.front());
     queue_.pop_front();
+    queued_bytes_ -= job.bytes.size();
     busy_ = true;
     lock.unlock();
     std::exception_ptr failure;

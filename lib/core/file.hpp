@@ -47,7 +47,8 @@ class BackgroundWriter {
   ~BackgroundWriter();  // waits for every file put
   BackgroundWriter(const BackgroundWriter&) = delete;
   BackgroundWriter& operator=(const BackgroundWriter&) = delete;
-  // Queues a file; waits while kMaxPending are queued already (their bytes are held in memory).
+  // Queues a file; waits while kMaxPending files, or kMaxPendingBytes with this one, are queued
+  // (their bytes are held in memory: a large scene waits for the queue to empty).
   void put(size_t tag, std::string path, std::string bytes, NameSync name);
   // The failures since the last call; with `wait`, after every file put is written.
   std::vector<Failure> failures(bool wait);
@@ -58,11 +59,12 @@ class BackgroundWriter {
     std::string path, bytes;
     NameSync name;
   };
-  static constexpr size_t kMaxPending = 4;
+  static constexpr size_t kMaxPending = 4, kMaxPendingBytes = 64 << 20;
   void work();
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> queue_;
+  size_t queued_bytes_ = 0;
   bool busy_ = false, stopping_ = false;
   std::vector<Failure> failed_;
   std::thread thread_;  // last: started once the members it uses are
