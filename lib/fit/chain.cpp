@@ -236,6 +236,88 @@ int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optiona
   return B[0];
 }
 
+namespace {
+
+// One pass of absorb_corner_cuts along pieces in order; whether it absorbed any.
+bool absorb_cuts_in_order(std::vector<Piece>& pieces, const ChainPoints& cp, const FitParams& p) {
+  constexpr size_t kMaxCut = 2;  // short pieces across one corner
+  const double min_turn = deg2rad(p.corner_angle_deg);
+  auto dir = [](const Piece& pc) { return unit(pc.shape.p1 - pc.shape.p0); };
+  auto is_line = [](const Piece& pc) { return pc.shape.type == PrimType::line && pc.shape.length() > 1e-9; };
+  // Whether pieces[first, first + cut) are a cut between a and c; if so, a and c meet.
+  auto absorb = [&](Piece& a, Piece& c, size_t first, size_t cut) {
+    if (!is_line(a) || !is_line(c)) return false;
+    double cut_length = 0;
+    for (size_t j = first; j < first + cut; ++j) {
+      if (!is_line(pieces[j])) return false;
+      cut_length += pieces[j].shape.length();
+    }
+    if (cut_length >= std::min(a.shape.length(), c.shape.length())) return false;
+    const Vec2 da = dir(a), dc = dir(c);
+    const double turn = std::atan2(cross(da, dc), dot(da, dc));
+    if (std::abs(turn) < min_turn || std::abs(turn) > kPi - min_turn || std::abs(cross(da, dc)) < 1e-6) return false;
+    // The cut turns the same way as the corner where it leaves a and where it enters c.
+    if (cross(da, dir(pieces[first])) * turn <= 0 || cross(dir(pieces[first + cut - 1]), dc) * turn <= 0) return false;
+    // The lines meet ahead of a and before c, the traced points across the cut stay near the
+    // corner's two legs, and some pass near the corner.
+    const Vec2 x = a.shape.p0 + da * (cross(c.shape.p0 - a.shape.p0, dc) / cross(da, dc));
+    if (dot(x - a.shape.p1, da) < 0 || dot(c.shape.p0 - x, dc) < 0) return false;
+    const int i0 = pieces[first].i0, i1 = pieces[first + cut - 1].i1;
+    for (int i = i0; i <= i1; ++i) {
+      const Vec2 q = cp.at(i);
+      if (std::min(point_segment_distance(q, a.shape.p0, x), point_segment_distance(q, x, c.shape.p1)) >
+          p.corner_cut_px)
+        return false;
+    }
+    const int b = cp.nearest(i0, i1, x, i0);
+    if (dist(cp.at(b), x) > p.corner_cut_px) return false;
+    a.shape = Shape::line(a.shape.p0, x);
+    a.i1 = b;
+    c.shape = Shape::line(x, c.shape.p1);
+    c.i0 = b;
+    return true;
+  };
+  std::vector<Piece> out{pieces[0]};
+  size_t next = 1;
+  while (next < pieces.size()) {
+    bool absorbed = false;
+    for (size_t cut = 1; cut <= kMaxCut && next + cut < pieces.size() && !absorbed; ++cut) {
+      Piece a = out.back(), c = pieces[next + cut];
+      if (absorb(a, c, next, cut)) {
+        out.back() = a;
+        out.push_back(c);
+        next += cut + 1;
+        absorbed = true;
+      }
+    }
+    if (!absorbed) out.push_back(pieces[next++]);
+  }
+  const bool any = out.size() < pieces.size();
+  pieces = std::move(out);
+  return any;
+}
+
+}  // namespace
+
+int absorb_corner_cuts(std::vector<Piece>& pieces, Points pts, bool closed, bool pinned_start,
+                       const FitParams& p) {
+  if (pieces.size() < 3) return 0;
+  const ChainPoints cp(pts, closed);
+  absorb_cuts_in_order(pieces, cp, p);
+  if (!closed || pinned_start || pieces.size() < 4) return 0;
+  // A cut next to the closing joint: the chain again from its middle piece round to it (the
+  // pieces after the closing joint a turn further on), kept only when that absorbs one.
+  const int m = cp.last();
+  const size_t r = pieces.size() / 2;
+  std::vector<Piece> around(pieces.begin() + static_cast<std::ptrdiff_t>(r), pieces.end());
+  for (size_t k = 0; k < r; ++k) around.push_back({pieces[k].shape, pieces[k].i0 + m, pieces[k].i1 + m});
+  if (!absorb_cuts_in_order(around, cp, p)) return 0;
+  const int move = around.front().i0;
+  for (Piece& pc : around) pc.i0 -= move, pc.i1 -= move;
+  pieces = std::move(around);
+  return move;
+}
+
 void split_long_arcs(std::vector<Piece>& pieces, Points pts, const FitParams& p) {
   const double max_sweep = deg2rad(p.max_sweep_deg);
   std::vector<Piece> out;

@@ -31,6 +31,18 @@ Vec2 projected_joint(const Shape& a, const Shape& b, Vec2 q);
 int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optional<Vec2> start,
                std::optional<Vec2> end, const FitParams& p);
 
+// Corners the tracing cut: where two lines (each longer than the cut) turn by
+// corner_angle_deg or more (less than a reversal: a hook's tip is where its trace ends)
+// across one or two short lines whose points stay within corner_cut_px of the two lines
+// extended to their intersection, and come that near the intersection itself, the short
+// lines go and the two lines meet at the intersection. A pencil or blurred stroke's corner
+// is traced across with its centreline corner still inside the ink; the segmentation alone
+// keeps the cut as a primitive. A closed chain (as join_chain gives it) whose closing joint
+// is absorbed starts again at the joint after its middle piece, unless its start is pinned;
+// the return value is that move of its start (points, as join_chain's), 0 when it stays.
+int absorb_corner_cuts(std::vector<Piece>& pieces, Points pts, bool closed, bool pinned_start,
+                       const FitParams& p);
+
 // Splits arcs sweeping more than max_sweep_deg into halves (the point span split where the
 // points pass the arc's middle).
 void split_long_arcs(std::vector<Piece>& pieces, Points pts, const FitParams& p);

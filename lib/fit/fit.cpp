@@ -122,6 +122,7 @@ std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
   std::vector<int> corners;
   for (const auto& c : fitting::find_corners(points, false, p)) corners.push_back(c.index);
   auto pieces = fit_chain(points, corners, false, ends, p).first;
+  fitting::absorb_corner_cuts(pieces, points, false, false, p);
   merge_if_fast(pieces, points, false, p);
   fitting::split_long_arcs(pieces, points, p);
   drop_empty(pieces);
@@ -217,6 +218,10 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
       pc.i0 -= d;
       pc.i1 -= d;
     }
+  }
+  if (int moved = fitting::absorb_corner_cuts(pieces, w, true, ends.pin_closed_start, p); moved != 0) {
+    s = (s + moved) % m;
+    w = rotated_loop(loop, s);
   }
   merge_if_fast(pieces, w, true, p);
   fitting::split_long_arcs(pieces, w, p);

@@ -67,6 +67,11 @@ const std::vector<FitParam>& fit_params() {
                       "farthest a corner intersection may lie from the breakpoint: max(2, sw/2)"),
                  "stroke_width", "max(2, sw / 2)"),
          &FitParams::join_max_px, [](double sw, const FitParams&) { return std::max(2.0, 0.5 * sw); }},
+        {derived(param_spec("fit.corner_cut_px", "px",
+                      "farthest the trace of a cut corner may pass from the corner's two lines: sw/2 (the corner "
+                      "lies inside the ink)"),
+                 "stroke_width", "sw / 2"),
+         &FitParams::corner_cut_px, [](double sw, const FitParams&) { return 0.5 * sw; }},
         {param_spec("fit.max_sweep_deg", "deg", "largest sweep of one arc; longer ones split"), &FitParams::max_sweep_deg},
         {param_spec("fit.min_arc_sagitta_px", "px", "an arc bowing less than this from its chord is a line"),
          &FitParams::min_arc_sagitta_px},

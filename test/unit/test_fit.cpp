@@ -8,6 +8,7 @@
 #include "core/scene.hpp"
 #include "core/schema.hpp"
 #include "fit/beautify.hpp"
+#include "fit/chain.hpp"
 #include "fit/fit.hpp"
 #include "fit/moments.hpp"
 #include "fit/primitive_fit.hpp"
@@ -114,6 +115,78 @@ TEST_CASE("an L-shaped polyline becomes two lines meeting at a sharp corner", "[
   CHECK(out[1].shape.type == PrimType::line);
   require_continuous(out, false);
   CHECK(dist(out[0].shape.p1, corner) < 0.5);
+}
+
+// A pencil stroke's corner as thinning traces it: the two legs joined by a short cut across
+// the corner, `cut` px back from it along each leg.
+Polyline cut_corner(Vec2 a, Vec2 corner, Vec2 b, double cut, uint64_t seed) {
+  const Vec2 in = corner - unit(corner - a) * cut, out = corner + unit(b - corner) * cut;
+  return join({segment(a, in, 0.3, seed), segment(in, out, 0.3, seed + 1), segment(out, b, 0.3, seed + 2)});
+}
+
+TEST_CASE("a corner the trace cuts across within half a stroke width is one sharp corner", "[fit]") {
+  Vec2 a{10, 10}, corner{110, 10}, b{110, 80};
+  // Stroke width 5: a cut 3 px back along each leg passes 2.1 px inside the corner.
+  auto out = fit_polyline(cut_corner(a, corner, b, 3, 1), false, params(5));
+  REQUIRE(out.size() == 2);
+  require_continuous(out, false);
+  CHECK(dist(out[0].shape.p1, corner) < 0.5);
+  // Every piece's residual is still the truth about its points: the cut's points are off the
+  // corner's legs, and say so.
+  CHECK(out[0].max_px > params(5).tolerance_px);
+
+  // A bevel 6 px back passes 4.2 px inside: drawn, not traced, so it stays.
+  auto bevel = fit_polyline(cut_corner(a, corner, b, 6, 1), false, params(5));
+  REQUIRE(bevel.size() == 3);
+  CHECK(dist(bevel[1].shape.p0, corner - Vec2{6, 0}) < 0.5);
+
+  // A square whose four corners are cut: four lines, the corners at the square's.
+  Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
+  Polyline loop;
+  for (int k = 0; k < 4; ++k) {
+    const Vec2 from = (c[k] + c[(k + 3) % 4]) * 0.5, to = (c[k] + c[(k + 1) % 4]) * 0.5;
+    Polyline part = cut_corner(from, c[k], to, 3, 10 * k + 1);
+    loop.insert(loop.end(), loop.empty() ? part.begin() : part.begin() + 1, part.end());
+  }
+  loop.push_back(loop.front());
+  auto square = fit_polyline(loop, true, params(5));
+  REQUIRE(square.size() == 4);
+  require_continuous(square, true);
+  for (const auto& pc : square) {
+    double nearest = INFINITY;
+    for (Vec2 q : c) nearest = std::min(nearest, dist(pc.shape.p0, q));
+    CHECK(nearest < 0.5);
+  }
+}
+
+TEST_CASE("absorbing a corner's cut leaves a reversal and a wide bevel alone", "[fit]") {
+  FitParams p = params(25);  // corner_cut_px 12.5
+  auto line_piece = [](Vec2 a, Vec2 b, int i0, int i1) { return fitting::Piece{Shape::line(a, b), i0, i1}; };
+  auto run = [&](std::vector<Vec2> corners, std::vector<int> at) {
+    Polyline pts;
+    std::vector<fitting::Piece> pieces;
+    for (size_t k = 0; k + 1 < corners.size(); ++k) {
+      Polyline part = segment(corners[k], corners[k + 1]);
+      pts.insert(pts.end(), pts.empty() ? part.begin() : part.begin() + 1, part.end());
+      pieces.push_back(line_piece(corners[k], corners[k + 1], at[k], static_cast<int>(pts.size()) - 1));
+      at.push_back(static_cast<int>(pts.size()) - 1);
+    }
+    fitting::absorb_corner_cuts(pieces, pts, false, false, p);
+    return pieces;
+  };
+  // A right-angle corner cut 4 px back: one corner at the legs' intersection.
+  auto corner = run({{10, 10}, {106, 10}, {110, 14}, {110, 90}}, {0});
+  REQUIRE(corner.size() == 2);
+  CHECK(dist(corner[0].shape.p1, {110, 10}) < 1e-9);
+  CHECK(corner[0].i1 == corner[1].i0);
+  // A brush hook: the trace runs on and comes back at a slant. The legs meet 4 px beyond
+  // the tip, within half a stroke width, but a turn of 166 degrees is a reversal: its tip is
+  // where the trace ends.
+  auto hook = run({{10, 50}, {150, 50}, {156, 51}, {146, 53.5}, {120, 60}}, {0});
+  CHECK(hook.size() == 4);
+  // A bevel whose points pass farther from the corner than half a stroke width stays.
+  auto bevel = run({{10, 10}, {90, 10}, {110, 30}, {110, 120}}, {0});
+  CHECK(bevel.size() == 3);
 }
 
 TEST_CASE("a square loop becomes four lines in a closed continuous chain", "[fit]") {
