@@ -8,7 +8,6 @@
 #include "fit/beautify.hpp"
 #include "fit/chain.hpp"
 #include "fit/cycles.hpp"
-#include "fit/junctions.hpp"
 #include "fit/robot_merge.hpp"
 #include "fit/segment.hpp"
 #include "fit/through.hpp"
@@ -310,21 +309,6 @@ void fit(Scene& scene, const FitOptions& opt) {
     if (it == circle_at.end() || dist(v.p, it->second->center) < 1e-9) return v.p;
     return it->second->center + unit(v.p - it->second->center) * it->second->radius;
   };
-  auto ends_of = [&](const Edge& e) {
-    // Junctions pin the chain so strokes connect; a free end needs no pin (the end point,
-    // projected onto the chain, is closer to the ink).
-    const Vertex* v0 = scene.graph->vertex(e.v0);
-    const Vertex* v1 = scene.graph->vertex(e.v1);
-    ChainEnds ends;
-    if (v0 && v0->degree >= 2) ends.start = pin(*v0);
-    if (v1 && v1->degree >= 2) ends.end = pin(*v1);
-    ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
-    return ends;
-  };
-  std::vector<std::vector<FittedPiece>> fitted(edges.size());
-  for (size_t k = 0; k < edges.size(); ++k)
-    if (cycle_of[k] < 0) fitted[k] = fit_polyline(edges[k].points, edges[k].closed, p, ends_of(edges[k]));
-  fitting::straighten_junctions(*scene.graph, fitted, p);
   for (size_t k = 0; k < edges.size(); ++k) {
     const Edge& e = edges[k];
     if (cycle_of[k] >= 0) {
@@ -334,7 +318,14 @@ void fit(Scene& scene, const FitOptions& opt) {
       chains.push_back({{static_cast<int>(prims.size()) - 1}, &cy.points, false, false, false, -1, -1, true});
       continue;
     }
-    const ChainEnds ends = ends_of(e);
+    const Vertex* v0 = scene.graph->vertex(e.v0);
+    const Vertex* v1 = scene.graph->vertex(e.v1);
+    // Junctions pin the chain so strokes connect; a free end needs no pin (the end point,
+    // projected onto the chain, is closer to the ink).
+    ChainEnds ends;
+    if (v0 && v0->degree >= 2) ends.start = pin(*v0);
+    if (v1 && v1->degree >= 2) ends.end = pin(*v1);
+    ends.pin_closed_start = e.closed && v0 && v0->degree > 2;
     fitting::ChainRef chain{{},
                             &e.points,
                             e.closed,
@@ -343,7 +334,7 @@ void fit(Scene& scene, const FitOptions& opt) {
                             -1,
                             -1,
                             true};
-    for (const FittedPiece& fp : fitted[k]) {
+    for (const FittedPiece& fp : fit_polyline(e.points, e.closed, p, ends)) {
       Primitive pr;
       pr.id = fmt::format("p_{:04d}", prims.size() + 1);
       pr.shape = fp.shape;

@@ -189,47 +189,6 @@ TEST_CASE("absorbing a corner's cut leaves a reversal and a wide bevel alone", "
   CHECK(bevel.size() == 3);
 }
 
-TEST_CASE("a junction the trace put off an arrow's tip goes back to where its lines meet", "[fit]") {
-  // An arrow: two diagonals from the tip (100, 60) and a shaft down from it, stroke width 5.
-  // The trace put the junction below the tip, and the diagonals bend into it over 10 px.
-  const Vec2 tip{100, 60}, left{40, 120}, right{160, 120}, foot{100, 200};
-  auto arrow = [&](Vec2 junction) {
-    auto bent = [&](Vec2 end, uint64_t seed) {
-      const Vec2 knee = tip + unit(end - tip) * 10;
-      return join({segment(junction, knee, 0.3, seed), segment(knee, end, 0.3, seed + 1)});
-    };
-    Scene s;
-    s.source = Source{"t.png", std::string(64, '0'), 240, 240, 5};
-    Graph g;
-    g.vertices = {{"v_0001", junction, 3, "junction"}, {"v_0002", left, 1, "end"},
-                  {"v_0003", right, 1, "end"}, {"v_0004", foot, 1, "end"}};
-    g.edges = {{"e_0001", "v_0001", "v_0002", bent(left, 1), false, 5},
-               {"e_0002", "v_0001", "v_0003", bent(right, 3), false, 5},
-               {"e_0003", "v_0001", "v_0004", segment(junction, foot, 0.3, 5), false, 5}};
-    s.graph = g;
-    fit(s, {});
-    return s;
-  };
-  // 3 px below: three lines from the tip.
-  Scene s = arrow(tip + Vec2{0, 3});
-  const auto& prims = *s.primitives;
-  REQUIRE(prims.size() == 3);
-  for (const Primitive& pr : prims) {
-    CHECK(pr.shape.type == PrimType::line);
-    CHECK(dist(pr.shape.p0, tip) < 0.5);
-    // Each line covers its whole edge and says how far the bent trace lies from it.
-    const Edge& e = *s.graph->edge(pr.edge);
-    CHECK(pr.span0 == 0);
-    CHECK(pr.span1 == static_cast<int>(e.points.size()) - 1);
-    double worst = 0;
-    for (Vec2 q : e.points) worst = std::max(worst, pr.shape.distance_to(q));
-    CHECK(pr.fit_max_px == Approx(worst).margin(1e-6));
-  }
-  CHECK(scene_schema().first_error(to_json(s)).empty());
-  // 8 px below, more than a stroke width: no misplacement, the bends stay.
-  CHECK(arrow(tip + Vec2{0, 8}).primitives->size() == 5);
-}
-
 TEST_CASE("a square loop becomes four lines in a closed continuous chain", "[fit]") {
   Vec2 c[4] = {{20, 20}, {120, 20}, {120, 120}, {20, 120}};
   Polyline pts = join({segment(c[0], c[1], 0.3, 1), segment(c[1], c[2], 0.3, 2),
