@@ -255,12 +255,14 @@ bool absorb_cuts_in_order(std::vector<Piece>& pieces, const ChainPoints& cp, con
     if (cut_length >= std::min(a.shape.length(), c.shape.length())) return false;
     const Vec2 da = dir(a), dc = dir(c);
     const double turn = std::atan2(cross(da, dc), dot(da, dc));
-    if (std::abs(turn) < min_turn || std::abs(turn) > kPi - min_turn || std::abs(cross(da, dc)) < 1e-6) return false;
+    if (std::abs(turn) < min_turn || std::abs(turn) > kPi - min_turn) return false;
     // The cut turns the same way as the corner where it leaves a and where it enters c.
     if (cross(da, dir(pieces[first])) * turn <= 0 || cross(dir(pieces[first + cut - 1]), dc) * turn <= 0) return false;
     // The lines meet ahead of a and before c, the traced points across the cut stay near the
     // corner's two legs, and some pass near the corner.
-    const Vec2 x = a.shape.p0 + da * (cross(c.shape.p0 - a.shape.p0, dc) / cross(da, dc));
+    const auto meet = intersections(support_of(a.shape), support_of(c.shape));
+    if (meet.empty()) return false;
+    const Vec2 x = meet.front();
     if (dot(x - a.shape.p1, da) < 0 || dot(c.shape.p0 - x, dc) < 0) return false;
     const int i0 = pieces[first].i0, i1 = pieces[first + cut - 1].i1;
     for (int i = i0; i <= i1; ++i) {
