@@ -13,6 +13,13 @@ namespace {
 // the least-squares point defined when the arms are nearly parallel.
 constexpr double kCentroidWeight = 0.1;
 constexpr double kBarMaxTurnDeg = 15;  // two arms of a 3-way junction this straight are a T's bar
+// An arm's direction is measured over up to kArmWindowsMax windows while it runs straight:
+// a parabola stays within kArmCornerPx of its trace, and a line within kArmBendPx or within
+// kArmBendRatio times the parabola's distance.
+constexpr int kArmWindowsMax = 4;
+constexpr double kArmCornerPx = 0.6;
+constexpr double kArmBendPx = 0.05;
+constexpr double kArmBendRatio = 2;
 
 // Arms paired up through a crossing, by index.
 using Pairing = std::vector<std::pair<int, int>>;
@@ -49,10 +56,61 @@ double clean_start(const Trace& t, const std::vector<double>& s, double limit, c
   return -1;
 }
 
-// Finds where the arm's own stroke begins and fits a line (principal axis) to the next
-// arm_window px of it. A short or unclean arm falls back to its middle part. A loop edge
-// is measured over its first half only, so its two arms stay distinct.
-Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
+// The largest distances of `pts` from `line` and from the parabola fitted to them over it.
+std::pair<double, double> straightness(const std::vector<Vec2>& pts, const Line& line) {
+  const int n = static_cast<int>(pts.size());
+  const Vec2 normal = perp(line.dir);
+  cv::Mat A(n, 3, CV_64F), v(n, 1, CV_64F), c;
+  for (int i = 0; i < n; ++i) {
+    const double u = dot(pts[i] - line.anchor, line.dir);
+    A.at<double>(i, 0) = 1, A.at<double>(i, 1) = u, A.at<double>(i, 2) = u * u;
+    v.at<double>(i) = dot(pts[i] - line.anchor, normal);
+  }
+  double line_off = 0, curve_off = 0;
+  if (n < 4 || !cv::solve(A, v, c, cv::DECOMP_SVD)) c = cv::Mat::zeros(3, 1, CV_64F);
+  const cv::Mat r = A * c - v;
+  for (int i = 0; i < n; ++i) {
+    line_off = std::max(line_off, std::abs(v.at<double>(i)));
+    curve_off = std::max(curve_off, std::abs(r.at<double>(i)));
+  }
+  return {line_off, curve_off};
+}
+
+// The line along the trace from arc length `from`: fitted (principal axis) to one window
+// of arm_window px, grown a window at a time while the trace runs straight along it, that is
+// while a line follows it about as well as a parabola does (no bend) and the parabola follows
+// it closely (no corner). A few pixels give the direction of a wobbly trace only to some ten
+// degrees. Returns the windows taken (0: too few points).
+int straight_run(const Trace& t, const std::vector<double>& s, double from, double length, const JunctionOptions& opt,
+                 int windows, Line& line) {
+  int taken = 0;
+  for (int k = 1; k <= windows; ++k) {
+    const double to = std::min(from + k * opt.arm_window, length);
+    std::vector<Vec2> pts;
+    for (size_t i = 0; i < t.pts.size() && s[i] <= to; ++i)
+      if (s[i] >= from) pts.push_back(t.pts[i]);
+    if (pts.size() < 2) break;
+    const Line fit = principal_axis(pts);
+    if (taken > 0) {
+      const auto [line_off, curve_off] = straightness(pts, fit);
+      if (curve_off > kArmCornerPx || (line_off > kArmBendPx && line_off > kArmBendRatio * curve_off)) break;
+    }
+    line = fit, taken = k;
+    if (to >= length) break;
+  }
+  return taken;
+}
+
+// Finds where the arm's own stroke begins and the line it leaves the junction along, fitted
+// to one window there. A short or unclean arm falls back to its middle part. A loop edge is
+// measured over its first half only, so its two arms stay distinct.
+// With `grow` (placing a junction, where the lines must meet exactly) the window grows while
+// the arm runs straight, and the stroke may begin up to a window later where thinning still
+// bends it: a later start is taken when it runs straight two windows longer (an arc runs no
+// straighter from a little farther on). Which arms continue each other (crossings, cusps) is
+// told by the one window's direction: the grown one took the arch of a Hershey "n" off its
+// stem, each such glyph a pen lift more.
+Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool grow = false) {
   Arm arm;
   arm.end = end;
   Trace t = g.trace_from(end);
@@ -63,16 +121,15 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt) {
   // The other strokes' ink reaches about half a width (clean_run) from the node: the arm's
   // own stroke begins no nearer, even where its sections widen too little to tell (blurred ink).
   const double s0 = std::max(clean_start(t, s, 0.5 * length, opt), std::min(opt.clean_run, 0.4 * length));
-  double s1 = std::min(s0 + opt.arm_window, length);
-  std::vector<Vec2> pts;
-  for (size_t i = 0; i < t.pts.size() && s[i] <= s1; ++i)
-    if (s[i] >= s0) pts.push_back(t.pts[i]);
-  arm.clean_from = s0;
-  if (pts.size() < 2) return arm;
-  Line line = principal_axis(pts);
-  arm.ok = true;
-  arm.anchor = line.anchor;
-  arm.dir = line.dir;
+  int best = 0;
+  for (double from : {s0, s0 + 0.5 * opt.arm_window, s0 + opt.arm_window}) {
+    if (from >= length || (!grow && from > s0)) break;
+    Line line;
+    const int run = straight_run(t, s, from, length, opt, grow ? kArmWindowsMax : 1, line);
+    if (run < (best > 0 ? best + 2 : 1)) continue;
+    best = run, arm.ok = true, arm.clean_from = from, arm.anchor = line.anchor, arm.dir = line.dir;
+  }
+  if (!arm.ok) arm.clean_from = s0;
   return arm;
 }
 
@@ -319,7 +376,7 @@ Vec2 on_bar(const std::vector<Arm>& arms, Vec2 p, Vec2 centre, double max_move, 
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   std::vector<Arm> arms;
-  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
+  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt, true));
   const double max_move = max_junction_move(arms);
   const Vec2 p = on_bar(arms, meeting_point(arms, g.nodes[n].p, max_move, coverage), g.nodes[n].p, max_move, coverage);
   g.nodes[n].p = p;

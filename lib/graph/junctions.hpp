@@ -16,7 +16,8 @@ struct JunctionOptions {
   double clean_width_ratio = 1.25;  // an arm's own stroke begins where its sections are no wider
   double clean_run = 2;             // ... than this times its typical width, for this long (px),
                                     // and no nearer the junction than this
-  double arm_window = 4;         // length of arm (px) over which its direction is measured
+  double arm_window = 4;         // length of arm (px) over which its direction is measured,
+                                 // up to four times this, placing a junction, while the arm runs straight
   double max_turn_deg = 40;      // a stroke through a crossing or into a cusp bends at most this much
   double max_offset = 2;         // every arm's line passes this close to the crossing point
 };
@@ -36,7 +37,8 @@ struct JunctionOptions {
 //    image of raster/ink.hpp), or for a T (two of three arms continuing each other within
 //    15 degrees) to where the stem's line meets the line through the bar arms' centroids,
 //    and replaces the distorted part of every arm (up to where its own stroke begins, as
-//    told by its cross-section widths) by a straight run to it.
+//    told by its cross-section widths, or a little farther where it only then runs straight)
+//    by a straight run to it.
 void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt);
 
 }  // namespace sv::graph

@@ -140,7 +140,8 @@ const std::vector<SkeletonParam>& skeleton_params() {
             "and no nearer the junction than this: nearer, its ink is shared"),
         from_width(
             "graph.arm_window_px", "max(4.0, sw)", [](double w) { return std::max(4.0, 1.0 * w); }, "px",
-            "length of arm over which its direction is measured, from where its own stroke begins"),
+            "length of arm over which its direction is measured, from where its own stroke begins; up to four times "
+            "this, placing a junction, while the arm runs straight"),
         constant("graph.crossing_max_turn_deg", 40, "deg",
                  "a stroke through a crossing, or into a cusp, bends at most this much between arms", 180),
         from_width(

@@ -169,3 +169,33 @@ TEST_CASE("lightly grainy pencil: a circle and a check fit as one circle and two
   CHECK(kinds[PrimType::circle] == 1);
   CHECK(kinds[PrimType::line] == 2);
 }
+
+TEST_CASE("a grainy pencil arrow's tip is where its three lines meet, each line one primitive", "[photo][fit]") {
+  // Thinning puts the tip's junction a few pixels inside the ink and bends the arms into it;
+  // measured over a few wobbly pixels, the heads' directions were off by up to 13 degrees, the
+  // junction stayed 1.4 px from the tip on average and 9 of these 12 grains fitted with the
+  // bends as extra short lines.
+  const Vec2 tip{200, 80}, left{115, 165}, right{285, 165}, foot{200, 330};
+  Sketch d(400, 400);
+  d.line(tip, left, 5).line(tip, right, 5).line(tip, foot, 5);
+  double off_tip = 0;
+  int three_lines = 0;
+  for (int seed = 1; seed <= 12; ++seed) {
+    cv::Mat grain(d.image().size(), CV_32F);
+    cv::RNG rng(seed);
+    rng.fill(grain, cv::RNG::NORMAL, 1, 0.5);
+    Scene s = skeleton_of(photograph(d.image(), Light{}, 0.7, [&](int x, int y) { return std::clamp(grain.at<float>(y, x), 0.1f, 2.0f); }));
+    const Vertex* junction = nullptr;
+    for (const Vertex& v : s.graph->vertices)
+      if (v.degree == 3) junction = &v;
+    INFO("grain " << seed);
+    REQUIRE(junction != nullptr);
+    off_tip += dist(junction->p, tip) / 12;
+    fit(s, FitOptions{});
+    bool lines = s.primitives->size() == 3;
+    for (const Primitive& p : *s.primitives) lines = lines && p.shape.type == PrimType::line;
+    three_lines += lines;
+  }
+  CHECK(off_tip < 1.0);  // 0.80
+  CHECK(three_lines >= 10);
+}
