@@ -104,13 +104,13 @@ int straight_run(const Trace& t, const std::vector<double>& s, double from, doub
 // Finds where the arm's own stroke begins and the line it leaves the junction along, fitted
 // to one window there. A short or unclean arm falls back to its middle part. A loop edge is
 // measured over its first half only, so its two arms stay distinct.
-// With `grow` (placing a junction, where the lines must meet exactly) the window grows while
-// the arm runs straight, and the stroke may begin up to a window later where thinning still
-// bends it: a later start is taken when it runs straight two windows longer (an arc runs no
-// straighter from a little farther on). Which arms continue each other (crossings, cusps) is
-// told by the one window's direction: the grown one took the arch of a Hershey "n" off its
-// stem, each such glyph a pen lift more.
-Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool grow = false) {
+// With `grow` (placing a junction or a crossing, where the lines must meet exactly) the
+// window grows while the arm runs straight, and the stroke may begin up to a window later
+// where thinning still bends it: a later start is taken when it runs straight two windows
+// longer (an arc runs no straighter from a little farther on). Which arms continue each other
+// (crossings, cusps) is told by the one window's direction: the grown one took the arch of a
+// Hershey "n" off its stem, each such glyph a pen lift more.
+Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool grow) {
   Arm arm;
   arm.end = end;
   Trace t = g.trace_from(end);
@@ -131,6 +131,12 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool 
   }
   if (!arm.ok) arm.clean_from = s0;
   return arm;
+}
+
+std::vector<Arm> measure_arms(const StrokeGraph& g, const std::vector<End>& ends, const JunctionOptions& opt, bool grow) {
+  std::vector<Arm> arms;
+  for (End end : ends) arms.push_back(measure_arm(g, end, opt, grow));
+  return arms;
 }
 
 // How far the junction point may move from the nodes' centroid: within the shared ink.
@@ -293,10 +299,13 @@ const Pairing* best_pairing(const std::vector<Arm>& arms, const std::vector<Pair
 // Step 2 for one node: resolves it as a crossing if some pairing of its arms passes.
 void resolve_crossing(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt,
                       const std::vector<Pairing>& candidates) {
-  std::vector<Arm> arms;
-  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt));
-  Vec2 crossing = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
-  if (const Pairing* chosen = best_pairing(arms, candidates, crossing, opt)) join_through(g, arms, *chosen, crossing);
+  const std::vector<Arm> arms = measure_arms(g, g.nodes[n].ends, opt, false);
+  const Vec2 crossing = meeting_point(arms, g.nodes[n].p, max_junction_move(arms), coverage);
+  const Pairing* chosen = best_pairing(arms, candidates, crossing, opt);
+  if (!chosen) return;
+  // The strokes go through where their straight runs meet, as at a junction (place_junction).
+  const std::vector<Arm> placed = measure_arms(g, g.nodes[n].ends, opt, true);
+  join_through(g, placed, *chosen, meeting_point(placed, g.nodes[n].p, max_junction_move(placed), coverage));
 }
 
 // A ribbon: two 3-way nodes joined by edge e. Merged into one 4-way node whose arms must
@@ -311,20 +320,21 @@ void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
     if (end.edge != e) side_b.push_back(end);
   if (side_a.size() != 2 || side_b.size() != 2) return;
   // Measure the arms from their own nodes before merging.
-  std::vector<Arm> arms;
-  for (End end : side_a) arms.push_back(measure_arm(g, end, opt));
-  for (End end : side_b) arms.push_back(measure_arm(g, end, opt));
-  Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
-  double reach = ribbon.trace.length() / 2 + max_junction_move(arms);
-  Vec2 crossing = meeting_point(arms, centre, reach, coverage);
+  std::vector<End> ends = side_a;
+  ends.insert(ends.end(), side_b.begin(), side_b.end());
+  const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
+  const Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
   const std::vector<Pairing> across = {{{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
-  const Pairing* chosen = best_pairing(arms, across, crossing, opt);
+  const Pairing* chosen =
+      best_pairing(arms, across, meeting_point(arms, centre, ribbon.trace.length() / 2 + max_junction_move(arms), coverage), opt);
   if (!chosen) return;
+  const std::vector<Arm> placed = measure_arms(g, ends, opt, true);
+  const Vec2 crossing = meeting_point(placed, centre, ribbon.trace.length() / 2 + max_junction_move(placed), coverage);
   g.remove_edge(e);
   int merged = g.add_node(crossing);
   move_ends(g, a, merged);
   move_ends(g, b, merged);
-  join_through(g, arms, *chosen, crossing);
+  join_through(g, placed, *chosen, crossing);
 }
 
 // Step 3 for one 3-way node: two strokes meeting tangentially at a cusp leave a spur (their
@@ -332,8 +342,7 @@ void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
 // out along the spur to the tip and back.
 void resolve_cusp(StrokeGraph& g, int n, const JunctionOptions& opt) {
   const std::vector<End> ends = g.nodes[n].ends;
-  std::vector<Arm> arms;
-  for (End end : ends) arms.push_back(measure_arm(g, end, opt));
+  const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
   const double min_straightness = std::cos(deg2rad(opt.max_turn_deg));
   for (int k = 0; k < 3; ++k) {
     const int tip = g.node_of(g.other_end(ends[k]));
@@ -375,8 +384,7 @@ Vec2 on_bar(const std::vector<Arm>& arms, Vec2 p, Vec2 centre, double max_move, 
 
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
-  std::vector<Arm> arms;
-  for (End end : g.nodes[n].ends) arms.push_back(measure_arm(g, end, opt, true));
+  const std::vector<Arm> arms = measure_arms(g, g.nodes[n].ends, opt, true);
   const double max_move = max_junction_move(arms);
   const Vec2 p = on_bar(arms, meeting_point(arms, g.nodes[n].p, max_move, coverage), g.nodes[n].p, max_move, coverage);
   g.nodes[n].p = p;
