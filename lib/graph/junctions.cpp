@@ -56,22 +56,24 @@ double clean_start(const Trace& t, const std::vector<double>& s, double limit, c
   return -1;
 }
 
-// The largest distances of `pts` from `line` and from the parabola fitted to them over it.
+// The largest distances of `pts` from `line` and from the parabola fitted to them over it
+// (least squares, on the 3x3 normal equations).
 std::pair<double, double> straightness(const std::vector<Vec2>& pts, const Line& line) {
-  const int n = static_cast<int>(pts.size());
   const Vec2 normal = perp(line.dir);
-  cv::Mat A(n, 3, CV_64F), v(n, 1, CV_64F), c;
-  for (int i = 0; i < n; ++i) {
-    const double u = dot(pts[i] - line.anchor, line.dir);
-    A.at<double>(i, 0) = 1, A.at<double>(i, 1) = u, A.at<double>(i, 2) = u * u;
-    v.at<double>(i) = dot(pts[i] - line.anchor, normal);
+  cv::Matx33d ata = cv::Matx33d::zeros();
+  cv::Vec3d atv = cv::Vec3d::all(0), c = cv::Vec3d::all(0);
+  for (Vec2 p : pts) {
+    const double u = dot(p - line.anchor, line.dir), v = dot(p - line.anchor, normal);
+    const cv::Vec3d row(1, u, u * u);
+    ata += row * row.t();
+    atv += v * row;
   }
+  if (pts.size() >= 4 && !cv::solve(ata, atv, c, cv::DECOMP_CHOLESKY)) c = cv::Vec3d::all(0);
   double line_off = 0, curve_off = 0;
-  if (n < 4 || !cv::solve(A, v, c, cv::DECOMP_SVD)) c = cv::Mat::zeros(3, 1, CV_64F);
-  const cv::Mat r = A * c - v;
-  for (int i = 0; i < n; ++i) {
-    line_off = std::max(line_off, std::abs(v.at<double>(i)));
-    curve_off = std::max(curve_off, std::abs(r.at<double>(i)));
+  for (Vec2 p : pts) {
+    const double u = dot(p - line.anchor, line.dir), v = dot(p - line.anchor, normal);
+    line_off = std::max(line_off, std::abs(v));
+    curve_off = std::max(curve_off, std::abs(v - (c[0] + c[1] * u + c[2] * u * u)));
   }
   return {line_off, curve_off};
 }
@@ -84,11 +86,11 @@ std::pair<double, double> straightness(const std::vector<Vec2>& pts, const Line&
 int straight_run(const Trace& t, const std::vector<double>& s, double from, double length, const JunctionOptions& opt,
                  int windows, Line& line) {
   int taken = 0;
+  std::vector<Vec2> pts;
+  size_t i = std::lower_bound(s.begin(), s.end(), from) - s.begin();
   for (int k = 1; k <= windows; ++k) {
     const double to = std::min(from + k * opt.arm_window, length);
-    std::vector<Vec2> pts;
-    for (size_t i = 0; i < t.pts.size() && s[i] <= to; ++i)
-      if (s[i] >= from) pts.push_back(t.pts[i]);
+    for (; i < t.pts.size() && s[i] <= to; ++i) pts.push_back(t.pts[i]);
     if (pts.size() < 2) break;
     const Line fit = principal_axis(pts);
     if (taken > 0) {
