@@ -123,15 +123,16 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool 
   // The other strokes' ink reaches about half a width (clean_run) from the node: the arm's
   // own stroke begins no nearer, even where its sections widen too little to tell (blurred ink).
   const double s0 = std::max(clean_start(t, s, 0.5 * length, opt), std::min(opt.clean_run, 0.4 * length));
+  arm.clean_from = s0;
   int best = 0;
   for (double from : {s0, s0 + 0.5 * opt.arm_window, s0 + opt.arm_window}) {
-    if (from >= length || (!grow && from > s0)) break;
+    if (from >= length) break;
     Line line;
     const int run = straight_run(t, s, from, length, opt, grow ? kArmWindowsMax : 1, line);
-    if (run < (best > 0 ? best + 2 : 1)) continue;
-    best = run, arm.ok = true, arm.clean_from = from, arm.anchor = line.anchor, arm.dir = line.dir;
+    if (run >= (best > 0 ? best + 2 : 1))
+      best = run, arm.ok = true, arm.clean_from = from, arm.anchor = line.anchor, arm.dir = line.dir;
+    if (!grow) break;
   }
-  if (!arm.ok) arm.clean_from = s0;
   return arm;
 }
 
@@ -324,14 +325,17 @@ void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
   // Measure the arms from their own nodes before merging.
   std::vector<End> ends = side_a;
   ends.insert(ends.end(), side_b.begin(), side_b.end());
-  const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
   const Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
+  auto crossing_of = [&](const std::vector<Arm>& arms) {
+    return meeting_point(arms, centre, ribbon.trace.length() / 2 + max_junction_move(arms), coverage);
+  };
+  const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
   const std::vector<Pairing> across = {{{0, 2}, {1, 3}}, {{0, 3}, {1, 2}}};
-  const Pairing* chosen =
-      best_pairing(arms, across, meeting_point(arms, centre, ribbon.trace.length() / 2 + max_junction_move(arms), coverage), opt);
+  const Pairing* chosen = best_pairing(arms, across, crossing_of(arms), opt);
   if (!chosen) return;
+  // The strokes go through where their straight runs meet, as at a junction (place_junction).
   const std::vector<Arm> placed = measure_arms(g, ends, opt, true);
-  const Vec2 crossing = meeting_point(placed, centre, ribbon.trace.length() / 2 + max_junction_move(placed), coverage);
+  const Vec2 crossing = crossing_of(placed);
   g.remove_edge(e);
   int merged = g.add_node(crossing);
   move_ends(g, a, merged);
