@@ -20,6 +20,13 @@ constexpr int kArmWindowsMax = 4;
 constexpr double kArmCornerPx = 0.6;
 constexpr double kArmBendPx = 0.05;
 constexpr double kArmBendRatio = 2;
+// Where two strokes leave a junction at an acute angle they share their ink for a while, and
+// thinning bends the arms there: placing a junction, an arm none of whose nearer starts runs
+// straight beyond one window may begin up to kMergedStartWindows windows past its clean start,
+// where its trace keeps within kArmCornerPx of one line for kLongRunWindows windows (the
+// curved arms of script and icons, straight enough over a few noisy windows, do not).
+constexpr int kMergedStartWindows = 2;
+constexpr int kLongRunWindows = 6;
 
 // Arms paired up through a crossing, by index.
 using Pairing = std::vector<std::pair<int, int>>;
@@ -103,6 +110,16 @@ int straight_run(const Trace& t, const std::vector<double>& s, double from, doub
   return taken;
 }
 
+// Whether the trace between arc lengths `from` and `to` (within `length`) stays within
+// kArmCornerPx of one line.
+bool runs_straight(const Trace& t, const std::vector<double>& s, double from, double to, double length) {
+  if (to > length) return false;
+  std::vector<Vec2> pts;
+  for (size_t i = std::lower_bound(s.begin(), s.end(), from) - s.begin(); i < t.pts.size() && s[i] <= to; ++i)
+    pts.push_back(t.pts[i]);
+  return pts.size() >= 2 && straightness(pts, principal_axis(pts)).first <= kArmCornerPx;
+}
+
 // Finds where the arm's own stroke begins and the line it leaves the junction along, fitted
 // to one window there. A short or unclean arm falls back to its middle part. A loop edge is
 // measured over its first half only, so its two arms stay distinct.
@@ -111,8 +128,9 @@ int straight_run(const Trace& t, const std::vector<double>& s, double from, doub
 // where thinning still bends it: a later start is taken when it runs straight two windows
 // longer (an arc runs no straighter from a little farther on). Which arms continue each other
 // (crossings, cusps) is told by the one window's direction: the grown one took the arch of a
-// Hershey "n" off its stem, each such glyph a pen lift more.
-Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool grow) {
+// Hershey "n" off its stem, each such glyph a pen lift more. With `later_windows` above one,
+// starts beyond one window are tried while no nearer one ran straight beyond its first window.
+Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool grow, int later_windows) {
   Arm arm;
   arm.end = end;
   Trace t = g.trace_from(end);
@@ -125,8 +143,10 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool 
   const double s0 = std::max(clean_start(t, s, 0.5 * length, opt), std::min(opt.clean_run, 0.4 * length));
   arm.clean_from = s0;
   int best = 0;
-  for (double from : {s0, s0 + 0.5 * opt.arm_window, s0 + opt.arm_window}) {
+  for (int half = 0; half <= 2 * later_windows; ++half) {
+    const double from = s0 + 0.5 * half * opt.arm_window;
     if (from >= length) break;
+    if (half > 2 && (best > 1 || !runs_straight(t, s, from, from + kLongRunWindows * opt.arm_window, length))) break;
     Line line;
     const int run = straight_run(t, s, from, length, opt, grow ? kArmWindowsMax : 1, line);
     if (run >= (best > 0 ? best + 2 : 1))
@@ -136,9 +156,10 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool 
   return arm;
 }
 
-std::vector<Arm> measure_arms(const StrokeGraph& g, const std::vector<End>& ends, const JunctionOptions& opt, bool grow) {
+std::vector<Arm> measure_arms(const StrokeGraph& g, const std::vector<End>& ends, const JunctionOptions& opt, bool grow,
+                              int later_windows = 1) {
   std::vector<Arm> arms;
-  for (End end : ends) arms.push_back(measure_arm(g, end, opt, grow));
+  for (End end : ends) arms.push_back(measure_arm(g, end, opt, grow, later_windows));
   return arms;
 }
 
@@ -390,7 +411,7 @@ Vec2 on_bar(const std::vector<Arm>& arms, Vec2 p, Vec2 centre, double max_move, 
 
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
-  const std::vector<Arm> arms = measure_arms(g, g.nodes[n].ends, opt, true);
+  const std::vector<Arm> arms = measure_arms(g, g.nodes[n].ends, opt, true, kMergedStartWindows);
   const double max_move = max_junction_move(arms);
   const Vec2 p = on_bar(arms, meeting_point(arms, g.nodes[n].p, max_move, coverage), g.nodes[n].p, max_move, coverage);
   g.nodes[n].p = p;
