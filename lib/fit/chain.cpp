@@ -240,7 +240,7 @@ namespace {
 
 // One pass of absorb_corner_cuts along pieces in order; whether it absorbed any.
 bool absorb_cuts_in_order(std::vector<Piece>& pieces, const ChainPoints& cp, const FitParams& p) {
-  constexpr size_t kMaxCut = 2;  // short pieces across one corner
+  constexpr size_t kMaxCut = 2;  // short pieces (lines or arcs: a pencil's rounded tip) across one corner
   const double min_turn = deg2rad(p.corner_angle_deg);
   auto dir = [](const Piece& pc) { return unit(pc.shape.p1 - pc.shape.p0); };
   auto is_line = [](const Piece& pc) { return pc.shape.type == PrimType::line && pc.shape.length() > 1e-9; };
@@ -249,7 +249,7 @@ bool absorb_cuts_in_order(std::vector<Piece>& pieces, const ChainPoints& cp, con
     if (!is_line(a) || !is_line(c)) return false;
     double cut_length = 0;
     for (size_t j = first; j < first + cut; ++j) {
-      if (!is_line(pieces[j])) return false;
+      if (pieces[j].shape.type == PrimType::circle || pieces[j].shape.length() <= 1e-9) return false;
       cut_length += pieces[j].shape.length();
     }
     if (cut_length >= std::min(a.shape.length(), c.shape.length())) return false;

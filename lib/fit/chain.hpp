@@ -33,9 +33,9 @@ int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optiona
 
 // Corners the tracing cut: where two lines (each longer than the cut) turn by
 // corner_angle_deg or more (less than a reversal: a hook's tip is where its trace ends)
-// across one or two short lines whose points stay within corner_cut_px of the two lines
-// extended to their intersection, and come that near the intersection itself, the short
-// lines go and the two lines meet at the intersection. A pencil or blurred stroke's corner
+// across one or two short lines or arcs whose points stay within corner_cut_px of the two
+// lines extended to their intersection, and come that near the intersection itself, the
+// short pieces go and the two lines meet at the intersection. A pencil or blurred stroke's corner
 // is traced across with its centreline corner still inside the ink; the segmentation alone
 // keeps the cut as a primitive. A closed chain (as join_chain gives it) whose closing joint
 // is absorbed starts again at the joint after its middle piece, unless its start is pinned;

@@ -179,6 +179,23 @@ TEST_CASE("absorbing a corner's cut leaves a reversal and a wide bevel alone", "
   REQUIRE(corner.size() == 2);
   CHECK(dist(corner[0].shape.p1, {110, 10}) < 1e-9);
   CHECK(corner[0].i1 == corner[1].i0);
+  // A pencil's rounded tip: the corner traced across by a short quarter circle of 4 px.
+  {
+    const Vec2 centre{106, 14};
+    Polyline pts = segment({10, 10}, {106, 10});
+    const int leg = static_cast<int>(pts.size()) - 1;
+    for (double t = 0.1; t < 1; t += 0.1) pts.push_back(centre + from_angle(kPi * (t / 2 - 0.5)) * 4.0);
+    const int tip = static_cast<int>(pts.size());
+    Polyline down = segment({110, 14}, {110, 90});
+    pts.insert(pts.end(), down.begin(), down.end());
+    std::vector<fitting::Piece> pieces{line_piece({10, 10}, {106, 10}, 0, leg),
+                                       {Shape::arc({106, 10}, {110, 14}, std::tan(kPi / 8)), leg, tip},
+                                       line_piece({110, 14}, {110, 90}, tip, static_cast<int>(pts.size()) - 1)};
+    REQUIRE(pieces[1].shape.at(0.5).x > 108);  // bulging towards the corner
+    fitting::absorb_corner_cuts(pieces, pts, false, false, p);
+    REQUIRE(pieces.size() == 2);
+    CHECK(dist(pieces[0].shape.p1, {110, 10}) < 1e-9);
+  }
   // A brush hook: the trace runs on and comes back at a slant. The legs meet 4 px beyond
   // the tip, within half a stroke width, but a turn of 166 degrees is a reversal: its tip is
   // where the trace ends.
