@@ -240,7 +240,7 @@ namespace {
 
 // One pass of absorb_corner_cuts along pieces in order; whether it absorbed any.
 bool absorb_cuts_in_order(std::vector<Piece>& pieces, const ChainPoints& cp, const FitParams& p) {
-  constexpr size_t kMaxCut = 2;  // short pieces (lines or arcs: a pencil's rounded tip) across one corner
+  constexpr size_t kMaxCut = 2;  // short pieces across one corner
   const double min_turn = deg2rad(p.corner_angle_deg);
   auto dir = [](const Piece& pc) { return unit(pc.shape.p1 - pc.shape.p0); };
   auto is_line = [](const Piece& pc) { return pc.shape.type == PrimType::line && pc.shape.length() > 1e-9; };

@@ -35,11 +35,12 @@ int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optiona
 // corner_angle_deg or more (less than a reversal: a hook's tip is where its trace ends)
 // across one or two short lines or arcs whose points stay within corner_cut_px of the two
 // lines extended to their intersection, and come that near the intersection itself, the
-// short pieces go and the two lines meet at the intersection. A pencil or blurred stroke's corner
-// is traced across with its centreline corner still inside the ink; the segmentation alone
-// keeps the cut as a primitive. A closed chain (as join_chain gives it) whose closing joint
-// is absorbed starts again at the joint after its middle piece, unless its start is pinned;
-// the return value is that move of its start (points, as join_chain's), 0 when it stays.
+// short pieces go and the two lines meet at the intersection. A pencil or blurred stroke's
+// corner is traced across with its centreline corner still inside the ink (a pencil's
+// rounded tip often as a short arc); the segmentation alone keeps the cut as a primitive. A
+// closed chain (as join_chain gives it) whose closing joint is absorbed starts again at the
+// joint after its middle piece, unless its start is pinned; the return value is that move of
+// its start (points, as join_chain's), 0 when it stays.
 int absorb_corner_cuts(std::vector<Piece>& pieces, Points pts, bool closed, bool pinned_start,
                        const FitParams& p);
 
