@@ -128,8 +128,8 @@ bool runs_straight(const Trace& t, const std::vector<double>& s, double from, do
 // where thinning still bends it: a later start is taken when it runs straight two windows
 // longer (an arc runs no straighter from a little farther on). Which arms continue each other
 // (crossings, cusps) is told by the one window's direction: the grown one took the arch of a
-// Hershey "n" off its stem, each such glyph a pen lift more. With `later_windows` above one,
-// starts beyond one window are tried while no nearer one ran straight beyond its first window.
+// Hershey "n" off its stem, each such glyph a pen lift more. `later_windows` above one: past an
+// acute junction's shared ink (kMergedStartWindows).
 Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool grow, int later_windows) {
   Arm arm;
   arm.end = end;
