@@ -105,6 +105,12 @@ const std::vector<SkeletonParam>& skeleton_params() {
                  1),
         constant("skeleton.grain_sigma_ratio", in.grain_sigma_ratio, "stroke widths",
                  "grainy ink is smoothed with a Gaussian of this many stroke widths"),
+        constant("skeleton.sheet_step", in.sheet_step, "",
+                 "a photo's surroundings (a desk around the sheet of paper) are left out where they are darker than "
+                 "the sheet by this fraction and its edge falls by as much within a few pixels; 0 leaves nothing out",
+                 1),
+        measured("skeleton.off_sheet", "the share of the image beyond the sheet's edge, with a margin over its blur", "",
+                 "share of the image off the sheet of paper, left out (0: the whole image is the sheet)", false),
         measured("skeleton.paper_level", "median gray of the paper", "gray level", "median gray (0-255) of the paper",
                  false),
         measured("skeleton.paper_noise", "one standard deviation of the paper's normalised gray, from its darker half",
@@ -315,9 +321,11 @@ Ink find_ink(Config& cfg, const cv::Mat& gray) {
   io.peak_radius_ratio = cfg.get("skeleton.peak_radius_ratio");
   io.grain_holes = cfg.get("skeleton.grain_holes");
   io.grain_sigma_ratio = cfg.get("skeleton.grain_sigma_ratio");
+  io.sheet_step = cfg.get("skeleton.sheet_step");
   io.threshold = cfg.user("skeleton.threshold");
   io.weak_threshold = cfg.user("skeleton.weak_threshold");
   Ink ink = separate_ink(gray, io);
+  cfg.set("skeleton.off_sheet", ink.off_sheet, "image");
   cfg.set("skeleton.paper_level", ink.paper_level, "image");
   cfg.set("skeleton.paper_noise", ink.noise, "image");
   cfg.set("skeleton.ink_level", ink.ink_level, "image");

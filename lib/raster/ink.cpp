@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "raster/box.hpp"
+#include "raster/sheet.hpp"
 
 namespace sv {
 namespace {
@@ -243,8 +244,9 @@ Ink uniform_ink(const cv::Mat& gray, const Histogram& h) {
 
 // The darkness of every pixel relative to its paper level, 0 on paper, 255 - normalised
 // gray elsewhere, and the histograms of the normalised gray of all pixels and of the paper.
-cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& paper, Histogram& all_hist,
-                 Histogram& paper_hist) {
+// Off the sheet (`off`, when not empty) the darkness is 0 and no pixel is counted.
+cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, const cv::Mat& off, PaperLevels& paper,
+                 Histogram& all_hist, Histogram& paper_hist) {
   static const std::vector<uchar> normal = normalising_table();
   cv::Mat dark(gray.size(), CV_8U);
   LevelCount all, on_paper;
@@ -254,8 +256,12 @@ cv::Mat darkness(const cv::Mat& gray, const cv::Mat& paper_mask, PaperLevels& pa
     const uchar *p = paper.row(y).data(), *table = normal.data();
     uchar* d = dark.ptr<uchar>(y);
     for (int x = 0, w = gray.cols; x < w; ++x) d[x] = 255 - table[p[x] * 256 + g[x]];
+    const uchar* o = off.empty() ? nullptr : off.ptr<uchar>(y);
+    if (o)
+      for (int x = 0, w = gray.cols; x < w; ++x) d[x] &= static_cast<uchar>(o[x] - 1);  // o is 0/1
     if (y % kSample != 0) continue;
     for (int x = 0; x < gray.cols; x += kSample) {
+      if (o && o[x]) continue;
       const uchar n = 255 - d[x];
       all.add(n);
       if (m[x]) on_paper.add(n);
@@ -416,6 +422,12 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   // so such images keep the paper level they always had; in a shadow or a dark corner no pixel
   // is that light, and the local test alone decides.
   cv::Mat paper_mask = sure_paper(gray, opt) | (gray > static_cast<int>((split.threshold + split.bright_mean) / 2));
+  // Off the sheet of paper (a desk around it in a photo) nothing is paper, and nothing is ink.
+  const cv::Mat off = off_sheet(gray, {opt.stroke_scale, opt.sheet_step});
+  if (!off.empty()) {
+    paper_mask.setTo(0, off);
+    ink.off_sheet = cv::countNonZero(off) / static_cast<double>(off.total());
+  }
   LevelCount paper_count;
   for (int y = 0; y < gray.rows; y += kSample) {
     const uchar *g = gray.ptr<uchar>(y), *m = paper_mask.ptr<uchar>(y);
@@ -426,7 +438,7 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   const int cell = std::max(4, static_cast<int>(std::lround(opt.background_cell_px)));
   PaperLevels paper(paper_cells(gray, paper_mask, cell, ink.paper_level), cell, gray.cols);
   Histogram nh{}, paper_nh{};
-  cv::Mat dark = darkness(gray, paper_mask, paper, nh, paper_nh);
+  cv::Mat dark = darkness(gray, paper_mask, off, paper, nh, paper_nh);
   paper_mask.release();
 
   // Stage 2: levels. Full ink is a low percentile of the ink class; strong ink is darker

@@ -25,6 +25,7 @@ struct InkOptions {
   double peak_radius_ratio = 0.75;  // a stroke's own darkness is the darkest ink within this times its width
   double grain_holes = 0.02;        // ink with more holes than this (share of its inside) is grainy...
   double grain_sigma_ratio = 0.2;   // ...and is smoothed with a Gaussian of this times the stroke width
+  double sheet_step = 0.15;  // off the sheet of paper where a step this deep bounds it (raster/sheet.hpp; 0: never)
 };
 
 struct Ink {
@@ -38,9 +39,11 @@ struct Ink {
   double peak_radius_px = 1;  // radius of the window in which a stroke's own darkness is found
   double holes = 0;           // share of the inside of the ink regions left out of the binary
   double grain_sigma_px = 0;  // smoothing applied to grainy ink (0: none)
+  double off_sheet = 0;       // share of the image off the sheet of paper, left out
   bool uniform = false;      // no paper/ink contrast: the image is all paper or all ink
 };
 
+// Pixels off the sheet of paper (raster/sheet.hpp) are left out: neither paper nor ink.
 // Stage 1, the light: the paper level of each cell is the mean of its surely-paper pixels
 // (see InkOptions), filled into ink-covered cells by normalised convolution and interpolated
 // bilinearly; the gray is divided by it (paper = 255). Stage 2, the levels: full ink is a low

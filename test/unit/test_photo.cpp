@@ -9,6 +9,7 @@
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/ink.hpp"
+#include "raster/sheet.hpp"
 #include "skeleton_drawing.hpp"
 
 using namespace sv;
@@ -222,4 +223,82 @@ TEST_CASE("a pencil stroke leaving a line at 22 degrees joins it where they part
   const JunctionTrials t = three_line_trials(d, part);
   CHECK(t.mean_off < 3.0);    // 2.28 (4.98 when the line's arm was measured within the shared ink)
   CHECK(t.three_lines >= 8);  // 9 (5)
+}
+
+namespace {
+
+// The photo of a page (the drawing photographed, `page` px square) lying on a desk turned by
+// `degrees` about the centre of a larger frame, as a phone sees it: a desk of gray `desk` with
+// a wood grain of 10 levels, the page's own soft shadow on it, the page's edge blurred. `on`:
+// the frame's pixels on the page.
+cv::Mat on_a_desk(const cv::Mat& page, cv::Size frame, double degrees, double desk, cv::Mat& on) {
+  const cv::Point2f centre(frame.width / 2.0f, frame.height / 2.0f);
+  cv::Mat turn = cv::getRotationMatrix2D({page.cols / 2.0f, page.rows / 2.0f}, degrees, 1.0);
+  turn.at<double>(0, 2) += centre.x - page.cols / 2.0;
+  turn.at<double>(1, 2) += centre.y - page.rows / 2.0;
+  cv::Mat placed, cover;
+  cv::warpAffine(page, placed, turn, frame, cv::INTER_LINEAR);
+  cv::warpAffine(cv::Mat(page.size(), CV_32F, cv::Scalar(1)), cover, turn, frame, cv::INTER_LINEAR);
+  cv::Mat img(frame, CV_32F), shadow;
+  cv::GaussianBlur(cover, shadow, {}, 6);
+  for (int y = 0; y < frame.height; ++y)
+    for (int x = 0; x < frame.width; ++x) {
+      const double grain = 10 * std::sin(x / 9.0 + 2 * std::sin(y / 40.0));
+      const double below = (desk + grain) * (1 - 0.35 * shadow.at<float>(std::max(0, y - 6), std::max(0, x - 6)));
+      const float c = cover.at<float>(y, x);
+      img.at<float>(y, x) = static_cast<float>(c * placed.at<uchar>(y, x) + (1 - c) * below);
+    }
+  on = cover > 0.5f;
+  cv::Mat out;
+  img.convertTo(out, CV_8U);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a page photographed on a desk: the desk and the page's edges are not ink", "[photo][raster]") {
+  // Traced as ink, the desk and the page's edges gave 27 primitives (the darker desk) and 58
+  // (the lighter, whose grain reads as ink too) where the drawing has two.
+  const Vec2 a{80, 90}, b{260, 110};
+  Sketch d(340, 320);
+  d.line(a, b, 4).circle({170, 215}, 60, 4);
+  Light l;
+  l.shadow = 0.25, l.shadow_x = 60, l.shadow_y = 280, l.shadow_r = 80;
+  const cv::Mat page = photograph(d.image(), l);
+  for (double desk : {60.0, 120.0}) {
+    INFO("desk " << desk);
+    cv::Mat on;
+    const cv::Mat photo = on_a_desk(page, {440, 400}, 6, desk, on);
+    Scene s = skeleton_of(photo);
+    const double off = s.config["skeleton.off_sheet"]["value"].get<double>();
+    CHECK(off > 0.35);  // 0.45 of the frame is desk
+    CHECK(off < 0.55);
+    fit(s, FitOptions{});
+    std::map<PrimType, int> kinds;
+    for (const Primitive& p : *s.primitives) ++kinds[p.shape.type];
+    CHECK(s.primitives->size() == 2);
+    CHECK(kinds[PrimType::line] == 1);
+    CHECK(kinds[PrimType::circle] == 1);
+    // The ink the tools measure fidelity against sees no desk either.
+    const Ink ink = separate_ink(photo);
+    CHECK(ink.off_sheet == Approx(off).margin(1e-4));
+    CHECK(cv::countNonZero(ink.binary & ~on) == 0);
+  }
+}
+
+TEST_CASE("off_sheet: shadows and dark corners stay on the sheet, and so does ink cut by the image's border",
+          "[photo][raster]") {
+  Light l;
+  l.corner = 0.55, l.vignette = 0.25, l.shadow = 0.32, l.shadow_x = 0, l.shadow_y = 300, l.shadow_r = 90;
+  CHECK(off_sheet(photograph(Sketch(400, 300).line({40, 150}, {360, 150}, 4).image(), l)).empty());
+  // A filled shape of the drawing running off the image along a third of one side.
+  Sketch filled(400, 300);
+  filled.line({0, 150}, {60, 150}, 100);
+  CHECK(off_sheet(filled.image()).empty());
+  // A page on a desk, and the same step read as an edge only when it is steep enough.
+  cv::Mat on;
+  const cv::Mat photo = on_a_desk(photograph(Sketch(300, 300).image(), Light{}), {400, 400}, 4, 100, on);
+  CHECK_FALSE(off_sheet(photo).empty());
+  CHECK(off_sheet(photo, {1.0 / 32, 0.8}).empty());
+  CHECK(off_sheet(photo, {1.0 / 32, 0}).empty());  // 0: no sheet is looked for
 }
