@@ -40,6 +40,16 @@ cv::Mat off_sheet(const cv::Mat& gray, const SheetOptions& opt) {
   // Strokes closed away, what is left is paper, its light and shadows, and what surrounds it.
   const int r = std::max(2, static_cast<int>(std::lround(opt.stroke_scale * std::min(w, h))));
   cv::morphologyEx(coarse, coarse, cv::MORPH_CLOSE, rect(r));
+  // No border pixel darker than the lightest by min_step, none is darker than the sheet by it:
+  // a scan or a page filling the frame is done here, before any labelling.
+  double lightest = 0, border_min = 255;
+  cv::minMaxLoc(coarse, nullptr, &lightest);
+  for (const cv::Mat& line : {coarse.row(1), coarse.row(h - 2), coarse.col(1), coarse.col(w - 2)}) {
+    double v;
+    cv::minMaxLoc(line, &v);
+    border_min = std::min(border_min, v);
+  }
+  if (border_min > (1 - opt.min_step) * lightest) return {};
 
   // The sheet: the largest region of Otsu's light class, its level the paper's.
   cv::Mat light, labels, stats, centres;
