@@ -106,8 +106,8 @@ const std::vector<SkeletonParam>& skeleton_params() {
         constant("skeleton.grain_sigma_ratio", in.grain_sigma_ratio, "stroke widths",
                  "grainy ink is smoothed with a Gaussian of this many stroke widths"),
         constant("skeleton.sheet_step", in.sheet_step, "",
-                 "a photo's surroundings (a desk around the sheet of paper) are left out where they are darker than "
-                 "the sheet by this fraction and its edge falls by as much within a few pixels; 0 leaves nothing out",
+                 "a photo's surroundings (a desk around the sheet of paper) are left out beyond a straight edge of the "
+                 "sheet along which the level falls by this fraction within a few pixels; 0 leaves nothing out",
                  1),
         measured("skeleton.off_sheet", "the share of the image beyond the sheet's edge, with a margin over its blur", "",
                  "share of the image off the sheet of paper, left out (0: the whole image is the sheet)", false),

@@ -25,7 +25,7 @@ struct InkOptions {
   double peak_radius_ratio = 0.75;  // a stroke's own darkness is the darkest ink within this times its width
   double grain_holes = 0.02;        // ink with more holes than this (share of its inside) is grainy...
   double grain_sigma_ratio = 0.2;   // ...and is smoothed with a Gaussian of this times the stroke width
-  double sheet_step = 0.15;  // off the sheet of paper where a step this deep bounds it (raster/sheet.hpp; 0: never)
+  double sheet_step = 0.10;  // off the sheet of paper beyond a straight edge this deep (raster/sheet.hpp; 0: never)
 };
 
 struct Ink {

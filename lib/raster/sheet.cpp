@@ -9,23 +9,111 @@
 namespace sv {
 namespace {
 
-// The sheet is looked for on a copy about this many pixels on its shorter side: its edge is
-// found to within a pixel of the copy, in 3 ms on a 12-megapixel photo.
+// The sheet is looked for on a copy about this many pixels on its shorter side: its edges are
+// found to within a pixel of the copy.
 constexpr int kCoarseSide = 128;
 // Smaller images are icons or crops: no sheet to find.
 constexpr int kMinSide = 96;
-// The sheet is at least this share of the image; what is off it, at least this share.
-constexpr double kMinSheet = 0.25, kMinOff = 0.005;
-// What is off the sheet runs along the image's border for at least this share of its shorter side.
-constexpr double kMinAlong = 0.5;
-// A sharp edge falls within this many pixels of the copy either side (a sheet's edge, blurred)...
+// The sheet is at least this share of the image.
+constexpr double kMinSheet = 0.25;
+// A sheet's edge lies within this share of the image from its side...
+constexpr double kBand = 0.75;
+// ...turned from the side by at most this slope (20 degrees), tried in this many steps either
+// way (a step moves a line's end by under a pixel of a 4:3 copy)...
+constexpr double kMaxSlope = 0.36;
+constexpr int kSlopeSteps = 48;
+// ...and is seen along at least this share of the side (looked for again with half the step,
+// the second).
+constexpr double kMinAlong = 0.4, kMinAlongAgain = 0.45;
+// A sheet's edge, blurred, falls within this many pixels of the copy either side...
 constexpr int kEdge = 2;
-// ...by at least this share of its fall within three times that.
-constexpr double kSharp = 0.3;
-// Where a run of the border's part and the sheet meet, at least this share is on sharp edges.
-constexpr double kSharpShare = 0.6;
+// ...by at least this share of its fall within three times that; light falling off and soft
+// shadows fall over more.
+constexpr double kSharp = 0.5;
 
 cv::Mat rect(int r) { return cv::getStructuringElement(cv::MORPH_RECT, {2 * r + 1, 2 * r + 1}); }
+
+// The view of the copy with the given side on top, and back.
+cv::Mat to_view(const cv::Mat& m, int side) {
+  cv::Mat v;
+  switch (side) {
+    case 0: v = m.clone(); break;
+    case 1: cv::flip(m, v, 0); break;
+    case 2: cv::transpose(m, v); break;
+    default: cv::transpose(m, v); cv::flip(v, v, 0); break;
+  }
+  return v;
+}
+cv::Mat from_view(const cv::Mat& v, int side) {
+  cv::Mat m;
+  switch (side) {
+    case 0: m = v.clone(); break;
+    case 1: cv::flip(v, m, 0); break;
+    case 2: cv::transpose(v, m); break;
+    default: cv::flip(v, m, 0); cv::transpose(m, m); break;
+  }
+  return m;
+}
+
+// The sheet's edge along the top of `v`, as the rows above it (1), or an empty Mat: the straight
+// line along which enough columns step up by min_step, sharply, from a darker outside.
+cv::Mat outside_of_top_edge(const cv::Mat& v, double min_step, double min_along) {
+  const int w = v.cols, h = v.rows, band = static_cast<int>(kBand * h), slopes = 2 * kSlopeSteps + 1;
+  const auto slope_of = [](int i) { return (i - kSlopeSteps) * kMaxSlope / kSlopeSteps; };
+  // Votes of each column's edge pixels for the lines through them: slope i, row c at the middle
+  // column, c = y + shift(i, x).
+  std::vector<int> shift(static_cast<size_t>(slopes) * w), votes(static_cast<size_t>(slopes) * h, 0);
+  for (int i = 0; i < slopes; ++i)
+    for (int x = 0; x < w; ++x)
+      shift[static_cast<size_t>(i) * w + x] = static_cast<int>(std::lround(-slope_of(i) * (x - w / 2.0)));
+  for (int y = kEdge; y < band; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int in = v.at<uchar>(y + kEdge, x), out = v.at<uchar>(y - kEdge, x);
+      const int wide = v.at<uchar>(std::min(h - 1, y + 3 * kEdge), x) - v.at<uchar>(std::max(0, y - 3 * kEdge), x);
+      if (in - out < min_step * in || in - out < kSharp * wide) continue;
+      for (int i = 0; i < slopes; ++i) {
+        const int c = y + shift[static_cast<size_t>(i) * w + x];
+        if (c >= 0 && c < h) ++votes[static_cast<size_t>(i) * h + c];
+      }
+    }
+  // Each row's best line; the innermost seen along enough of the side (beyond it, lines along
+  // the desk's grain or the page's shadow on it), at its best within the edge's blur.
+  std::vector<int> best_votes(h, 0), best_slope(h, 0);
+  for (int c = 0; c < h; ++c)
+    for (int i = 0; i < slopes; ++i)
+      if (const int n = votes[static_cast<size_t>(i) * h + c]; n > best_votes[c]) best_votes[c] = n, best_slope[c] = i;
+  int c0 = h - 1;
+  while (c0 >= 0 && best_votes[c0] < min_along * w) --c0;
+  if (c0 < 0) return {};
+  for (int c = c0 - 1; c >= std::max(0, c0 - 2 * kEdge); --c)
+    if (best_votes[c] > best_votes[c0]) c0 = c;
+  const int i = best_slope[c0], top = best_votes[c0];
+  // The edge pixels lie in a band a few rows deep, the page's shadow on the desk widening it
+  // outwards; the line runs along its inner side.
+  int c = c0;
+  const int* row = &votes[static_cast<size_t>(i) * h];
+  while (c + 1 < h && row[c + 1] >= 0.8 * top) ++c;
+  const double slope = slope_of(i);
+  cv::Mat outside(v.size(), CV_8U, cv::Scalar(0));
+  std::vector<uchar> beyond, within, border(v.ptr<uchar>(0), v.ptr<uchar>(0) + w);
+  for (int x = 0; x < w; ++x) {
+    const int end = std::clamp(static_cast<int>(std::lround(c + slope * (x - w / 2.0))), 0, h);
+    outside.col(x).rowRange(0, end).setTo(1);
+    for (int y = 0; y < end; ++y) beyond.push_back(v.at<uchar>(y, x));
+    for (int y = end + kEdge; y <= std::min(h - 1, end + 3 * kEdge); ++y) within.push_back(v.at<uchar>(y, x));
+  }
+  // Beyond the edge, all but the lightest quarter is darker than the paper along it: the
+  // image's side is not a stroke's edge with paper beyond, nor light falling off.
+  const auto quantile = [](std::vector<uchar>& s, double q) {
+    auto at = s.begin() + static_cast<long>(q * (s.size() - 1));
+    std::nth_element(s.begin(), at, s.end());
+    return static_cast<double>(*at);
+  };
+  if (beyond.empty() || within.empty()) return {};
+  const double paper = quantile(within, 0.5);
+  if (quantile(beyond, 0.75) > (1 - min_step) * paper || quantile(border, 0.75) > (1 - min_step) * paper) return {};
+  return outside;
+}
 
 }  // namespace
 
@@ -39,109 +127,44 @@ cv::Mat off_sheet(const cv::Mat& gray, const SheetOptions& opt) {
   cv::resize(gray(cv::Rect(0, 0, w * f, h * f)), coarse, {w, h}, 0, 0, cv::INTER_AREA);
   // Strokes closed away, what is left is paper, its light and shadows, and what surrounds it.
   const int r = std::max(2, static_cast<int>(std::lround(opt.stroke_scale * std::min(w, h))));
+  // The border replicated first: a strip of desk narrower than the closing stays.
+  cv::copyMakeBorder(coarse, coarse, r, r, r, r, cv::BORDER_REPLICATE);
   cv::morphologyEx(coarse, coarse, cv::MORPH_CLOSE, rect(r));
+  coarse = coarse(cv::Rect(r, r, w, h));
   // No border pixel darker than the lightest by min_step, none is darker than the sheet by it:
-  // a scan or a page filling the frame is done here, before any labelling.
+  // a scan or a page filling the frame is done here.
   double lightest = 0, border_min = 255;
   cv::minMaxLoc(coarse, nullptr, &lightest);
-  for (const cv::Mat& line : {coarse.row(1), coarse.row(h - 2), coarse.col(1), coarse.col(w - 2)}) {
+  for (const cv::Mat& line : {coarse.row(0), coarse.row(h - 1), coarse.col(0), coarse.col(w - 1)}) {
     double v;
     cv::minMaxLoc(line, &v);
     border_min = std::min(border_min, v);
   }
   if (border_min > (1 - opt.min_step) * lightest) return {};
 
-  // The sheet: the largest region of Otsu's light class, its level the paper's.
-  cv::Mat light, labels, stats, centres;
-  cv::threshold(coarse, light, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
-  const int n = cv::connectedComponentsWithStats(light, labels, stats, centres, 4, CV_32S);
-  int sheet = 0;
-  for (int i = 1; i < n; ++i)
-    if (sheet == 0 || stats.at<int>(i, cv::CC_STAT_AREA) > stats.at<int>(sheet, cv::CC_STAT_AREA)) sheet = i;
-  if (sheet == 0 || stats.at<int>(sheet, cv::CC_STAT_AREA) < kMinSheet * w * h) return {};
-  std::array<int, 256> count{};
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      if (labels.at<int>(y, x) == sheet) ++count[coarse.at<uchar>(y, x)];
-  int paper = 0;
-  for (int acc = 0; (acc += count[paper]) * 2 < stats.at<int>(sheet, cv::CC_STAT_AREA);) ++paper;
-
-  // Flooded from the sheet (its inside, clear of its edge) and from each run of border pixels
-  // darker than it by min_step, the image parts where the floods meet: along the steepest
-  // edges, and across a stretch of the sheet's edge lost in a shadow as dark as the desk.
-  cv::Mat seeds(coarse.size(), CV_32S, cv::Scalar(0)), inside;
-  cv::erode(labels == sheet, inside, rect(kEdge + 1));
-  seeds.setTo(1, inside);
-  int runs = 1;
-  // Once round, a pixel in from the border: watershed keeps the outermost pixels for itself.
-  std::vector<cv::Point> ring;
-  for (int x = 1; x < w - 1; ++x) ring.push_back({x, 1});
-  for (int y = 2; y < h - 1; ++y) ring.push_back({w - 2, y});
-  for (int x = w - 3; x >= 1; --x) ring.push_back({x, h - 2});
-  for (int y = h - 3; y > 1; --y) ring.push_back({1, y});
-  for (size_t i = 0; i < ring.size(); ++i) {
-    const bool dark = coarse.at<uchar>(ring[i]) <= (1 - opt.min_step) * paper && !inside.at<uchar>(ring[i]);
-    if (dark && (i == 0 || seeds.at<int>(ring[i - 1]) <= 1)) ++runs;
-    if (dark) seeds.at<int>(ring[i]) = runs;
+  // Where a side is found, the photo shows the desk: the others are looked for again with half
+  // the step, as where the page's end lies in a shadow nearly as dark as the desk.
+  cv::Mat off(coarse.size(), CV_8U, cv::Scalar(0));
+  std::array<bool, 4> found{};
+  for (const bool again : {false, true}) {
+    for (int s = 0; s < 4; ++s) {
+      if (found[s]) continue;
+      const cv::Mat outside = again ? outside_of_top_edge(to_view(coarse, s), opt.min_step / 2, kMinAlongAgain)
+                                    : outside_of_top_edge(to_view(coarse, s), opt.min_step, kMinAlong);
+      if (!outside.empty()) off |= from_view(outside, s), found[s] = true;
+    }
+    if (std::count(found.begin(), found.end(), true) == 0) break;
   }
-  if (runs == 1) return {};
-  cv::Mat colour;
-  cv::cvtColor(coarse, colour, cv::COLOR_GRAY2BGR);
-  cv::watershed(colour, seeds);
+  if (cv::countNonZero(off) == 0 || cv::countNonZero(off) > (1 - kMinSheet) * w * h) return {};
 
-  // Sharp edges: where the level falls by min_step within kEdge pixels of the copy, and by not
-  // much more within three times that (light falling off and soft shadows fall over more).
-  cv::Mat hi, lo, wide_hi, wide_lo, edge(coarse.size(), CV_8U);
-  cv::dilate(coarse, hi, rect(kEdge));
-  cv::erode(coarse, lo, rect(kEdge));
-  cv::dilate(coarse, wide_hi, rect(3 * kEdge));
-  cv::erode(coarse, wide_lo, rect(3 * kEdge));
-  for (int y = 0; y < h; ++y) {
-    const uchar *a = hi.ptr<uchar>(y), *b = lo.ptr<uchar>(y), *wa = wide_hi.ptr<uchar>(y), *wb = wide_lo.ptr<uchar>(y);
-    uchar* e = edge.ptr<uchar>(y);
-    for (int x = 0; x < w; ++x) {
-      const int step = a[x] - b[x];
-      e[x] = step >= opt.min_step * a[x] && step >= kSharp * (wa[x] - wb[x]) ? 255 : 0;
-    }
-  }
-  cv::dilate(edge, edge, rect(1));  // the floods meet within a pixel of it
-  // A run's part is off the sheet when most of where it meets the sheet is a sharp edge (not
-  // the soft edge of a shadow reaching the border).
-  std::vector<int> meets(runs + 1, 0), sharp(runs + 1, 0);
-  for (int y = 1; y + 1 < h; ++y)
-    for (int x = 1; x + 1 < w; ++x) {
-      if (seeds.at<int>(y, x) != -1) continue;  // where floods meet
-      int a = 0, b = 0;  // the sheet and a run beside it
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          const int s = seeds.at<int>(y + dy, x + dx);
-          if (s == 1) a = 1;
-          else if (s > 1) b = s;
-        }
-      if (a && b) ++meets[b], sharp[b] += edge.at<uchar>(y, x) != 0;
-    }
-  std::vector<uchar> off_run(runs + 1, 0);
-  for (int k = 2; k <= runs; ++k) off_run[k] = meets[k] > 0 && sharp[k] >= kSharpShare * meets[k] ? 255 : 0;
-  cv::Mat off(coarse.size(), CV_8U);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      const int s = seeds.at<int>(y, x);
-      off.at<uchar>(y, x) = s > 1 ? off_run[s] : 0;
-    }
-  cv::dilate(off, off, rect(1));  // and the line where the floods met
-  off &= ~inside;
-  // A desk shows along a good part of the border; a filled shape of the drawing cut by it
-  // hardly ever does.
-  const int along = cv::countNonZero(off.row(0)) + cv::countNonZero(off.row(h - 1)) + cv::countNonZero(off.col(0)) +
-                    cv::countNonZero(off.col(w - 1));
-  if (cv::countNonZero(off) < kMinOff * w * h || along < kMinAlong * std::min(w, h)) return {};
-
-  // At full size, grown by a pixel of the copy and two (the edge's blur) over the sheet.
-  cv::Mat full;
-  cv::resize(off, full, {w * f, h * f}, 0, 0, cv::INTER_LINEAR);
-  cv::threshold(full, full, 127, 1, cv::THRESH_BINARY);
-  cv::copyMakeBorder(full, full, 0, gray.rows - h * f, 0, gray.cols - w * f, cv::BORDER_REPLICATE);
-  cv::dilate(full, full, rect(f + 2));
+  // At full size, grown by a pixel of the copy (grown before the copy is scaled up, the same and
+  // cheaper) and two (the edge's blur) over the sheet.
+  cv::dilate(off, off, rect(1));
+  cv::Mat full(gray.size(), CV_8U);
+  cv::resize(off, full(cv::Rect(0, 0, w * f, h * f)), {w * f, h * f}, 0, 0, cv::INTER_NEAREST);
+  for (int x = w * f; x < gray.cols; ++x) full.col(w * f - 1).rowRange(0, h * f).copyTo(full.col(x).rowRange(0, h * f));
+  for (int y = h * f; y < gray.rows; ++y) full.row(h * f - 1).copyTo(full.row(y));
+  cv::dilate(full, full, rect(2));
   return full;
 }
 

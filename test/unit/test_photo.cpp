@@ -302,3 +302,24 @@ TEST_CASE("off_sheet: shadows and dark corners stay on the sheet, and so does in
   CHECK(off_sheet(photo, {1.0 / 32, 0.8}).empty());
   CHECK(off_sheet(photo, {1.0 / 32, 0}).empty());  // 0: no sheet is looked for
 }
+
+TEST_CASE("off_sheet: a light desk with a grain, a strip of desk narrower than a stroke, and the page's end in "
+          "a shadow as dark as the desk",
+          "[photo][raster]") {
+  // The right end of the page lies in a shadow as dark as the desk, a line drawn in it; the desk
+  // shows as strips 7-17 px wide left and right.
+  Sketch d(300, 300);
+  d.line({50, 60}, {250, 60}, 4).line({262, 90}, {262, 240}, 4);
+  Light l;
+  l.falloff = 0.05, l.shadow = 0.35, l.shadow_x = 300, l.shadow_y = 160, l.shadow_r = 90;
+  cv::Mat on;
+  const cv::Mat photo = on_a_desk(photograph(d.image(), l), {324, 380}, 2, 150, on);
+  const cv::Mat off = off_sheet(photo);
+  REQUIRE_FALSE(off.empty());
+  const Ink ink = separate_ink(photo);
+  CHECK(cv::countNonZero(ink.binary & ~on) == 0);
+  Scene s = skeleton_of(photo);
+  fit(s, FitOptions{});
+  CHECK(s.primitives->size() == 2);
+  for (const Primitive& p : *s.primitives) CHECK(p.shape.type == PrimType::line);
+}
