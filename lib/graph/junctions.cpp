@@ -409,6 +409,31 @@ Vec2 on_bar(const std::vector<Arm>& arms, Vec2 p, Vec2 centre, double max_move, 
   return p;
 }
 
+// How much of the arm's trace (up to arc length clean_from) a straight run from the junction `p`
+// may replace: all of it when the arm's line passes within a stroke width of p (its own stroke
+// runs straight into the junction, as where two strokes share their ink at an acute angle),
+// else as much as stays within half a stroke width of the straight run, on the stroke's ink.
+// An arc leaving a junction tangentially shares its ink with the other stroke for a long way,
+// and its chord would cut across the curve.
+double straight_into(const StrokeGraph& g, const Arm& arm, Vec2 p) {
+  const Trace t = g.trace_from(arm.end);
+  std::vector<float> valid;
+  for (float w : t.width)
+    if (!std::isnan(w)) valid.push_back(w);
+  const double width = valid.empty() ? 2.0 : std::max(2.0, static_cast<double>(median_of(valid)));
+  if (!arm.ok || line_distance(arm, p) <= width) return arm.clean_from;
+  std::vector<double> s(t.pts.size(), 0);
+  for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
+  size_t k = 0;
+  while (k + 2 < t.pts.size() && s[k] < arm.clean_from) ++k;  // trim_arm keeps t.pts[k] onwards
+  for (; k > 0; --k) {
+    bool on_ink = true;
+    for (size_t i = 0; i < k && on_ink; ++i) on_ink = point_segment_distance(t.pts[i], p, t.pts[k]) <= width / 2;
+    if (on_ink) break;
+  }
+  return s[k];
+}
+
 // Step 3: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   const std::vector<Arm> arms = measure_arms(g, g.nodes[n].ends, opt, true, kMergedStartWindows);
@@ -416,7 +441,7 @@ void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const Juncti
   const Vec2 p = on_bar(arms, meeting_point(arms, g.nodes[n].p, max_move, coverage), g.nodes[n].p, max_move, coverage);
   g.nodes[n].p = p;
   for (const Arm& arm : arms) {
-    trim_arm(g, arm.end, arm.clean_from);
+    trim_arm(g, arm.end, straight_into(g, arm, p));
     Trace t = g.trace_from(arm.end);
     Trace moved{{p}, {kUnknownWidth}};
     moved.append(t);

@@ -38,7 +38,9 @@ struct JunctionOptions {
 //    15 degrees) to where the stem's line meets the line through the bar arms' centroids,
 //    and replaces the distorted part of every arm (up to where its own stroke begins, as
 //    told by its cross-section widths, or a little farther where it only then runs straight)
-//    by a straight run to it.
+//    by a straight run to it; of an arm whose line misses the junction by more than a stroke
+//    width (an arc leaving it tangentially), only as much as stays within half a width of
+//    that run.
 void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt);
 
 }  // namespace sv::graph

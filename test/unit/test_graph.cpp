@@ -11,6 +11,7 @@
 #include "fit/fit.hpp"
 #include "graph/centreline.hpp"
 #include "graph/doubled.hpp"
+#include "graph/junctions.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
 #include "raster/threads.hpp"
@@ -766,4 +767,48 @@ TEST_CASE("a T's junction lies on its bar, the stem upright or slanted", "[graph
     }
     CHECK(junctions == 1);
   }
+}
+
+TEST_CASE("an arc leaving a junction tangentially keeps its curve", "[graph]") {
+  // A cylinder's outline: a line leaving an ellipse at its end, along its tangent. The ellipse's
+  // upper arm shares its ink with the line for 75 px (its sections wider than the stroke, as a
+  // pencil pressed harder or a blurred photo leave them): its own stroke is measured only from
+  // there, and running it straight into the junction over all of that cut the curve's chord.
+  const Vec2 c{200, 110}, at{70, 110};
+  const double a = 130, b = 45, w = 5;
+  graph::StrokeGraph g;
+  const int j = g.add_node(at), end = g.add_node({70, 260});
+  graph::Edge ellipse;
+  for (int i = 0; i <= 720; ++i) {
+    const double t = deg2rad(180 + i / 2.0);
+    const Vec2 q = c + Vec2{a * std::cos(t), b * std::sin(t)};
+    ellipse.trace.push(q, polyline_length({at, q}) < 75 && q.y < at.y ? 1.6 * w : w);
+  }
+  ellipse.n0 = ellipse.n1 = j;
+  ellipse.trace.pts.front() = ellipse.trace.pts.back() = at;
+  g.add_edge(ellipse);
+  graph::Edge line;
+  for (int y = 110; y <= 260; ++y) line.trace.push({70, static_cast<double>(y)}, w);
+  line.n0 = j, line.n1 = end;
+  g.add_edge(line);
+  graph::JunctionOptions opt;
+  opt.clean_run = opt.arm_window = w;
+  cv::Mat ink = Sketch(360, 300, 0, 255).line({70, 110}, {70, 260}, w).image();
+  cv::ellipse(ink, cv::Point(200, 110), cv::Size(130, 45), 0, 0, 360, cv::Scalar(255), static_cast<int>(w));
+  graph::resolve_junctions(g, ink, opt);
+  double worst = 0;  // the ellipse edge's farthest point from the ellipse
+  for (const graph::Edge& e : g.edges) {
+    if (!e.alive || e.trace.pts.size() < 200) continue;
+    for (double along = 0; along < e.trace.length(); along += 1) {
+      const Vec2 q = graph::point_at_length(e.trace.pts, along);
+      double d = 1e9;
+      for (int i = 0; i < 720; ++i) {
+        const double t0 = deg2rad(i / 2.0), t1 = deg2rad((i + 1) / 2.0);
+        d = std::min(d, point_segment_distance(q, c + Vec2{a * std::cos(t0), b * std::sin(t0)},
+                                               c + Vec2{a * std::cos(t1), b * std::sin(t1)}));
+      }
+      worst = std::max(worst, d);
+    }
+  }
+  CHECK(worst < w / 2);
 }
