@@ -776,16 +776,15 @@ TEST_CASE("an arc leaving a junction tangentially keeps its curve", "[graph]") {
   // there, and running it straight into the junction over all of that cut the curve's chord.
   const Vec2 c{200, 110}, at{70, 110};
   const double a = 130, b = 45, w = 5;
+  std::vector<Vec2> outline;  // from the junction round and back, every half degree
+  for (int i = 0; i <= 720; ++i)
+    outline.push_back(c + Vec2{a * std::cos(deg2rad(180 + i / 2.0)), b * std::sin(deg2rad(180 + i / 2.0))});
+  outline.front() = outline.back() = at;
   graph::StrokeGraph g;
   const int j = g.add_node(at), end = g.add_node({70, 260});
   graph::Edge ellipse;
-  for (int i = 0; i <= 720; ++i) {
-    const double t = deg2rad(180 + i / 2.0);
-    const Vec2 q = c + Vec2{a * std::cos(t), b * std::sin(t)};
-    ellipse.trace.push(q, polyline_length({at, q}) < 75 && q.y < at.y ? 1.6 * w : w);
-  }
+  for (Vec2 q : outline) ellipse.trace.push(q, dist(at, q) < 75 && q.y < at.y ? 1.6 * w : w);
   ellipse.n0 = ellipse.n1 = j;
-  ellipse.trace.pts.front() = ellipse.trace.pts.back() = at;
   g.add_edge(ellipse);
   graph::Edge line;
   for (int y = 110; y <= 260; ++y) line.trace.push({70, static_cast<double>(y)}, w);
@@ -802,11 +801,7 @@ TEST_CASE("an arc leaving a junction tangentially keeps its curve", "[graph]") {
     for (double along = 0; along < e.trace.length(); along += 1) {
       const Vec2 q = graph::point_at_length(e.trace.pts, along);
       double d = 1e9;
-      for (int i = 0; i < 720; ++i) {
-        const double t0 = deg2rad(i / 2.0), t1 = deg2rad((i + 1) / 2.0);
-        d = std::min(d, point_segment_distance(q, c + Vec2{a * std::cos(t0), b * std::sin(t0)},
-                                               c + Vec2{a * std::cos(t1), b * std::sin(t1)}));
-      }
+      for (size_t i = 1; i < outline.size(); ++i) d = std::min(d, point_segment_distance(q, outline[i - 1], outline[i]));
       worst = std::max(worst, d);
     }
   }
