@@ -18,16 +18,6 @@ constexpr double kCuspMaxWidth = 1.5;     // ... in a spike no wider than this m
 constexpr double kCuspMaxWidthSpread = 0.3;  // widths of a pen stroke vary less (10th-90th percentile)
 constexpr double kLoneCentredOffset = 0.5;  // px a lone centred point in a mended run may lie off its chord
 
-double median_width(const Trace& t, double max_length, double fallback) {
-  std::vector<float> w;
-  double s = 0;
-  for (size_t i = 0; i < t.pts.size() && s <= max_length; ++i) {
-    if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
-    if (!std::isnan(t.width[i])) w.push_back(t.width[i]);
-  }
-  return w.empty() ? fallback : median_of(w);
-}
-
 // Light [1 2 1]/4 smoothing of runs of centred points (known width), which removes the
 // residual jitter of the cross-section measurements; a circle of radius r shrinks by only
 // 1/(4r) px per pass.

@@ -45,10 +45,7 @@ struct Arm {
 // times the arm's typical width. Nearer the junction the ink is shared with the other arms
 // and thinning has bent the skeleton. Not found within `limit`: -1.
 double clean_start(const Trace& t, const std::vector<double>& s, double limit, const JunctionOptions& opt) {
-  std::vector<float> valid;
-  for (float w : t.width)
-    if (!std::isnan(w)) valid.push_back(w);
-  const double max_width = opt.clean_width_ratio * median_of(valid);
+  const double max_width = opt.clean_width_ratio * median_width(t, std::numeric_limits<double>::infinity(), 0);
   size_t run_start = 0;
   bool in_run = false;
   for (size_t i = 0; i < t.pts.size() && s[i] <= limit + opt.clean_run; ++i) {
@@ -417,10 +414,7 @@ Vec2 on_bar(const std::vector<Arm>& arms, Vec2 p, Vec2 centre, double max_move, 
 // and its chord would cut across the curve.
 double straight_into(const StrokeGraph& g, const Arm& arm, Vec2 p) {
   const Trace t = g.trace_from(arm.end);
-  std::vector<float> valid;
-  for (float w : t.width)
-    if (!std::isnan(w)) valid.push_back(w);
-  const double width = valid.empty() ? 2.0 : std::max(2.0, static_cast<double>(median_of(valid)));
+  const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
   if (!arm.ok || line_distance(arm, p) <= width) return arm.clean_from;
   std::vector<double> s(t.pts.size(), 0);
   for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);

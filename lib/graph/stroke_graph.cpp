@@ -3,7 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "raster/profile.hpp"
+
 namespace sv::graph {
+
+double median_width(const Trace& t, double max_length, double fallback) {
+  std::vector<float> w;
+  double s = 0;
+  for (size_t i = 0; i < t.pts.size() && s <= max_length; ++i) {
+    if (i > 0) s += dist(t.pts[i - 1], t.pts[i]);
+    if (!std::isnan(t.width[i])) w.push_back(t.width[i]);
+  }
+  return w.empty() ? fallback : median_of(w);
+}
 
 Vec2 point_at_length(const Polyline& p, double s) {
   if (p.empty()) return {};

@@ -22,6 +22,10 @@ struct Trace {
   double length() const { return polyline_length(pts); }
 };
 
+// The median of the trace's measured widths over its first max_length px; `fallback` when none
+// was measured.
+double median_width(const Trace& t, double max_length, double fallback);
+
 // The point at arc length s along p (clamped to its ends).
 Vec2 point_at_length(const Polyline& p, double s);
 

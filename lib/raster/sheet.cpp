@@ -45,13 +45,10 @@ cv::Mat to_view(const cv::Mat& m, int side) {
   return v;
 }
 cv::Mat from_view(const cv::Mat& v, int side) {
+  if (side < 3) return to_view(v, side);  // a flip and a transpose undo themselves
   cv::Mat m;
-  switch (side) {
-    case 0: m = v.clone(); break;
-    case 1: cv::flip(v, m, 0); break;
-    case 2: cv::transpose(v, m); break;
-    default: cv::flip(v, m, 0); cv::transpose(m, m); break;
-  }
+  cv::flip(v, m, 0);
+  cv::transpose(m, m);
   return m;
 }
 
