@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <opencv2/imgproc.hpp>
@@ -304,32 +305,82 @@ double ridge_width(const cv::Mat& binary) {
   return 2 * *mid;
 }
 
-// Ink: the 8-connected regions darker than `weak` that reach `strong` somewhere (Canny's
-// hysteresis), as a 0/1 mask.
-cv::Mat hysteresis(const cv::Mat& dark, double weak, double strong) {
-  cv::Mat mask = dark > weak, labels;
-  // Every region lies within the bounding box of them all: only that box is labelled.
-  const cv::Rect box = cv::boundingRect(mask);
-  if (box.empty()) return mask;
-  const int n = cv::connectedComponents(mask(box), labels, 8, CV_32S);
-  std::vector<uchar> reaches(n, 0);
-  for (int y = 0; y < box.height; ++y) {
-    const uchar* d = dark.ptr<uchar>(box.y + y) + box.x;
-    const int* l = labels.ptr<int>(y);
-    for (int x = 0; x < box.width; ++x)
-      if (d[x] >= strong) reaches[l[x]] = 1;
+// Canny's hysteresis: the 8-connected regions darker than `weak`, ink (a 0/1 mask) where they
+// reach `strong` somewhere. A small mark drawn lightly (the dot of an i, a full stop) reaches
+// no strong ink, but stands out from the paper as grain and noise do not; add_light_marks
+// makes ink of those once the strokes' width, read off the strong regions, is known.
+class Regions {
+ public:
+  Regions(const cv::Mat& dark, double weak, double strong) : mask_(dark > weak) {
+    // Every region lies within the bounding box of them all: only that box is labelled.
+    const cv::Rect box = cv::boundingRect(mask_);
+    if (box.empty()) return;
+    cv::Mat labels;
+    const int n = cv::connectedComponents(mask_(box), labels, 8, CV_32S);
+    std::vector<uchar> peak(n, 0);
+    for (int y = 0; y < box.height; ++y) {
+      const uchar* d = dark.ptr<uchar>(box.y + y) + box.x;
+      const int* l = labels.ptr<int>(y);
+      for (int x = 0; x < box.width; ++x) peak[l[x]] = std::max(peak[l[x]], d[x]);
+    }
+    std::vector<uchar> keep(n, 0);
+    std::vector<int> mark_of(n, -1);
+    for (int i = 1; i < n; ++i) {
+      keep[i] = peak[i] >= strong;
+      if (!keep[i] && peak[i] >= kMarkPeak * weak) mark_of[i] = static_cast<int>(marks_.size()), marks_.push_back({});
+    }
+    if (std::count(keep.begin() + 1, keep.end(), 1) == n - 1) {  // every region is ink
+      mask_ &= 1;
+      return;
+    }
+    // Beyond the box the mask is already paper; inside, every pixel is written. Each mark's
+    // extent is measured on the way and its pixels kept, so the labels are freed here.
+    std::vector<std::array<int, 4>> ends(marks_.size(), {INT_MAX, INT_MAX, -1, -1});
+    for (int y = 0; y < box.height; ++y) {
+      uchar* m = mask_.ptr<uchar>(box.y + y) + box.x;
+      const int* l = labels.ptr<int>(y);
+      for (int x = 0; x < box.width; ++x) {
+        m[x] = keep[l[x]];
+        if (const int k = mark_of[l[x]]; k >= 0) {
+          auto& e = ends[k];
+          e[0] = std::min(e[0], x), e[1] = std::min(e[1], y), e[2] = std::max(e[2], x), e[3] = std::max(e[3], y);
+          marks_[k].area += 1;
+        }
+      }
+    }
+    for (int i = 1; i < n; ++i)
+      if (const int k = mark_of[i]; k >= 0) {
+        const cv::Rect r(ends[k][0], ends[k][1], ends[k][2] - ends[k][0] + 1, ends[k][3] - ends[k][1] + 1);
+        marks_[k].box = r + box.tl();
+        marks_[k].pixels = labels(r) == i;
+      }
   }
-  reaches[0] = 0;
-  if (std::count(reaches.begin() + 1, reaches.end(), 1) == n - 1) return mask & 1;  // every region is ink
-  // Beyond the box the mask is already paper; inside, every pixel is written.
-  const uchar* keep = reaches.data();
-  for (int y = 0; y < box.height; ++y) {
-    uchar* m = mask.ptr<uchar>(box.y + y) + box.x;
-    const int* l = labels.ptr<int>(y);
-    for (int x = 0; x < box.width; ++x) m[x] = keep[l[x]];
+
+  const cv::Mat& ink() const { return mask_; }
+
+  // Light regions no larger across than kMarkSpan stroke widths and covering at least
+  // kMarkArea square widths: a dot, a tap of the pencil about as wide as its strokes, where
+  // grain is a fraction of that. Not within a stroke width of the desk (`off`, when not empty,
+  // is off the sheet), where the page's edge leaves such slivers.
+  void add_light_marks(double width, const cv::Mat& off) {
+    const int margin = static_cast<int>(std::ceil(width));
+    for (const Mark& m : marks_) {
+      if (std::max(m.box.width, m.box.height) > kMarkSpan * width || m.area < kMarkArea * width * width) continue;
+      if (!off.empty() && cv::countNonZero(off(grown_within(m.box, margin, mask_.size()))) > 0) continue;
+      mask_(m.box).setTo(1, m.pixels);
+    }
   }
-  return mask;
-}
+
+ private:
+  static constexpr double kMarkPeak = 2, kMarkSpan = 2.5, kMarkArea = 1;
+  struct Mark {
+    cv::Rect box;   // in the image
+    int area = 0;   // pixels
+    cv::Mat pixels;  // of the box, 255 on the mark
+  };
+  cv::Mat mask_;
+  std::vector<Mark> marks_;
+};
 
 // A Gaussian of the given sigma, nearly: three box filters, whose cost does not grow with the
 // width (a 12-megapixel photo is smoothed at 8 px in the time of 1 px).
@@ -454,25 +505,28 @@ Ink separate_ink(const cv::Mat& gray, const InkOptions& opt) {
   ink.weak_threshold = std::max(ink.weak_threshold, ink.threshold);
 
   // Stage 3: hysteresis. Weak ink is ink where it is connected to strong ink, so a stroke
-  // stays whole where the pencil was light, while isolated grain stays paper.
+  // stays whole where the pencil was light, while isolated grain stays paper; so is a dot
+  // tapped lightly.
   const double strong_dark = 255.0 - ink.threshold, weak_dark = 255.0 - ink.weak_threshold;
-  cv::Mat regions = hysteresis(dark, weak_dark, strong_dark);
-  double width = ridge_width(regions);
+  Regions regions(dark, weak_dark, strong_dark);
+  double width = ridge_width(regions.ink());
+  regions.add_light_marks(width, off);
 
   // Stage 4: coverage against the stroke's own darkness (the darkest ink within about a
   // stroke width), capped at full ink: a light pencil stroke is read at half its own
   // darkness, so its width reads right.
   auto radius = [&] { return std::clamp(static_cast<int>(std::ceil(opt.peak_radius_ratio * width)), 1, 64); };
-  read_coverage(ink, dark, regions, radius(), full);
+  read_coverage(ink, dark, regions.ink(), radius(), full);
   // Grainy pencil leaves holes and ragged edges at half its darkness: such ink is smoothed at
   // a fraction of the stroke width and read again.
-  ink.holes = holes(regions, ink.binary);
+  ink.holes = holes(regions.ink(), ink.binary);
   if (ink.holes > opt.grain_holes) {
     ink.grain_sigma_px = std::clamp(opt.grain_sigma_ratio * width, 0.7, 8.0);
     smooth(dark, ink.grain_sigma_px);
-    regions = hysteresis(dark, weak_dark, strong_dark);
-    width = ridge_width(regions);
-    read_coverage(ink, dark, regions, radius(), full);
+    regions = Regions(dark, weak_dark, strong_dark);
+    width = ridge_width(regions.ink());
+    regions.add_light_marks(width, off);
+    read_coverage(ink, dark, regions.ink(), radius(), full);
   }
   ink.peak_radius_px = radius();
   return ink;

@@ -49,10 +49,12 @@ struct Ink {
 // bilinearly; the gray is divided by it (paper = 255). Stage 2, the levels: full ink is a low
 // percentile of the normalised ink class (Otsu), strong ink is darker than midway to it, weak
 // ink is clear of the paper's noise. Stage 3, hysteresis (Canny's): weak ink is ink only
-// where it is 8-connected to strong ink. Stage 4, coverage: darkness over the stroke's own
-// darkness (the darkest ink nearby, capped at full ink), so a light pencil stretch keeps its
-// width; grainy ink (holes inside its regions) is smoothed at a fraction of the stroke width
-// and read again. Levels come from every other pixel of every other row.
+// where it is 8-connected to strong ink, or where it makes a dot (at most 2.5 stroke widths
+// across, at least a square width in area, twice as dark as weak ink somewhere) away from the
+// sheet's edge. Stage 4, coverage: darkness over the stroke's own darkness (the darkest ink
+// nearby, capped at full ink), so a light pencil stretch keeps its width; grainy ink (holes
+// inside its regions) is smoothed at a fraction of the stroke width and read again. Levels
+// come from every other pixel of every other row.
 Ink separate_ink(const cv::Mat& gray, const InkOptions& opt = {});
 
 }  // namespace sv

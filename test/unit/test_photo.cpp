@@ -136,6 +136,22 @@ TEST_CASE("a pencil stroke whose darkness fades to a third stays one stroke", "[
   CHECK(s.source->stroke_width_px == Approx(4).margin(0.8));
 }
 
+TEST_CASE("a dot tapped lightly beside a full stroke stays a dot; specks as dark do not", "[photo]") {
+  // Right of x = 100 the pencil presses at 40 %: the dot there reaches no strong ink, and
+  // neither do the two specks of 3 px, which are grain-sized.
+  cv::Mat drawing = Sketch(300, 200).line({60, 40}, {60, 160}, 4).dot({150, 60}, 6).dot({220, 60}, 3).dot({220, 140}, 3).image();
+  Scene s = skeleton_of(photograph(drawing, Light{}, 0.75, [](int x, int) { return x > 100 ? 0.4 : 1.0; }));
+  const Graph& g = *s.graph;
+  REQUIRE(g.edges.size() == 2);
+  int dots = 0;
+  for (const Vertex& v : g.vertices)
+    if (v.kind == "dot") {
+      ++dots;
+      CHECK(dist(v.p, {150, 60}) < 1);
+    }
+  CHECK(dots == 1);
+}
+
 TEST_CASE("shadows, vignetting and paper grain on an empty page are not ink", "[photo]") {
   Light l;
   l.corner = 0.5, l.vignette = 0.25, l.noise = 4;
