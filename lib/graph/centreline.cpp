@@ -236,13 +236,6 @@ void place_stroke_ends(StrokeGraph& g, const cv::Mat& coverage, double stroke_wi
 
 namespace {
 
-// Arc length at each point of a polyline.
-std::vector<double> arc_lengths(const Polyline& pts) {
-  std::vector<double> s(pts.size(), 0);
-  for (size_t i = 1; i < pts.size(); ++i) s[i] = s[i - 1] + dist(pts[i - 1], pts[i]);
-  return s;
-}
-
 // The point at arc length at (s: the polyline's arc lengths); a closed polyline wraps around.
 Vec2 point_at(const Polyline& pts, const std::vector<double>& s, double at, bool cyclic) {
   const double total = s.back();

@@ -131,8 +131,7 @@ Arm measure_arm(const StrokeGraph& g, End end, const JunctionOptions& opt, bool 
   Arm arm;
   arm.end = end;
   Trace t = g.trace_from(end);
-  std::vector<double> s(t.pts.size(), 0);
-  for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
+  const std::vector<double> s = arc_lengths(t.pts);
   double length = s.back();
   if (g.node_of(end) == g.node_of(g.other_end(end))) length /= 2;
   // The other strokes' ink reaches about half a width (clean_run) from the node: the arm's
@@ -188,16 +187,19 @@ Vec2 meeting_point(const std::vector<Arm>& arms, Vec2 centre, double max_move, c
   return dist(p, centre) <= max_move && coverage_at(coverage, p) >= 0.5 ? p : centre;
 }
 
+// The first point kept of a trace with arc lengths s when what is nearer than `from` to its
+// start is dropped, keeping at least two points.
+size_t first_kept(const std::vector<double>& s, double from) {
+  size_t k = 0;
+  while (k + 2 < s.size() && s[k] < from) ++k;
+  return k;
+}
+
 // Drops the points of the edge at `end` nearer than arc length `from` to that end (the
 // shared, distorted part of an arm), keeping at least two points.
 void trim_arm(StrokeGraph& g, End end, double from) {
   Trace t = g.trace_from(end);
-  size_t first = 0;
-  double s = 0;
-  while (first + 2 < t.pts.size() && s < from) {
-    s += dist(t.pts[first], t.pts[first + 1]);
-    ++first;
-  }
+  const size_t first = first_kept(arc_lengths(t.pts), from);
   if (first == 0) return;
   Trace kept;
   for (size_t i = first; i < t.pts.size(); ++i) kept.push(t.pts[i], t.width[i]);
@@ -416,10 +418,8 @@ double straight_into(const StrokeGraph& g, const Arm& arm, Vec2 p) {
   const Trace t = g.trace_from(arm.end);
   const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
   if (!arm.ok || line_distance(arm, p) <= width) return arm.clean_from;
-  std::vector<double> s(t.pts.size(), 0);
-  for (size_t i = 1; i < t.pts.size(); ++i) s[i] = s[i - 1] + dist(t.pts[i - 1], t.pts[i]);
-  size_t k = 0;
-  while (k + 2 < t.pts.size() && s[k] < arm.clean_from) ++k;  // trim_arm keeps t.pts[k] onwards
+  const std::vector<double> s = arc_lengths(t.pts);
+  size_t k = first_kept(s, arm.clean_from);
   for (; k > 0; --k) {
     bool on_ink = true;
     for (size_t i = 0; i < k && on_ink; ++i) on_ink = point_segment_distance(t.pts[i], p, t.pts[k]) <= width / 2;

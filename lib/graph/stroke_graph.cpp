@@ -17,6 +17,12 @@ double median_width(const Trace& t, double max_length, double fallback) {
   return w.empty() ? fallback : median_of(w);
 }
 
+std::vector<double> arc_lengths(const Polyline& pts) {
+  std::vector<double> s(pts.size(), 0);
+  for (size_t i = 1; i < pts.size(); ++i) s[i] = s[i - 1] + dist(pts[i - 1], pts[i]);
+  return s;
+}
+
 Vec2 point_at_length(const Polyline& p, double s) {
   if (p.empty()) return {};
   for (size_t i = 1; i < p.size(); ++i) {

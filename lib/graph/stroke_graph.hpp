@@ -26,6 +26,9 @@ struct Trace {
 // was measured.
 double median_width(const Trace& t, double max_length, double fallback);
 
+// Arc length at each point of a polyline.
+std::vector<double> arc_lengths(const Polyline& pts);
+
 // The point at arc length s along p (clamped to its ends).
 Vec2 point_at_length(const Polyline& p, double s);
 

@@ -146,8 +146,8 @@ cv::Mat off_sheet(const cv::Mat& gray, const SheetOptions& opt) {
   for (const bool again : {false, true}) {
     for (int s = 0; s < 4; ++s) {
       if (found[s]) continue;
-      const cv::Mat outside = again ? outside_of_top_edge(to_view(coarse, s), opt.min_step / 2, kMinAlongAgain)
-                                    : outside_of_top_edge(to_view(coarse, s), opt.min_step, kMinAlong);
+      const double step = again ? opt.min_step / 2 : opt.min_step, along = again ? kMinAlongAgain : kMinAlong;
+      const cv::Mat outside = outside_of_top_edge(to_view(coarse, s), step, along);
       if (!outside.empty()) off |= from_view(outside, s), found[s] = true;
     }
     if (std::count(found.begin(), found.end(), true) == 0) break;
