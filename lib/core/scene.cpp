@@ -13,6 +13,10 @@
 
 namespace sv {
 
+const char* joint_name(Primitive::Joint j) {
+  return j == Primitive::Joint::smooth ? "smooth" : j == Primitive::Joint::corner ? "corner" : "none";
+}
+
 double round_to(double v, double quantum) {
   if (!std::isfinite(v)) return v;
   // Dividing by the integer 1/quantum gives the double nearest the decimal (255.5714, not
@@ -137,6 +141,8 @@ json to_json(const Scene& s, bool with_revision_id) {
       o["semantic_role"] = p.semantic_role;
       o["issues"] = p.issues;
       if (p.route_deviation_px) o["route_deviation_px"] = round_to(*p.route_deviation_px, kPx);
+      if (p.joint_start != Primitive::Joint::none) o["joint_start"] = joint_name(p.joint_start);
+      if (p.joint_end != Primitive::Joint::none) o["joint_end"] = joint_name(p.joint_end);
       ps.push_back(std::move(o));
     }
     j["primitives"] = std::move(ps);
@@ -303,6 +309,11 @@ Scene scene_from_valid_json(const json& j) {
       p.semantic_role = o.value("semantic_role", std::string("unknown"));
       if (o.contains("issues")) p.issues = o["issues"].get<std::vector<std::string>>();
       if (o.contains("route_deviation_px")) p.route_deviation_px = o["route_deviation_px"].get<double>();
+      auto joint = [](const std::string& name) {
+        return name == "smooth" ? Primitive::Joint::smooth : Primitive::Joint::corner;
+      };
+      if (o.contains("joint_start")) p.joint_start = joint(o["joint_start"]);
+      if (o.contains("joint_end")) p.joint_end = joint(o["joint_end"]);
       ps.push_back(std::move(p));
     }
     s.primitives = std::move(ps);

@@ -113,7 +113,13 @@ struct Primitive {
   // 0 after an edit reshaped it on purpose, a region's value after RerunStage set one there;
   // absent, the scene's route.deviation_px.
   std::optional<double> route_deviation_px;
+  // How it meets the previous (start) and the next (end) primitive of its stroke: smooth
+  // (tangent-continuous: the ink has no corner there, and the robot draws through without
+  // turning) or a corner; none at a junction or a free end, and for a circle.
+  enum class Joint { none, smooth, corner };
+  Joint joint_start = Joint::none, joint_end = Joint::none;
 };
+const char* joint_name(Primitive::Joint j);
 
 // One step of the draw order. Circles are entered at `entry_deg` (angle about the centre)
 // and drawn with positive sweep unless reversed.

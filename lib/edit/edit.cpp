@@ -112,6 +112,8 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
   // relations naming them must go.
   auto w = resolve_relations(after, touched);
   warnings.insert(warnings.end(), w.begin(), w.end());
+  // Which joints are smooth follows the geometry the edit left.
+  if (after.primitives) record_joints(*after.primitives);
   // Downstream sections follow the edited primitives: a scene that had a route gets a new one.
   if (before.tour && after.primitives) {
     if (after.primitives->empty()) {

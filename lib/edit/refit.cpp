@@ -76,7 +76,7 @@ Refitted refit_polyline(const Scene& in, const std::vector<std::string>& ids, co
   }
   FitParams fp = fit_params_of(in);
   if (opt.arc_cost_scale) fp.arc_cost *= *opt.arc_cost_scale;
-  if (opt.forbid_arcs) fp.min_arc_sagitta_px = 1e12;
+  if (opt.forbid_arcs) fp.min_arc_sagitta_px = 1e12;  // FitParams::arcs_allowed() is then false
   if (opt.forbid_circle) fp.circle_max_aspect = 0;
   // Split indices (into pts): the extra points, and for force_subdivide the longest piece's middle.
   std::vector<int> splits;

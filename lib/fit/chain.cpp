@@ -129,37 +129,6 @@ Vec2 projected_joint(const Shape& a, const Shape& b, Vec2 q) {
   return (project(support_of(a), q) + project(support_of(b), q)) * 0.5;
 }
 
-namespace {
-
-// The chain's points by unrolled index: on a closed chain (pts repeats its first point at
-// the end) indices wrap around, so a span may run across the start.
-class ChainPoints {
- public:
-  ChainPoints(Points pts, bool closed)
-      : pts_(pts), closed_(closed), m_(static_cast<int>(pts.size()) - 1) {}
-  Vec2 at(int k) const { return closed_ ? pts_[((k % m_) + m_) % m_] : pts_[k]; }
-  Polyline span(int a, int b) const {
-    Polyline out;
-    for (int k = a; k <= b; ++k) out.push_back(at(k));
-    return out;
-  }
-  // The index in [lo, hi] of the point nearest q (`fallback` when the range is empty).
-  int nearest(int lo, int hi, Vec2 q, int fallback) const {
-    int best = fallback;
-    for (int k = lo; k <= hi; ++k)
-      if (dist(at(k), q) < dist(at(best), q)) best = k;
-    return best;
-  }
-  int last() const { return m_; }
-
- private:
-  Points pts_;
-  bool closed_;
-  int m_;
-};
-
-}  // namespace
-
 int join_chain(std::vector<Piece>& pieces, Points pts, bool closed, std::optional<Vec2> start,
                std::optional<Vec2> end, const FitParams& p) {
   const int n = static_cast<int>(pieces.size());

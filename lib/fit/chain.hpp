@@ -7,6 +7,33 @@
 
 namespace sv::fitting {
 
+// A chain's points by unrolled index: on a closed chain (pts repeats its first point at the
+// end) indices wrap around, so a span may run across the start.
+class ChainPoints {
+ public:
+  ChainPoints(Points pts, bool closed)
+      : pts_(pts), closed_(closed), m_(static_cast<int>(pts.size()) - 1) {}
+  Vec2 at(int k) const { return closed_ ? pts_[((k % m_) + m_) % m_] : pts_[k]; }
+  Polyline span(int a, int b) const {
+    Polyline out;
+    for (int k = a; k <= b; ++k) out.push_back(at(k));
+    return out;
+  }
+  // The index in [lo, hi] of the point nearest q (`fallback` when the range is empty).
+  int nearest(int lo, int hi, Vec2 q, int fallback) const {
+    int best = fallback;
+    for (int k = lo; k <= hi; ++k)
+      if (dist(at(k), q) < dist(at(best), q)) best = k;
+    return best;
+  }
+  int last() const { return m_; }
+
+ private:
+  Points pts_;
+  bool closed_;
+  int m_;
+};
+
 // The exact point where piece a (ending at breakpoint q) and piece b (starting there) meet:
 // at a corner (their directions differ by join_corner_deg or more) the intersection of their
 // curves nearest q, if within join_max_px of q; at a smooth join of a line and an arc, or of

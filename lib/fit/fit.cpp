@@ -10,6 +10,7 @@
 #include "fit/cycles.hpp"
 #include "fit/robot_merge.hpp"
 #include "fit/segment.hpp"
+#include "fit/tangent.hpp"
 #include "fit/through.hpp"
 #include "robot/motion.hpp"
 
@@ -123,6 +124,7 @@ std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
   for (const auto& c : fitting::find_corners(points, false, p)) corners.push_back(c.index);
   auto pieces = fit_chain(points, corners, false, ends, p).first;
   fitting::absorb_corner_cuts(pieces, points, false, false, p);
+  fitting::make_tangent_continuous(pieces, points, false, p);
   merge_if_fast(pieces, points, false, p);
   fitting::split_long_arcs(pieces, points, p);
   drop_empty(pieces);
@@ -223,6 +225,7 @@ std::vector<FittedPiece> fit_loop(const Polyline& points, const FitParams& p,
     s = (s + moved) % m;
     w = rotated_loop(loop, s);
   }
+  fitting::make_tangent_continuous(pieces, w, true, p);
   merge_if_fast(pieces, w, true, p);
   fitting::split_long_arcs(pieces, w, p);
   drop_empty(pieces);
@@ -383,7 +386,28 @@ void fit(Scene& scene, const FitOptions& opt) {
   scene.relations = std::move(kept);
   for (Primitive& pr : prims)
     if (pr.fit_max_px > bound.tolerance_px * (1 + 1e-9)) pr.issues.push_back("exceeds_tolerance");
+  record_joints(prims);
   scene.primitives = std::move(prims);
+}
+
+void record_joints(std::vector<Primitive>& prims) {
+  for (Primitive& pr : prims) pr.joint_start = pr.joint_end = Primitive::Joint::none;
+  auto meet = [&](Primitive& a, Primitive& b) {
+    Vec2 ta = a.shape.end_tangent(), tb = b.shape.start_tangent();
+    const bool smooth = !(a.shape.type == PrimType::line && b.shape.type == PrimType::line) &&
+                        std::atan2(std::abs(cross(ta, tb)), dot(ta, tb)) < kSmoothJointRad;
+    a.joint_end = b.joint_start = smooth ? Primitive::Joint::smooth : Primitive::Joint::corner;
+  };
+  auto stroke = [](const Primitive& pr) { return pr.shape.type != PrimType::circle && !pr.edge.empty(); };
+  for (size_t i = 0; i < prims.size();) {
+    size_t j = i + 1;  // [i, j): the primitives of one edge, in order
+    while (j < prims.size() && stroke(prims[i]) && stroke(prims[j]) && prims[j].edge == prims[i].edge &&
+           prims[j].shape.p0 == prims[j - 1].shape.p1)
+      ++j;
+    for (size_t k = i + 1; k < j; ++k) meet(prims[k - 1], prims[k]);
+    if (j - i > 1 && prims[j - 1].shape.p1 == prims[i].shape.p0) meet(prims[j - 1], prims[i]);
+    i = j;
+  }
 }
 
 }  // namespace sv

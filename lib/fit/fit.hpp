@@ -14,11 +14,13 @@
 //   5. adjacent pieces are joined at one point (corner: the intersection of their curves;
 //      smooth: where they touch, or the breakpoint projected onto both), ends are pinned to
 //      the graph's junctions, and every piece is refitted between its joined endpoints;
-//   6. beautify: near relations (parallel, perpendicular, horizontal, vertical, collinear,
+//   6. where the ink has no corner, runs of pieces are refitted tangent-continuous
+//      (fit/tangent.hpp), so the robot draws through their joints without turning;
+//   7. beautify: near relations (parallel, perpendicular, horizontal, vertical, collinear,
 //      tangent continuity at smooth joints, equal radius, concentric, coincident ends) are
 //      enforced by least squares where every primitive stays within tolerance; the others are
 //      recorded as dropped with the reason (a normal outcome, not a warning);
-//   7. through strokes (fit/through.hpp): chain ends at a junction that continue each other
+//   8. through strokes (fit/through.hpp): chain ends at a junction that continue each other
 //      straight or on one circle (the bar of a T) are refitted as one primitive when it stays
 //      within tolerance, and the stem is moved onto it.
 #pragma once
@@ -71,5 +73,13 @@ std::vector<FittedPiece> fit_polyline(const Polyline& points, bool closed, const
 // relations beautify detected ("status": "enforced", or "dropped" with its "reason"), and
 // records the thresholds in scene.config. Needs scene.graph.
 void fit(Scene& scene, const FitOptions& opt);
+
+// Joints whose tangents agree this closely (radians) are smooth: the fit makes them agree to
+// rounding, and a scene's 1e-4 px ends and 1e-6 bulges keep them within it.
+constexpr double kSmoothJointRad = 1e-4;
+// Records on every primitive how it meets the previous and the next primitive of its stroke
+// (consecutive primitives of one edge sharing an end; the last and the first, when they close
+// it): smooth (tangents within kSmoothJointRad, not two lines) or corner.
+void record_joints(std::vector<Primitive>& prims);
 
 }  // namespace sv

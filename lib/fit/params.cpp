@@ -125,6 +125,16 @@ const std::vector<FitParam>& fit_params() {
               "ink fidelity)",
               0, 180),
          &FitParams::tangent_angle_deg},
+        {param_spec("fit.smooth_joint_deg", "deg",
+              "a joint where the ink turns by less than this beyond what its curvature explains (2 t(w) - t(2w), "
+              "t(w) the turn between the chords a smooth window before and after) is smooth: the pieces of such "
+              "runs are fitted tangent-continuous (G1), so the robot draws through without turning; 0: never",
+              0, 180),
+         &FitParams::smooth_joint_deg},
+        {derived(param_spec("fit.smooth_window_px", "px",
+                      "arc length before and after a joint over which the ink's turn is measured: max(3, sw)"),
+                 "stroke_width", "max(3, sw)"),
+         &FitParams::smooth_window_px, [](double sw, const FitParams&) { return std::max(3.0, sw); }},
         {param_spec("fit.merge_width_ratio", "",
               "0: off; else runs of adjacent pieces merge into one line or arc within this fraction of the stroke "
               "width of their points where the robot draws that faster, and a loop that close to a circle is one "

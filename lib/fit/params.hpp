@@ -37,11 +37,16 @@ struct FitParams {
   double axis_angle_deg = 3;
   double collinear_offset_px = 1;
   double tangent_angle_deg = 1;
+  double smooth_joint_deg = 15;
+  double smooth_window_px = 3;
   double merge_width_ratio = 0;
   double merge_tolerance_px = 1.0;
   // Not a threshold: pixels per inch at the robot's default footprint, which fit() sets from
   // the graph's extent for the merge pass.
   double robot_ppi = 0;
+
+  // Whether the fit may draw arcs at all (an edit forbids them with a sagitta gate of 1e12 px).
+  bool arcs_allowed() const { return min_arc_sagitta_px < 1e9; }
 };
 
 // The declarations of the fit.* keys of FitParams, in the order the config records them.

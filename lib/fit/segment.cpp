@@ -91,6 +91,27 @@ std::vector<Corner> find_corners(Points pts, bool cyclic, const FitParams& p) {
   return out;
 }
 
+std::vector<double> ink_corner_turns(Points pts, bool cyclic, const std::vector<int>& at, double w) {
+  std::vector<double> out;
+  const int n = static_cast<int>(pts.size());
+  if (n < 3) return std::vector<double>(at.size(), 0.0);
+  ArcLength al(pts, cyclic);
+  const double L = al.total();
+  // Open polylines: the chords from as far as the polyline reaches, at most the window.
+  auto turn = [&](int k, double win) {
+    double s = al.of(k);
+    double back = cyclic ? win : std::min(win, s), ahead = cyclic ? win : std::min(win, L - s);
+    Vec2 u = pts[k] - *al.at(s - back), v = *al.at(s + ahead) - pts[k];
+    if (norm(u) < 1e-9 || norm(v) < 1e-9) return 0.0;
+    return std::abs(std::atan2(cross(u, v), dot(u, v)));
+  };
+  for (int k : at) {
+    k = cyclic ? ((k % n) + n) % n : std::clamp(k, 0, n - 1);
+    out.push_back(std::max(0.0, 2 * turn(k, w) - turn(k, 2 * w)));
+  }
+  return out;
+}
+
 Segmenter::Segmenter(Points pts, const FitParams& p)
     : pts_(pts), p_(p), moments_(pts), tol_(p.tolerance_px) {}
 

@@ -28,6 +28,12 @@ struct Corner {
 // largest turn within the window. On a cyclic polyline the windows wrap around. By index.
 std::vector<Corner> find_corners(Points pts, bool cyclic, const FitParams& p);
 
+// The ink's concentrated turn at each point `at` of pts (radians, >= 0): 2 t(w) - t(2w),
+// clamped at 0, t(w) the unsigned turn between the chords from w before the point and to w
+// after it. Near 0 on a smooth curve of any curvature (there t grows with the window), near phi
+// at a corner of angle phi (there it does not). On an open polyline a window is cut at its end.
+std::vector<double> ink_corner_turns(Points pts, bool cyclic, const std::vector<int>& at, double w);
+
 class Segmenter {
  public:
   Segmenter(Points pts, const FitParams& p);

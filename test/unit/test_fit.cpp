@@ -13,6 +13,7 @@
 #include "fit/moments.hpp"
 #include "fit/primitive_fit.hpp"
 #include "fit/robot_merge.hpp"
+#include "fit/segment.hpp"
 #include "graph/skeletonize.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
@@ -1048,4 +1049,87 @@ TEST_CASE("a loop through a junction that is no circle stays arcs and lines", "[
   Scene rr = fitted_drawing(d.image());
   CHECK(of_type(rr, PrimType::circle).empty());
   CHECK(of_type(rr, PrimType::arc).size() >= 4);
+}
+
+namespace {
+
+// The turn at the joint where a ends and b starts (radians).
+double kink(const Shape& a, const Shape& b) {
+  Vec2 ta = a.end_tangent(), tb = b.start_tangent();
+  return std::atan2(std::abs(cross(ta, tb)), dot(ta, tb));
+}
+
+int spins(const Scene& s, double min_deg = 0) {
+  int n = 0;
+  for (const Command& c : *s.commands) n += c.kind == Command::Kind::spin && std::abs(c.degrees) > min_deg;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("an S-curve's two arcs meet with one tangent, and the robot draws through", "[fit][tangent]") {
+  // Two half circles of radius 40 bending opposite ways, drawn 5 px wide.
+  Scene s = fitted_drawing(test::Sketch(240, 140).arc({60, 70}, 40, 180, 360, 5).arc({140, 70}, 40, 0, 180, 5).image());
+  REQUIRE(s.primitives->size() == 2);
+  const Primitive &a = (*s.primitives)[0], &b = (*s.primitives)[1];
+  REQUIRE(a.shape.type == PrimType::arc);
+  REQUIRE(b.shape.type == PrimType::arc);
+  CHECK(a.shape.bulge * b.shape.bulge < 0);
+  CHECK(kink(a.shape, b.shape) < 1e-6);
+  CHECK(a.joint_end == Primitive::Joint::smooth);
+  CHECK(b.joint_start == Primitive::Joint::smooth);
+  CHECK(a.joint_start == Primitive::Joint::none);
+  const double tol = s.config["fit.tolerance_px"]["value"].get<double>();
+  for (const Primitive& p : *s.primitives) CHECK(p.fit_max_px <= tol + 1e-9);
+  CHECK(scene_schema().first_error(to_json(s)).empty());
+  route(s, {});
+  simulate(s, {});
+  // One stroke from end to end: two arcs and no turn between them (nor anywhere).
+  CHECK(s.commands->size() == 2);
+  CHECK(spins(s) == 0);
+}
+
+TEST_CASE("a square keeps four sharp corners, and the robot turns at each", "[fit][tangent]") {
+  Scene s = fitted_drawing(test::Sketch(160, 160).polyline({{30, 30}, {130, 30}, {130, 130}, {30, 130}}, true, 4).image());
+  REQUIRE(s.primitives->size() == 4);
+  for (const Primitive& p : *s.primitives) {
+    CHECK(p.shape.type == PrimType::line);
+    CHECK(p.joint_start == Primitive::Joint::corner);
+    CHECK(p.joint_end == Primitive::Joint::corner);
+  }
+  route(s, {});
+  simulate(s, {});
+  CHECK(spins(s, 80) == 3);
+}
+
+TEST_CASE("a rounded rectangle's lines and arcs meet tangent-continuously all round", "[fit][tangent]") {
+  // 120 x 80 with corners of radius 16.
+  const double r = 16;
+  test::Sketch sk(200, 160);
+  sk.line({56, 40}, {144, 40}, 4).line({160, 56}, {160, 104}, 4).line({144, 120}, {56, 120}, 4).line({40, 104}, {40, 56}, 4);
+  sk.arc({144, 56}, r, 270, 360, 4).arc({144, 104}, r, 0, 90, 4).arc({56, 104}, r, 90, 180, 4).arc({56, 56}, r, 180, 270, 4);
+  Scene s = fitted_drawing(sk.image());
+  REQUIRE(s.primitives->size() == 8);
+  int arcs = 0;
+  for (const Primitive& p : *s.primitives) {
+    arcs += p.shape.type == PrimType::arc;
+    CHECK(p.joint_start == Primitive::Joint::smooth);
+    CHECK(p.joint_end == Primitive::Joint::smooth);
+  }
+  CHECK(arcs == 4);
+  route(s, {});
+  simulate(s, {});
+  CHECK(spins(s) == 0);
+}
+
+TEST_CASE("the ink's turn at a joint is its corner, not its curvature", "[fit][tangent]") {
+  // A circle of radius 30: its chords turn, but as much over twice the window as twice that.
+  Polyline circle = trace(2 * kPi * 30, [](double s) { return Vec2{50, 50} + from_angle(s / 30) * 30; });
+  circle.pop_back();
+  auto on_circle = fitting::ink_corner_turns(circle, true, {0, 40, 100}, 4);
+  for (double t : on_circle) CHECK(rad2deg(t) < 1);
+  // A 60 degree corner between two straight runs.
+  Polyline corner = join({segment({0, 0}, {40, 0}), segment({40, 0}, Vec2{40, 0} + from_angle(deg2rad(60)) * 40)});
+  auto at_corner = fitting::ink_corner_turns(corner, false, {40}, 4);
+  CHECK(rad2deg(at_corner[0]) == Approx(60).margin(2));
 }
