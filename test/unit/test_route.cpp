@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
+#include <set>
 
 #include "core/error.hpp"
+#include "edit/edit.hpp"
 #include "robot/motion.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
@@ -354,6 +356,152 @@ TEST_CASE("a given start pose is where the robot starts", "[route]") {
   route(d, {});
   CHECK(d.commands->front().kind != Command::Kind::spin);
   CHECK((d.commands->front().kind != Command::Kind::line || d.commands->front().pen_down));
+}
+
+TEST_CASE("a route started from a hand-made tour is never slower than it", "[route]") {
+  uint32_t seed = 99;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  for (const Scene& base : {mixed_scene(), scene_of(scatter(25, 300, 4242)), scene_of(lattice(4, 30))}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      // Every primitive once, in a shuffled order and random directions, as an agent might set it.
+      Scene s = base;
+      std::vector<TourStep> tour;
+      for (const Primitive& p : *s.primitives) tour.push_back({p.id, rnd() < 0.5, rnd() * 360 - 180});
+      for (size_t i = tour.size(); i > 1; --i) std::swap(tour[i - 1], tour[static_cast<size_t>(rnd() * i)]);
+      s.tour = tour;
+      emit_tour(s, {});
+      const double hand = time_of(s);
+      route(s, {});
+      CAPTURE(trial, hand, time_of(s));
+      CHECK(time_of(s) <= hand + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("route keeps the scene's tour when its search finds nothing faster", "[route]") {
+  // A tour the default search found, routed again by a search without improvement passes: the
+  // weaker search alone is slower, yet the tour stays as it was.
+  Scene s = scene_of(scatter(30, 300, 777));
+  route(s, {});
+  const std::vector<TourStep> tour = *s.tour;
+  const double good = time_of(s);
+  RouteOptions weak;
+  weak.overrides["route.max_passes"] = 0;
+  Scene fresh = scene_of(scatter(30, 300, 777));
+  route(fresh, weak);
+  REQUIRE(time_of(fresh) > good + 1e-6);
+  route(s, weak);
+  CHECK(time_of(s) == Approx(good).epsilon(1e-12));
+  REQUIRE(s.tour->size() == tour.size());
+  for (size_t i = 0; i < tour.size(); ++i) {
+    CHECK(s.tour->at(i).primitive == tour[i].primitive);
+    CHECK(s.tour->at(i).reverse == tour[i].reverse);
+  }
+}
+
+TEST_CASE("a tour that does not draw the scene's primitives is no candidate: route draws them all", "[route]") {
+  // Left after an edit that took out every primitive the tour named, or naming only some.
+  for (std::vector<TourStep> tour : {std::vector<TourStep>{{"p_0099", false, 0}}, std::vector<TourStep>{{"p_0001", true, 0}}}) {
+    Scene s = mixed_scene();
+    s.tour = tour;
+    route(s, {});
+    std::set<std::string> drawn;
+    for (const TourStep& t : *s.tour) drawn.insert(t.primitive);
+    CHECK(drawn.size() == s.primitives->size());
+    CHECK(drawn.count("p_0099") == 0);
+    Scene fresh = mixed_scene();
+    route(fresh, {});
+    CHECK(time_of(s) <= time_of(fresh) + 1e-9);
+  }
+}
+
+TEST_CASE("a second route run changes nothing", "[route]") {
+  RouteOptions fixed;
+  fixed.start = Pose{-12.34567, 250.5, 33.3333333};
+  for (const RouteOptions& o : {RouteOptions{}, fixed})
+    for (const Scene& drawn : {mixed_scene(), scene_of(scatter(40, 300, 31)), scene_of(lattice(5, 25))}) {
+      Scene s = parse_scene(dump_scene(drawn));  // the primitives as a scene holds them
+      route(s, o);
+      const std::string once = dump_scene(s);
+      // Again in memory, and again from the scene as written.
+      route(s, o);
+      CHECK(dump_scene(s) == once);
+      Scene back = parse_scene(once);
+      route(back, o);
+      CHECK(dump_scene(back) == once);
+      // Again as an edit re-routes it (RerunStage route_optimize): with the options the scene
+      // records, its scale as a ppi (so recorded as the user's) and its start as it was chosen.
+      Scene edit = parse_scene(once);
+      route(edit, route_options_of(edit));
+      CHECK(edit.robot->start_fixed == s.robot->start_fixed);
+      CHECK(edit.robot->ppi == s.robot->ppi);
+      const json a = to_json(edit, false), b = to_json(s, false);
+      CHECK(a["commands"] == b["commands"]);
+      CHECK(a["tour"] == b["tour"]);
+      CHECK(a["robot"]["start"] == b["robot"]["start"]);
+    }
+}
+
+TEST_CASE("free is never slower than a fixed start", "[route]") {
+  uint32_t seed = 2024;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  for (const Scene& base : {mixed_scene(), scene_of(scatter(30, 300, 5)), scene_of(lattice(4, 40))}) {
+    Scene free = base;
+    route(free, {});
+    CHECK_FALSE(free.robot->start_fixed);
+    for (int k = 0; k < 6; ++k) {
+      RouteOptions o;
+      o.start = Pose{rnd() * 300, rnd() * 300, rnd() * 360 - 180};
+      Scene fixed = base;
+      route(fixed, o);
+      CHECK(fixed.robot->start_fixed);
+      CAPTURE(k, time_of(free), time_of(fixed));
+      CHECK(time_of(free) <= time_of(fixed) + 1e-9);
+      // The way from a fixed start is part of the stream and of what start_cost reports.
+      const StartCost c = start_cost(fixed);
+      CHECK(c.fixed);
+      CHECK(c.first_primitive == fixed.tour->front().primitive);
+      CHECK(c.to_first_stroke_s > 0);
+      CHECK(start_cost(free).to_first_stroke_s == 0);
+    }
+  }
+}
+
+TEST_CASE("with a free start an edited tour starts at its new first stroke", "[route]") {
+  Scene s = mixed_scene();
+  route(s, {});
+  // Another stroke first, as ReorderTour sets it: the robot is placed there, with no way to it.
+  std::rotate(s.tour->begin(), s.tour->begin() + 3, s.tour->end());
+  Scene moved = s;
+  emit_tour(moved, route_options_of(moved));
+  CHECK_FALSE(moved.robot->start_fixed);
+  const Command& first = moved.commands->front();
+  CHECK((first.kind == Command::Kind::arc || (first.kind == Command::Kind::line && first.pen_down)));
+  CHECK(start_cost(moved).to_first_stroke_s == 0);
+  // A fixed start stays where it was, and the way from it to the new first stroke counts.
+  RouteOptions o;
+  o.start = Pose{0, 0, 0};
+  Scene fixed = mixed_scene();
+  route(fixed, o);
+  std::rotate(fixed.tour->begin(), fixed.tour->begin() + 3, fixed.tour->end());
+  emit_tour(fixed, route_options_of(fixed));
+  CHECK(fixed.robot->start_fixed);
+  CHECK(fixed.robot->start.x == 0);
+  CHECK(start_cost(fixed).to_first_stroke_s > 0);
+}
+
+TEST_CASE("a start is free or X,Y,HEADING and on the page", "[route]") {
+  CHECK_FALSE(parse_start("free").has_value());
+  auto p = parse_start("10,-2.5,90");
+  REQUIRE(p);
+  CHECK(p->x == 10);
+  CHECK(p->y == -2.5);
+  CHECK(p->heading_deg == 90);
+  for (const char* bad : {"", "fixed", "1,2", "1,2,3,4", "1,2,nan", "a,b,c"}) CHECK_THROWS_AS(parse_start(bad), Error);
+  Scene s = mixed_scene();
+  RouteOptions far;
+  far.start = Pose{1e7, 0, 0};
+  CHECK_THROWS_AS(route(s, far), Error);
 }
 
 TEST_CASE("route records its options with provenance and refuses unknown ones", "[route]") {
