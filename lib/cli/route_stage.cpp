@@ -29,7 +29,10 @@ Stage route_stage() {
         ->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: the robot's)")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--start", o->start, "start pose X,Y,HEADING_DEG (default: at the first stroke, facing along it)");
+    app.add_option("--start", o->start,
+                   "X,Y,HEADING_DEG: the robot starts there, and the route prices getting to the first stroke; "
+                   "free: the route places it at the first stroke, facing along it (default: the scene's own start "
+                   "when it was fixed, else free)");
     add_settings_option(app, o->settings, "route");
   };
   st.run = [o](StageInput&, Scene& out) -> json {
@@ -38,16 +41,20 @@ Stage route_stage() {
     ro.ppi = o->ppi;
     ro.footprint_mm = o->footprint_mm;
     ro.pen_time_s = o->pen_time_s;
-    ro.start = parse_pose(o->start);
+    if (!o->start.empty()) ro.start = parse_start(o->start);
+    else if (out.robot && out.robot->start_fixed) ro.start = out.robot->start;
     ro.overrides = parse_settings(o->settings);
     drop_downstream_of_route(out);
     route(out, ro);
     int pen_ups = 0;
     for (const auto& c : *out.commands) pen_ups += c.kind == Command::Kind::line && !c.pen_down;
-    return {{"llm_text", fmt::format("route: {} primitives in {} steps, {} commands, {} pen-up moves",
-                                     out.primitives->size(), out.tour->size(), out.commands->size(), pen_ups)},
+    const StartCost start = start_cost(out);
+    return {{"llm_text", fmt::format("route: {} primitives in {} steps, {} commands, {} pen-up moves; {}",
+                                     out.primitives->size(), out.tour->size(), out.commands->size(), pen_ups,
+                                     start_text(start))},
             {"commands", out.commands->size()},
-            {"pen_up_moves", pen_ups}};
+            {"pen_up_moves", pen_ups},
+            {"start", start_json(start)}};
   };
   return st;
 }

@@ -3,9 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <cmath>
-#include <cstdio>
-
 #include "cli/stages.hpp"
 #include "core/error.hpp"
 #include "fit/params.hpp"
@@ -42,16 +39,6 @@ void drop_downstream_of_fit(Scene& s) {
 void drop_downstream_of_route(Scene& s) {
   s.simulation = nullptr;
   s.metrics = nullptr;
-}
-
-std::optional<Pose> parse_pose(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  Pose p;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &p.x, &p.y, &p.heading_deg, &extra) != 3 ||
-      !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.heading_deg))
-    throw Error(Code::invalid_selection, fmt::format("--start expects X,Y,HEADING_DEG, got '{}'", text));
-  return p;
 }
 
 }  // namespace sv

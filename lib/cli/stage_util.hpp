@@ -1,7 +1,6 @@
 // Helpers shared by the stage entries.
 #pragma once
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,5 @@ void add_settings_option(CLI::App& app, std::vector<std::string>& settings, cons
 // A stage replaces its own sections; whatever later stages derived from the old ones is stale.
 void drop_downstream_of_fit(Scene& s);
 void drop_downstream_of_route(Scene& s);
-// --start X,Y,HEADING_DEG
-std::optional<Pose> parse_pose(const std::string& text);
 
 }  // namespace sv

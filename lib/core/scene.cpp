@@ -31,6 +31,10 @@ namespace {
 
 constexpr double kPx = 1e-4;   // coordinates, lengths, angles in degrees
 constexpr double kTime = 1e-6; // seconds
+// A circle's entry angle, degrees: finer, as routing emits from the angle recorded here (a step
+// of 1e-4 degrees moved the pen's path enough to add a turn), so a tour read back draws the
+// same stream.
+constexpr double kEntryDeg = 1e-12;
 
 json pt(Vec2 p) { return json::array({round_to(p.x, kPx), round_to(p.y, kPx)}); }
 Vec2 pt_from(const json& j) { return {j.at(0).get<double>(), j.at(1).get<double>()}; }
@@ -153,7 +157,7 @@ json to_json(const Scene& s, bool with_revision_id) {
     json t = json::array();
     for (const auto& st : *s.tour) {
       json o = {{"primitive", st.primitive}, {"direction", st.reverse ? "reverse" : "forward"}};
-      if (st.entry_deg != 0) o["entry_deg"] = round_to(st.entry_deg, kPx);
+      if (st.entry_deg != 0) o["entry_deg"] = round_to(st.entry_deg, kEntryDeg);
       if (!st.whole()) {
         o["t0"] = round_to(st.t0, kTime);
         o["t1"] = round_to(st.t1, kTime);
@@ -170,7 +174,8 @@ json to_json(const Scene& s, bool with_revision_id) {
                   {"pen_time_s", round_to(r.pen_time_s, kTime)},
                   {"start", {{"x", round_to(r.start.x, kPx)},
                              {"y", round_to(r.start.y, kPx)},
-                             {"heading_deg", round_to(r.start.heading_deg, kPx)}}}};
+                             {"heading_deg", round_to(r.start.heading_deg, kPx)}}},
+                  {"start_mode", r.start_fixed ? "fixed" : "free"}};
   }
   if (s.commands) {
     json cs = json::array();
@@ -335,6 +340,7 @@ Scene scene_from_valid_json(const json& j) {
     r.footprint_mm = o.value("footprint_mm", 200.0);
     r.pen_time_s = o.value("pen_time_s", 0.0);
     r.start = {o["start"]["x"], o["start"]["y"], o["start"]["heading_deg"]};
+    r.start_fixed = o.value("start_mode", "free") == "fixed";
     s.robot = r;
   }
   if (j.contains("commands")) {

@@ -143,6 +143,10 @@ struct Robot {
   double footprint_mm = 200;  // longest side of the drawing on paper; 0 when ppi was given
   double pen_time_s = 0;      // time of one pen lift or drop
   Pose start;
+  // "fixed": the user gave the start and the route prices getting from it to the first stroke;
+  // else "free": the route chose it, the robot placed at the first stroke facing along it, and
+  // every re-routing chooses it again for the stroke then first.
+  bool start_fixed = false;
 };
 
 struct Command {

@@ -56,6 +56,12 @@ std::string check_scene_extent(const Scene& s) {
       for (Vec2 q : e.points)
         if (off_page(q, q))
           return fmt::format("edge {}: point {} is beyond the page and its margin {}", e.id, pt_text(q), page);
+  if (s.robot) {
+    const Pose& p = s.robot->start;
+    if (off_page({p.x, p.y}, {p.x, p.y}) || beyond(p.heading_deg, kMaxCommandValue))
+      return fmt::format("the robot's start {} heading {:g} is beyond the page and its margin {} or turned beyond {:g} degrees",
+                         pt_text({p.x, p.y}), p.heading_deg, page, kMaxCommandValue);
+  }
   if (s.commands)
     for (size_t i = 0; i < s.commands->size(); ++i) {
       const Command& c = (*s.commands)[i];

@@ -58,7 +58,8 @@ RouteOptions route_options_of(const Scene& s) {
   RouteOptions o;
   if (s.robot) {
     o.ppi = s.robot->ppi;  // fixed: an edit must not rescale the drawing
-    o.start = s.robot->start;
+    // A free start is chosen again for whatever stroke the edit leaves first.
+    if (s.robot->start_fixed) o.start = s.robot->start;
     o.pen_time_s = s.robot->pen_time_s;
   }
   for (const ParamSpec& d : route_param_table().params) {

@@ -32,7 +32,7 @@ size_t primitive_index(const Scene& s, const std::string& id);
 std::string id_list(const std::vector<std::string>& ids);
 
 // The route options that reproduce the scene's own routing: its robot scale, pen time and
-// start pose, and the user's route.* settings from its config.
+// start (its pose when fixed; free stays free), and the user's route.* settings from its config.
 RouteOptions route_options_of(const Scene& s);
 
 // The declaration of a parameter of any stage (skeleton.*, graph.*, fit.*, route.*); nullptr for

@@ -411,6 +411,31 @@ Tour TourPlanner::circuit_order() const {
   return tour;
 }
 
+Tour TourPlanner::as_listed(const std::vector<int>& order) {
+  Tour tour;
+  for (int trail : order) {
+    const Trail& t = trails_.trails[trail];
+    int pick = 0;
+    if (t.kind == Trail::Kind::circle) {
+      add_circle_orientations(trail, t.steps[0].entry_rad);
+      pick = static_cast<int>(orients_[trail].size()) - (t.steps[0].reverse ? 1 : 2);
+    } else {
+      double best = INFINITY;
+      for (size_t k = 0; k < orients_[trail].size(); ++k) {
+        const Orientation& o = orients_[trail][k];
+        if (o.reverse || o.rotation != 0) continue;
+        const double c = (tour.empty() ? from_start(o) : trans(at(tour.back()), o)) + o.internal_s;
+        if (c < best) {
+          best = c;
+          pick = static_cast<int>(k);
+        }
+      }
+    }
+    tour.push_back({trail, pick});
+  }
+  return tour;
+}
+
 bool TourPlanner::two_opt(Tour& t, Focus* focus) const {
   size_t n = t.size();
   bool improved = false;

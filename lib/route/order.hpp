@@ -54,6 +54,10 @@ class TourPlanner {
   // The Euler circuits' own order (trails joined by their matched pen-up edges), circuits
   // taken nearest-first.
   Tour circuit_order() const;
+  // The trails in the order given, each drawn as its steps list it (a circle entered where and
+  // in the sense its step says), the driving directions of its first and last legs those that
+  // cost least after the trail before: a given tour, to improve from.
+  Tour as_listed(const std::vector<int>& order);
   // Local search until no move helps (or max_passes).
   void improve(Tour& tour) const;
   // Moves each free circle's entry point and sense to the best continuous angle for its

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/scene_check.hpp"
 #include "robot/motion.hpp"
 #include "route/emit.hpp"
 #include "route/grid.hpp"
@@ -19,12 +22,13 @@ namespace sv {
 
 namespace {
 
-ParamSpec tuning(const char* key, double value, double min, ParamType type, const char* unit, const char* doc) {
+ParamSpec tuning(const char* key, double value, double min, ParamType type, const char* unit, const char* doc,
+                 double max = std::numeric_limits<double>::infinity()) {
   ParamSpec s;
   s.key = key;
   s.value = value;
   s.min = min;
-  s.max = type == ParamType::flag ? 1 : s.max;
+  s.max = type == ParamType::flag ? 1 : max;
   s.type = type;
   s.unit = unit;
   s.doc = doc;
@@ -71,8 +75,10 @@ const ParamTable& route_param_table() {
        tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"),
        tuning("route.max_passes", 50, 0, T::integer, "passes",
               "improvement passes (2-opt, or-opt, re-orientation) over the tour"),
-       tuning("route.exact_matching_max", 18, 0, T::integer, "vertices",
-              "odd vertices per component paired exactly; more are paired greedily"),
+       tuning("route.exact_matching_max", 1000, 0, T::integer, "vertices",
+              "odd vertices per component paired exactly (Edmonds' blossom algorithm: 1.5 s and 60 MB at "
+              "1000); more are paired greedily",
+              2000),
        set_by(derived(tuning("route.ppi", 0, 0, T::number, "ppi",
                              "pixels per inch the times are computed at: the longest side of the primitives "
                              "measures route.footprint_mm on paper"),
@@ -92,11 +98,24 @@ const ParamTable& route_param_table() {
 
 namespace {
 
+constexpr double kSceneQuantum = 1e-4;       // the scene's rounding of coordinates and degrees (core/scene.cpp),
+constexpr double kScenePartQuantum = 1e-6;   // of a tour step's t0 and t1
+constexpr double kSceneEntryQuantum = 1e-12; // and of a circle's entry_deg
+
+// A circle's entry angle as the scene records it (degrees in (-180, 180], rounded): routing
+// emits from that angle, so the tour the scene holds draws exactly the stream it holds.
+double entry_deg_of(double rad) {
+  double d = round_to(wrap_deg(rad2deg(rad)), kSceneEntryQuantum);
+  return d <= -180 ? d + 360 : d;
+}
+double entry_rad_of(double rad) { return deg2rad(entry_deg_of(rad)); }
+
 // What routing draws: pieces of the primitives (shapes[i] is the part t0..t1 of primitive ids[i]).
 struct Setup {
   std::vector<Shape> shapes;
   std::vector<std::string> ids;
   std::vector<std::pair<double, double>> parts;
+  std::optional<Pose> start;  // fixed, at the scene's precision; none: free
   CostModel cost;
   EmitParams emit;
   TrailParams trails;
@@ -244,7 +263,25 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
     robot.footprint_mm = options.footprint_mm;
     robot.ppi = side > 0 ? ppi_for_footprint(side, options.footprint_mm) : 1.0;
   }
+  // The scale the scene records, exactly: an edit re-routes at the scene's ppi (route_options_of)
+  // and must price every move as this routing did.
+  robot.ppi = std::max(round_to(robot.ppi, kSceneQuantum), kSceneQuantum);
   robot.pen_time_s = options.pen_time_s >= 0 ? options.pen_time_s : kDefaultPenTimeS;
+  if (options.start) {
+    // Where the scene will say the robot starts, exactly: a re-run from the scene starts there too.
+    const Pose g = *options.start;
+    const Pose p{round_to(g.x, kSceneQuantum), round_to(g.y, kSceneQuantum), round_to(g.heading_deg, kSceneQuantum)};
+    const BBox page = page_with_margin(scene, kMaxCoordinatePx);
+    if (!(p.x >= page.x0 && p.x <= page.x1 && p.y >= page.y0 && p.y <= page.y1) ||
+        !(std::abs(p.heading_deg) <= kMaxCommandValue))
+      throw Error(Code::invalid_selection,
+                  fmt::format("route: the start ({:g}, {:g}) heading {:g} lies beyond the page and its margin "
+                              "({:g},{:g})-({:g},{:g}) or turns beyond {:g} degrees",
+                              g.x, g.y, g.heading_deg, page.x0, page.y0, page.x1, page.y1, kMaxCommandValue),
+                  {{"option", "start"}});
+    su.start = p;
+  }
+  robot.start_fixed = su.start.has_value();
   table.record(scene, "route.ppi", robot.ppi, options.ppi > 0 ? "user" : "image");
   table.record(scene, "route.footprint_mm", robot.footprint_mm,
                options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user");
@@ -273,7 +310,7 @@ void store(Scene& scene, const Setup& su, const std::vector<Traversal>& steps, E
   std::vector<TourStep> tour;
   for (const Traversal& s : steps) {
     bool circle = su.shapes[s.prim].type == PrimType::circle;
-    tour.push_back({su.ids[s.prim], s.reverse, circle ? wrap_deg(rad2deg(s.entry_rad)) : 0.0, su.parts[s.prim].first,
+    tour.push_back({su.ids[s.prim], s.reverse, circle ? entry_deg_of(s.entry_rad) : 0.0, su.parts[s.prim].first,
                     su.parts[s.prim].second});
   }
   scene.tour = std::move(tour);
@@ -283,34 +320,155 @@ void store(Scene& scene, const Setup& su, const std::vector<Traversal>& steps, E
 
 }  // namespace
 
-void route(Scene& scene, const RouteOptions& options) {
-  Setup su = setup(scene, options, true);
-  TrailSet trails = build_trails(su.shapes, su.cost, su.trails);
-  TourPlanner planner(trails, su.shapes, su.cost, su.order, options.start);
+namespace {
 
-  // Candidates: the nearest-neighbour tour as it is (the floor), and improved from two seeds.
-  Tour nn = planner.nearest_neighbour();
-  std::vector<Tour> candidates = {nn, planner.circuit_order(), nn};
-  for (size_t i = 1; i < candidates.size(); ++i) {
-    planner.improve(candidates[i]);
-    planner.refine_circles(candidates[i]);
-    planner.improve(candidates[i]);
+// A tour and the stream it emits, judged by that stream's time.
+struct Candidate {
+  std::vector<Traversal> steps;
+  Emission em;
+  double time_s = INFINITY;
+};
+
+// Emits `steps` over su's pieces and keeps them in `best` when their stream is faster (a tie
+// keeps what `best` has). Circles' entries are first rounded as the scene records them.
+bool offer(Candidate& best, const Setup& su, std::vector<Traversal> steps) {
+  for (Traversal& t : steps)
+    if (su.shapes[t.prim].type == PrimType::circle) t.entry_rad = entry_rad_of(t.entry_rad);
+  Emission em = emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, su.start);
+  const double time = stream_time_s(em.commands, su.cost.ppi, su.cost.pen_time_s);
+  if (!(time < best.time_s - 1e-9)) return false;
+  best = {std::move(steps), std::move(em), time};
+  return true;
+}
+
+// The scene's tour as steps over su's pieces: a step that draws one of su's pieces (as route()
+// wrote it) is that piece, any other step a piece of its own appended to su. Empty when the tour
+// does not draw every primitive exactly once (a primitive left out, drawn twice or in part).
+std::vector<Traversal> tour_as_is(Setup& su, const std::vector<TourStep>& tour, const std::vector<Primitive>& prims) {
+  std::map<std::string, std::vector<int>> pieces;  // per primitive id, su's pieces
+  for (size_t i = 0; i < su.ids.size(); ++i) pieces[su.ids[i]].push_back(static_cast<int>(i));
+  std::map<std::string, const Primitive*> by_id;
+  for (const Primitive& p : prims) by_id[p.id] = &p;
+  std::map<std::string, std::vector<std::pair<double, double>>> drawn;
+  std::vector<Traversal> steps;
+  for (const TourStep& t : tour) {
+    auto it = by_id.find(t.primitive);
+    if (it == by_id.end() || !(t.t0 >= 0 && t.t0 < t.t1 && t.t1 <= 1)) return {};
+    drawn[t.primitive].emplace_back(t.t0, t.t1);
+    int piece = -1;
+    for (int k : pieces[t.primitive])
+      if (std::abs(su.parts[k].first - t.t0) <= kScenePartQuantum && std::abs(su.parts[k].second - t.t1) <= kScenePartQuantum)
+        piece = k;
+    if (piece < 0) {
+      piece = static_cast<int>(su.shapes.size());
+      su.shapes.push_back(part_of(it->second->shape, t.t0, t.t1));
+      su.ids.push_back(t.primitive);
+      su.parts.emplace_back(t.t0, t.t1);
+    }
+    steps.push_back({piece, t.reverse, entry_rad_of(deg2rad(t.entry_deg))});
   }
-  // Judge them by the stream actually emitted.
-  double best = INFINITY;
-  std::vector<Traversal> best_steps;
-  Emission best_em;
-  for (const Tour& t : candidates) {
-    std::vector<Traversal> steps = planner.expand(t);
-    Emission em = emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start);
-    double time = stream_time_s(em.commands, su.cost.ppi, su.cost.pen_time_s);
-    if (time < best - 1e-9) {
-      best = time;
-      best_steps = std::move(steps);
-      best_em = std::move(em);
+  for (const Primitive& p : prims) {
+    auto& parts = drawn[p.id];
+    std::sort(parts.begin(), parts.end());
+    double at = 0;
+    for (auto [t0, t1] : parts) {
+      if (std::abs(t0 - at) > kScenePartQuantum) return {};
+      at = t1;
+    }
+    if (std::abs(at - 1) > kScenePartQuantum) return {};
+  }
+  return steps;
+}
+
+// The scene's tour over su's own pieces (those of route()'s split): each step draws the pieces
+// of its primitive within its part, in its direction; pieces no step draws follow at the end.
+std::vector<Traversal> tour_over_pieces(const Setup& su, size_t pieces, const std::vector<TourStep>& tour) {
+  std::map<std::string, std::vector<int>> of;
+  for (size_t i = 0; i < pieces; ++i) of[su.ids[i]].push_back(static_cast<int>(i));
+  std::vector<bool> used(pieces, false);
+  std::vector<Traversal> steps;
+  for (const TourStep& t : tour) {
+    std::vector<int> in;
+    for (int k : of[t.primitive]) {
+      const double mid = (su.parts[k].first + su.parts[k].second) / 2;
+      if (!used[k] && mid >= t.t0 && mid <= t.t1) in.push_back(k);
+    }
+    if (t.reverse) std::reverse(in.begin(), in.end());
+    for (int k : in) {
+      used[k] = true;
+      steps.push_back({k, t.reverse, entry_rad_of(deg2rad(t.entry_deg))});
     }
   }
-  store(scene, su, best_steps, std::move(best_em));
+  for (size_t k = 0; k < pieces; ++k)
+    if (!used[k]) steps.push_back({static_cast<int>(k), false, 0});
+  return steps;
+}
+
+// `steps` cut into their pen-down runs (pieces drawn one after the other without lifting the
+// pen), those re-ordered and re-oriented by the planner's local search from the order and
+// directions they have: the search started from a given tour.
+std::vector<Traversal> improve_runs(const Setup& su, const std::vector<Traversal>& steps) {
+  if (steps.empty()) return {};
+  TrailSet runs;
+  std::optional<Vec2> end;
+  for (const Traversal& t : steps) {
+    const Leg l = make_leg(su.shapes[t.prim], t.reverse, t.entry_rad, su.cost.flat_px);
+    if (!end || dist(*end, l.start) > su.cost.join_px) runs.trails.push_back({Trail::Kind::open, {}});
+    runs.trails.back().steps.push_back(t);
+    end = l.end;
+  }
+  for (Trail& r : runs.trails) {
+    if (r.steps.size() != 1) continue;
+    const Leg l = make_leg(su.shapes[r.steps[0].prim], false, 0, su.cost.flat_px);
+    if (l.dot) r.kind = Trail::Kind::dot;
+    else if (l.circle) r.kind = Trail::Kind::circle;
+  }
+  TourPlanner planner(runs, su.shapes, su.cost, su.order, su.start);
+  std::vector<int> order(runs.trails.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  Tour tour = planner.as_listed(order);
+  planner.improve(tour);
+  planner.refine_circles(tour);
+  planner.improve(tour);
+  return planner.expand(tour);
+}
+
+// Rounds of improve_runs on the best tour, each faster than the one before: a bound that is
+// never reached in practice (on 139 of the 144 dev drawings the first round finds nothing).
+constexpr int kMaxRounds = 16;
+
+}  // namespace
+
+void route(Scene& scene, const RouteOptions& options) {
+  Setup su = setup(scene, options, true);
+  const size_t pieces = su.shapes.size();  // the split's pieces; the scene's tour may add others
+  TrailSet trails = build_trails(su.shapes, su.cost, su.trails);
+  TourPlanner planner(trails, su.shapes, su.cost, su.order, su.start);
+
+  const bool has_tour = scene.tour && !scene.tour->empty();
+  Candidate best;
+  // The scene's own tour as it stands, first: a tie keeps it.
+  bool kept = false;
+  if (has_tour)
+    if (std::vector<Traversal> as_is = tour_as_is(su, *scene.tour, *scene.primitives); !as_is.empty())
+      kept = offer(best, su, std::move(as_is));
+  // The nearest-neighbour tour as it is (the floor), and improved from two seeds.
+  Tour nn = planner.nearest_neighbour();
+  std::vector<Tour> seeds = {nn, planner.circuit_order(), nn};
+  for (size_t i = 1; i < seeds.size(); ++i) {
+    planner.improve(seeds[i]);
+    planner.refine_circles(seeds[i]);
+    planner.improve(seeds[i]);
+  }
+  for (const Tour& t : seeds)
+    if (offer(best, su, planner.expand(t))) kept = false;
+  // The scene's tour improved from its own strokes, its order and reversals where the search
+  // starts (when it is still the best, the rounds below do that).
+  if (has_tour && !kept) offer(best, su, improve_runs(su, tour_over_pieces(su, pieces, *scene.tour)));
+  // Then from the best tour's own strokes, while that finds a faster one.
+  for (int round = 0; round < kMaxRounds && offer(best, su, improve_runs(su, best.steps)); ++round) {
+  }
+  store(scene, su, best.steps, std::move(best.em));
 }
 
 namespace {
@@ -346,7 +504,7 @@ void emit_tour(Scene& scene, const RouteOptions& options) {
   if (!scene.tour) throw Error(Code::invalid_scene, "emit: the scene has no tour; run sv-route first");
   std::vector<Traversal> steps;
   Setup drawn = tour_pieces(setup(scene, options, false), *scene.tour, [](const std::string&) { return false; }, steps);
-  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
+  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, drawn.start));
 }
 
 void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std::string>& place) {
@@ -366,8 +524,8 @@ void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std
     return cost.transition(a.end, a.dot ? NAN : a.h_out, b.start, b.dot ? NAN : b.h_in);
   };
   auto enter = [&](const Leg& b) {
-    if (!options.start) return 0.0;
-    return cost.transition({options.start->x, options.start->y}, options.start->heading_deg, b.start, b.dot ? NAN : b.h_in);
+    if (!su.start) return 0.0;
+    return cost.transition({su.start->x, su.start->y}, su.start->heading_deg, b.start, b.dot ? NAN : b.h_in);
   };
   std::vector<Leg> legs;
   for (const Traversal& t : steps) legs.push_back(leg_of(t));
@@ -393,7 +551,7 @@ void route_keeping(Scene& scene, const RouteOptions& options, const std::set<std
     steps.insert(steps.begin() + static_cast<long>(best_at), best_t);
     legs.insert(legs.begin() + static_cast<long>(best_at), leg_of(best_t));
   }
-  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, options.start));
+  store(scene, drawn, steps, emit_commands(drawn.shapes, drawn.ids, steps, drawn.cost, drawn.emit, drawn.start));
 }
 
 void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
@@ -438,7 +596,7 @@ void route_with_pins(Scene& scene, const RouteOptions& options, const std::vecto
   auto cost = [&](const std::vector<Traversal>& f) {
     std::vector<Leg> legs;
     for (const Traversal& t : assemble(f)) legs.push_back(make_leg(su.shapes[t.prim], t.reverse, t.entry_rad, su.cost.flat_px));
-    return choose_bits(legs, su.cost, options.start, -1, -1, nullptr);
+    return choose_bits(legs, su.cost, su.start, -1, -1, nullptr);
   };
   double best = cost(free);
   const bool moves = free.size() <= 150;  // moving every step to every slot is quadratic
@@ -467,7 +625,53 @@ void route_with_pins(Scene& scene, const RouteOptions& options, const std::vecto
     }
   }
   std::vector<Traversal> steps = assemble(free);
-  store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, options.start));
+  store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, su.start));
+}
+
+std::optional<Pose> parse_start(const std::string& text) {
+  if (text == "free") return std::nullopt;
+  Pose p;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%lf,%lf,%lf%c", &p.x, &p.y, &p.heading_deg, &extra) != 3 || !std::isfinite(p.x) ||
+      !std::isfinite(p.y) || !std::isfinite(p.heading_deg))
+    throw Error(Code::invalid_selection, fmt::format("a start is 'free' or X,Y,HEADING_DEG, got '{}'", text),
+                {{"option", "start"}});
+  return p;
+}
+
+StartCost start_cost(const Scene& scene) {
+  StartCost c;
+  if (!scene.robot) return c;
+  c.fixed = scene.robot->start_fixed;
+  c.pose = scene.robot->start;
+  if (scene.tour && !scene.tour->empty()) c.first_primitive = scene.tour->front().primitive;
+  if (scene.commands)
+    for (const Command& k : *scene.commands) {
+      if (k.kind == Command::Kind::arc || (k.kind == Command::Kind::line && k.pen_down)) break;
+      c.to_first_stroke_s += command_time_s(k, scene.robot->ppi);
+    }
+  return c;
+}
+
+bool start_moved(const StartCost& a, const StartCost& b) {
+  return a.fixed != b.fixed || a.first_primitive != b.first_primitive || a.pose.x != b.pose.x || a.pose.y != b.pose.y ||
+         a.pose.heading_deg != b.pose.heading_deg || std::abs(a.to_first_stroke_s - b.to_first_stroke_s) > 1e-6;
+}
+
+json start_json(const StartCost& c) {
+  auto r = [](double v) { return round_to(v, 1e-4); };
+  return {{"mode", c.fixed ? "fixed" : "free"},  {"x", r(c.pose.x)},
+          {"y", r(c.pose.y)},                    {"heading_deg", r(c.pose.heading_deg)},
+          {"first_primitive", c.first_primitive}, {"to_first_stroke_s", round_to(c.to_first_stroke_s, 1e-6)}};
+}
+
+std::string start_text(const StartCost& c) {
+  const std::string first = c.first_primitive.empty() ? "" : " " + c.first_primitive;
+  if (!c.fixed)
+    return fmt::format("start free: the robot is placed at the first stroke{} at ({:.1f}, {:.1f}) facing {:.1f} deg", first,
+                       c.pose.x, c.pose.y, c.pose.heading_deg);
+  return fmt::format("start fixed at ({:.1f}, {:.1f}) facing {:.1f} deg: {:.2f} s of turns and pen-up travel to the first stroke{}",
+                     c.pose.x, c.pose.y, c.pose.heading_deg, c.to_first_stroke_s, first);
 }
 
 }  // namespace sv

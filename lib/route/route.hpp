@@ -4,7 +4,13 @@
 // changes, priced by the firmware motion model at the drawing's physical scale — in three
 // stages: cover the primitives with the fewest pen-down trails (route/trails.hpp), order and
 // orient the trails (route/order.hpp), emit the commands (route/emit.hpp). The result is never
-// slower than the plain nearest-neighbour tour, and replays onto the primitives' geometry.
+// slower than the plain nearest-neighbour tour nor than the scene's own tour, and replays onto
+// the primitives' geometry.
+//
+// The start pose is part of the plan. Free (the default), the robot is placed at the first
+// stroke facing along it, and every routing or re-emission chooses it again for the stroke then
+// first; fixed (given by the user), the robot starts there and the time from it to the first
+// stroke counts like any other. scene.robot records which (start_mode).
 #pragma once
 #include <map>
 #include <optional>
@@ -19,7 +25,7 @@ namespace sv {
 struct RouteOptions {
   double ppi = 0;             // 0: the primitives' longest side measures footprint_mm on paper
   double footprint_mm = 200;
-  std::optional<Pose> start;  // default: at the first stroke's start, facing along it
+  std::optional<Pose> start;  // a fixed start; none: free (at the first stroke, facing along it)
   double pen_time_s = -1;     // < 0: the robot default (kDefaultPenTimeS)
   // Tuning keys of route_param_table(), with or without the "route." prefix.
   std::map<std::string, double> overrides;
@@ -28,11 +34,18 @@ struct RouteOptions {
 // Reads scene.primitives (a primitive's own route_deviation_px, when set, replaces
 // route.deviation_px for it); routes pieces of them: a line or arc is split where another
 // primitive's end touches its interior (within snap_px), so a line through a T is drawn in two
-// tour steps (with t0/t1) and the stem joins it without a pen lift. Writes scene.robot (ppi, footprint, pen time, start pose),
+// tour steps (with t0/t1) and the stem joins it without a pen lift. Writes scene.robot (ppi, footprint, pen time, start pose and mode),
 // scene.tour, scene.commands (each drawing command tagged with its primitive id; a merged
 // line carries its ids joined by ',') and the config entries route.*. Throws
 // Error(invalid_scene) without primitives, Error(invalid_selection) for an unknown or
-// out-of-range option.
+// out-of-range option or a start off the page.
+//
+// The search starts from the scene's own tour too, when it has one (an order or reversals an
+// agent set): that tour as it stands is a candidate, and its pen-down runs are re-ordered and
+// re-oriented like the search's own. Every candidate is judged by the time of the stream it
+// emits; the scene's tour stays unless one is faster. The best is then improved again from its
+// own runs until that finds nothing faster, so routing a routed scene again with the same
+// options changes nothing.
 void route(Scene& scene, const RouteOptions& options);
 
 // Re-emits scene.commands for scene.tour as it stands (after the order or a direction was
@@ -66,5 +79,27 @@ void route_with_pins(Scene& scene, const RouteOptions& options, const std::vecto
 // The route.* parameters: the tuning keys --set takes (set_by "--set"), and the scale and pen
 // time recorded from sv-route's own options.
 const ParamTable& route_param_table();
+
+// A start as sv-route's --start and the tools' `start` take it: "free", or "X,Y,HEADING_DEG" (a
+// fixed start). Returns nothing for free; throws Error(invalid_selection) for anything else.
+std::optional<Pose> parse_start(const std::string& text);
+
+// What the start costs in a routed scene: how it was chosen, where the robot starts, the stroke
+// it draws first and the time of the turns and pen-up travel before that stroke (none with a
+// free start: the robot is placed on it).
+struct StartCost {
+  bool fixed = false;
+  Pose pose;
+  std::string first_primitive;  // "" when nothing is drawn
+  double to_first_stroke_s = 0;
+};
+StartCost start_cost(const Scene& scene);
+// Whether the robot now starts elsewhere, on another stroke, or at another cost to it.
+bool start_moved(const StartCost& before, const StartCost& after);
+// {"mode", "x", "y", "heading_deg", "first_primitive", "to_first_stroke_s"}
+json start_json(const StartCost& c);
+// "start free: the robot is placed at the first stroke p_0003 at (12.5, 40) facing 90 deg" or
+// "start fixed at (0, 0) facing 0 deg: 2.31 s of turns and pen-up travel to the first stroke p_0003".
+std::string start_text(const StartCost& c);
 
 }  // namespace sv

@@ -2,46 +2,90 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 
 #include "core/error.hpp"
 #include "robot/motion.hpp"
+// The vendored header's asserts name variables a release build leaves unused.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-variable"
+#include "route/boost/maximum_weighted_matching.hpp"
+#pragma GCC diagnostic pop
 #include "route/grid.hpp"
 
 namespace sv {
 
-std::vector<std::pair<int, int>> min_cost_pairing(const std::vector<std::vector<double>>& w, int exact_max) {
-  int n = static_cast<int>(w.size());
-  std::vector<std::pair<int, int>> pairs;
-  if (n < 2) return pairs;
-  if (n <= exact_max && n <= 30) {
-    // f[mask]: least cost of pairing the items in mask, the lowest of them paired first.
-    uint32_t full = (1u << n) - 1;
-    std::vector<double> f(size_t(full) + 1, INFINITY);
-    std::vector<int8_t> partner(size_t(full) + 1, -1);
-    f[0] = 0;
-    for (uint32_t mask = 1; mask <= full; ++mask) {
-      if (__builtin_popcount(mask) % 2) continue;
-      int i = __builtin_ctz(mask);
-      for (int j = i + 1; j < n; ++j) {
-        if (!(mask >> j & 1)) continue;
-        double c = f[mask & ~(1u << i) & ~(1u << j)] + w[i][j];
-        if (c < f[mask]) {
-          f[mask] = c;
-          partner[mask] = static_cast<int8_t>(j);
-        }
+namespace {
+
+// Up to this many items are paired by dynamic programming over subsets, faster there than the
+// blossom algorithm (1.5 against 3.8 us at 8 items; 8.3 against 5.7 us at 10, 15.7 ms against
+// 39 us at 18).
+constexpr int kDpMax = 8;
+
+std::vector<std::pair<int, int>> dp_pairing(const std::vector<std::vector<double>>& w) {
+  const int n = static_cast<int>(w.size());
+  // f[mask]: least cost of pairing the items in mask, the lowest of them paired first.
+  uint32_t full = (1u << n) - 1;
+  std::vector<double> f(size_t(full) + 1, INFINITY);
+  std::vector<int8_t> partner(size_t(full) + 1, -1);
+  f[0] = 0;
+  for (uint32_t mask = 1; mask <= full; ++mask) {
+    if (__builtin_popcount(mask) % 2) continue;
+    int i = __builtin_ctz(mask);
+    for (int j = i + 1; j < n; ++j) {
+      if (!(mask >> j & 1)) continue;
+      double c = f[mask & ~(1u << i) & ~(1u << j)] + w[i][j];
+      if (c < f[mask]) {
+        f[mask] = c;
+        partner[mask] = static_cast<int8_t>(j);
       }
     }
-    for (uint32_t mask = full; mask;) {
-      int i = __builtin_ctz(mask), j = partner[mask];
-      pairs.emplace_back(i, j);
-      mask &= ~(1u << i) & ~(1u << j);
-    }
-    return pairs;
   }
-  std::vector<std::pair<int, int>> order;
+  std::vector<std::pair<int, int>> pairs;
+  for (uint32_t mask = full; mask;) {
+    int i = __builtin_ctz(mask), j = partner[mask];
+    pairs.emplace_back(i, j);
+    mask &= ~(1u << i) & ~(1u << j);
+  }
+  return pairs;
+}
+
+// Edmonds' blossom algorithm (Boost.Graph's maximum_weighted_matching) on the complete graph:
+// a least-cost perfect pairing is a heaviest matching under the weights C - cost once C exceeds
+// n/2 times the largest cost (then every perfect matching outweighs every other). Integer
+// weights keep the algorithm exact: costs in nanoseconds (coarser when the sums would overflow).
+// Returns nothing when the matching is not perfect (it always is; the check costs nothing).
+std::vector<std::pair<int, int>> blossom_pairing(const std::vector<std::vector<double>>& w) {
+  const int n = static_cast<int>(w.size());
+  double most = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) most = std::max(most, w[i][j]);
+  // The matching's weight (n/2 edges of at most C) must stay below the algorithm's limit, a
+  // quarter of the type's largest value, with room to spare.
+  double unit = 1e9;
+  while (unit > 1e-3 && (most * unit + 1) * (n / 2.0 + 1) * (n / 2.0 + 1) > 1e17) unit /= 10;
+  const long long C = static_cast<long long>(std::llround(most * unit)) * (n / 2) + 1;
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property,
+                                      boost::property<boost::edge_weight_t, long long>>;
+  Graph g(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) boost::add_edge(i, j, C - std::llround(w[i][j] * unit), g);
+  std::vector<boost::graph_traits<Graph>::vertex_descriptor> mate(n);
+  boost::mwm_1_88::maximum_weighted_matching(g, mate.data());
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < n; ++i) {
+    if (mate[i] == boost::graph_traits<Graph>::null_vertex()) return {};
+    if (static_cast<int>(mate[i]) > i) pairs.emplace_back(i, static_cast<int>(mate[i]));
+  }
+  return pairs;
+}
+
+std::vector<std::pair<int, int>> greedy_pairing(const std::vector<std::vector<double>>& w) {
+  const int n = static_cast<int>(w.size());
+  std::vector<std::pair<int, int>> order, pairs;
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j) order.emplace_back(i, j);
   std::stable_sort(order.begin(), order.end(),
@@ -71,6 +115,18 @@ std::vector<std::pair<int, int>> min_cost_pairing(const std::vector<std::vector<
       }
   }
   return pairs;
+}
+
+}  // namespace
+
+std::vector<std::pair<int, int>> min_cost_pairing(const std::vector<std::vector<double>>& w, int exact_max) {
+  const int n = static_cast<int>(w.size());
+  if (n < 2) return {};
+  if (n <= exact_max) {
+    if (n <= kDpMax) return dp_pairing(w);
+    if (auto pairs = blossom_pairing(w); !pairs.empty()) return pairs;
+  }
+  return greedy_pairing(w);
 }
 
 namespace {

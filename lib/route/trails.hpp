@@ -4,7 +4,8 @@
 // whose edges are the lines and arcs; a circle that passes through a vertex is a self-loop
 // there (entered at that vertex), any other circle and every dot is a trail of its own.
 // Per connected component the odd vertices are paired by minimum pen-up travel time
-// (Edmonds' Chinese-postman construction), the pairs become virtual pen-up edges, and an
+// (Edmonds' Chinese-postman construction; exact by the blossom algorithm up to
+// route.exact_matching_max odd vertices), the pairs become virtual pen-up edges, and an
 // Euler circuit of the augmented component is cut at them: that gives the minimum number of
 // trails, one per pair. The circuit is built as a transition system (Fleischner): at every
 // vertex the incident edge ends are paired so the robot turns least (a straight line through
@@ -40,14 +41,15 @@ struct TrailSet {
 
 struct TrailParams {
   double snap_px = 0.75;        // ends this close are one vertex
-  int exact_matching_max = 18;  // odd vertices per component matched exactly (bitmask DP)
+  int exact_matching_max = 1000;  // odd vertices per component matched exactly
 };
 
 TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, const TrailParams& params);
 
 // Minimum-cost perfect pairing of the items 0..n-1 (n even) under the symmetric cost matrix
-// `w`: exact by dynamic programming over subsets up to `exact_max` items, else greedy by
-// increasing cost followed by pair exchanges until none helps. Deterministic.
+// `w`: exact up to `exact_max` items (by dynamic programming over subsets up to 8 items, by
+// Edmonds' blossom algorithm above, O(n^3)), else greedy by increasing cost followed by pair
+// exchanges until none helps. Deterministic.
 std::vector<std::pair<int, int>> min_cost_pairing(const std::vector<std::vector<double>>& w, int exact_max);
 
 }  // namespace sv

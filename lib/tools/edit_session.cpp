@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "core/scene_check.hpp"
+#include "route/route.hpp"
 #include "store/store.hpp"
 #include "tools/common.hpp"
 
@@ -52,6 +53,17 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
     out.results.push_back(fields);
     out.llm_text += (out.llm_text.empty() ? "" : "\n") + r.llm_text;
     out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());
+  }
+  // An edit that changes which stroke is drawn first says where the robot now starts (the tools
+  // that set the order or the start say so themselves).
+  const bool stated = std::any_of(out.results.begin(), out.results.end(), [](const json& f) { return f.contains("start"); });
+  if (!stated && ctx.scene.commands && out.scene.commands) {
+    const StartCost was = start_cost(ctx.scene), now = start_cost(out.scene);
+    if (!now.first_primitive.empty() && start_moved(was, now))
+      out.llm_text += (out.llm_text.empty() ? "" : "\n") + start_text(now) +
+                      (!was.first_primitive.empty() && was.first_primitive != now.first_primitive
+                           ? " (first was " + was.first_primitive + ")"
+                           : "");
   }
   std::map<std::string, const Primitive*> old_ids, new_ids;
   if (ctx.scene.primitives)

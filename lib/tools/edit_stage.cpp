@@ -26,6 +26,40 @@ namespace S = schema;
 
 bool reverse_of(const json& dir) { return dir.get<std::string>() == "reverse"; }
 
+// The scene's route options, with the request's `start` over the scene's own when given.
+RouteOptions route_options_with_start(const Scene& s, const json& req) {
+  RouteOptions o = route_options_of(s);
+  if (auto it = req.find("start"); it != req.end() && it->is_string()) o.start = parse_start(it->get<std::string>());
+  return o;
+}
+
+// The start of `after` as a result field, and a sentence on it when the edit moved the first
+// stroke or changed the start (else "").
+std::string state_start(const Scene& before, const Scene& after, json& fields) {
+  const StartCost was = start_cost(before), now = start_cost(after);
+  fields["start"] = start_json(now);
+  if (!start_moved(was, now)) return "";
+  std::string text = start_text(now);
+  if (now.fixed && was.fixed) text += fmt::format(" (was {:.2f} s)", was.to_first_stroke_s);
+  return text;
+}
+
+json start_request_schema() {
+  return S::nullable(S::string(
+      "free (the robot is placed at the first stroke, facing along it) or X,Y,HEADING_DEG (it starts there, and the "
+      "way to the first stroke counts); default: the scene's own start"));
+}
+
+json start_result_schema() {
+  return S::object({{"mode", S::enumeration({"free", "fixed"}, "")},
+                    {"x", S::number("")},
+                    {"y", S::number("")},
+                    {"heading_deg", S::number("")},
+                    {"first_primitive", S::string("the primitive drawn first")},
+                    {"to_first_stroke_s", S::number("turns and pen-up travel before the first stroke (0 when free)")}},
+                   {}, "where the robot starts and what getting to the first stroke costs");
+}
+
 // ---------------------------------------------------------------- ReorderTour
 
 ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
@@ -52,7 +86,7 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
     if (!missing.empty())
       throw Error(Code::invalid_selection, "full_order leaves out " + id_list(missing), {{"missing", missing}});
     out.tour = std::move(tour);
-    emit_tour(out, route_options_of(ctx.scene));
+    emit_tour(out, route_options_with_start(ctx.scene, req));
   } else {
     std::vector<PinnedStep> pins;
     for (const auto& p : req["pinned_positions"]) {
@@ -60,7 +94,7 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
         throw Error(Code::invalid_selection, "a pinned position is [index, primitive_id, \"forward\"|\"reverse\"]");
       pins.push_back({static_cast<size_t>(p[0].get<long long>()), primitive_or_throw(ctx.scene, p[1]).id, reverse_of(p[2])});
     }
-    route_with_pins(out, route_options_of(ctx.scene), pins, req["rerun_optimizer"].get<bool>());
+    route_with_pins(out, route_options_with_start(ctx.scene, req), pins, req["rerun_optimizer"].get<bool>());
   }
   const double after_s = drawing_of(out).total_s;
   ToolResult r;
@@ -68,6 +102,7 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
   r.fields = {{"draw_time_before_ms", round3(1000 * before_s)}, {"draw_time_after_ms", round3(1000 * after_s)}};
   r.llm_text = fmt::format("tour {}: draw time {:.2f} s -> {:.2f} s", full ? "set in full" : "re-routed around the pins",
                            before_s, after_s);
+  if (std::string start = state_start(ctx.scene, out, r.fields); !start.empty()) r.llm_text += "; " + start;
   r.scene = std::move(out);
   return r;
 }
@@ -79,7 +114,8 @@ json dir_schema() {
 Tool reorder_tour_entry() {
   return {33, "ReorderTour", "mutation",
           "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
-          "re-optimized around them.",
+          "re-optimized around them. With a free start the robot is placed at the new first stroke; with a fixed "
+          "one the way from it counts; the start field sets either, and the result states what the start costs.",
           S::object({{"full_order",
                       S::nullable(S::array(S::tuple({S::id("primitive id"), dir_schema()}, "[primitive_id, \"forward\"|\"reverse\"]"),
                                            "every primitive once, in drawing order"))},
@@ -87,8 +123,10 @@ Tool reorder_tour_entry() {
                       S::nullable(S::array(S::tuple({S::integer("0-based position"), S::id("primitive id"), dir_schema()},
                                                     "[index, primitive_id, \"forward\"|\"reverse\"]"),
                                            "0-based positions to hold"))},
-                     {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)}}),
-          S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")}}),
+                     {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)},
+                     {"start", start_request_schema()}}),
+          S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")},
+                     {"start", start_result_schema()}}),
           reorder_tour, ToolKind::edit};
 }
 
@@ -218,6 +256,8 @@ std::string replaced_text(const std::vector<Primitive>& taken, const Scene& out,
 
 ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   const std::string stage = req["stage"];
+  if (auto it = req.find("start"); it != req.end() && !it->is_null() && stage != "route_optimize")
+    throw Error(Code::invalid_selection, "start applies to the route: give it with stage route_optimize", {{"stage", stage}});
   Scene out = ctx.scene;
   out.warnings.clear();
   // The old primitives are taken out before the refit is adopted: without the marks pinned
@@ -232,7 +272,7 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   std::string summary;
   if (stage == "route_optimize") {
     if (!out.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
-    RouteOptions o = route_options_of(ctx.scene);
+    RouteOptions o = route_options_with_start(ctx.scene, req);
     const auto requested = overrides_for(Scene{}, given, {"route."});
     const double before_s = drawing_of(ctx.scene).total_s;
     if (scope.everything()) {
@@ -264,6 +304,7 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
     }
     r.reroute = false;
     summary = fmt::format("re-routed: draw time {:.2f} s -> {:.2f} s", before_s, drawing_of(out).total_s);
+    if (std::string start = state_start(ctx.scene, out, r.fields); !start.empty()) summary += "; " + start;
   } else if (stage == "vectorize" || stage == "segment" || stage == "beautify") {
     if (!out.graph) throw Error(Code::invalid_scene, "the scene has no graph (run sv-skeleton first)");
     if (!out.primitives) out.primitives = std::vector<Primitive>{};
@@ -343,7 +384,8 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
   }
   if (!scope.everything()) summary += " in " + scope.describe();
   std::vector<std::string> affected(r.touched.begin(), r.touched.end());
-  r.fields = {{"summary", summary}, {"affected_primitive_ids", affected}};
+  r.fields["summary"] = summary;
+  r.fields["affected_primitive_ids"] = affected;
   r.llm_text = summary;
   r.scene = std::move(out);
   return r;
@@ -354,15 +396,18 @@ Tool rerun_stage_entry() {
           "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
           "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
           "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
-          "stays, and only route.deviation_px can be set there). Overrides given with a region hold inside it "
-          "only and are recorded as region:REGION:KEY. The highest-leverage edit: fix the threshold, not the "
-          "primitive.",
+          "stays, and only route.deviation_px can be set there; the whole drawing is searched afresh and from the "
+          "current tour, which stays unless a faster one is found; the start field sets the robot's start, free or "
+          "X,Y,HEADING_DEG). Overrides given with a region hold inside it only and are recorded as "
+          "region:REGION:KEY. The highest-leverage edit: fix the threshold, not the primitive.",
           S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
                      {"region", S::region("only here (default: the whole drawing)")},
                      {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},
-                                                          json::object())}},
+                                                          json::object())},
+                     {"start", start_request_schema()}},
                     {"stage"}),
-          S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")}}),
+          S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")},
+                     {"start", start_result_schema()}}),
           rerun_stage, ToolKind::edit};
 }
 

@@ -12,6 +12,7 @@
 #include "eval/coverage.hpp"
 #include "process.hpp"
 #include "raster/png.hpp"
+#include "robot/motion.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
 
@@ -180,6 +181,63 @@ TEST_CASE("the same input and options give byte-identical scenes", "[e2e][determ
   REQUIRE(a.status == 0);
   CHECK(a.out == b.out);
   CHECK(sv::parse_scene(a.out).revision.id == sv::parse_scene(b.out).revision.id);
+}
+
+TEST_CASE("sv-route on its own output changes nothing, with a free or a given start", "[e2e][determinism]") {
+  const auto fitted = scratch() / "route-again-fitted.json";
+  REQUIRE(run(fmt::format("{} --no-store {} | {} --no-store > {}", bin("sv-skeleton"), data("hershey_scripts_09_w6.png"),
+                          bin("sv-fit"), fitted.string()))
+              .status == 0);
+  for (std::string start : {"", " --start 5,7.5,30"}) {
+    INFO(start);
+    const auto once = scratch() / "route-once.json";
+    REQUIRE(run(fmt::format("{} --no-store{} {} > {}", bin("sv-route"), start, fitted.string(), once.string())).status == 0);
+    // Without --start the second run keeps the start the first chose (free, or the one given).
+    Run twice = run(fmt::format("{} --no-store {}", bin("sv-route"), once.string()));
+    REQUIRE(twice.status == 0);
+    sv::Scene a = sv::parse_scene(slurp(once)), b = sv::parse_scene(twice.out);
+    a.revision = {};
+    b.revision = {};  // b's parent is a
+    CHECK(sv::dump_scene(a) == sv::dump_scene(b));
+  }
+}
+
+TEST_CASE("a start given to sv-route is where the robot starts", "[e2e][route]") {
+  const std::string png = data("feather_umbrella_w8.png");
+  Run given = run(pipeline(png) + " --start 10,20,45");
+  REQUIRE(given.status == 0);
+  sv::Scene s = sv::parse_scene(given.out);
+  REQUIRE(s.robot);
+  CHECK(s.robot->start_fixed);
+  CHECK(s.robot->start.x == 10);
+  CHECK(s.robot->start.y == 20);
+  CHECK(s.robot->start.heading_deg == 45);
+  // The stream starts there: turns and pen-up travel from (10, 20) to the first stroke's start.
+  auto moves = sv::replay_moves(*s.commands, s.robot->start);
+  REQUIRE(!moves.empty());
+  CHECK(moves.front().start.x == 10);
+  CHECK(moves.front().start.y == 20);
+  CHECK(!moves.front().pen_down);
+  size_t k = 0;
+  while (k < moves.size() && !moves[k].pen_down) ++k;
+  REQUIRE(k < moves.size());
+  const sv::TourStep& first = s.tour->front();
+  const sv::Shape& shape = s.primitive(first.primitive)->shape;
+  if (shape.type != sv::PrimType::circle) {  // a circle starts where the route enters it
+    const sv::Vec2 from = first.reverse ? shape.at(first.t1) : shape.at(first.t0);
+    CHECK(sv::dist({moves[k].start.x, moves[k].start.y}, from) < 0.01);
+  }
+  // free: placed on the first stroke, facing along it, drawing from the first command.
+  Run free = run(pipeline(png) + " --start free");
+  REQUIRE(free.status == 0);
+  sv::Scene f = sv::parse_scene(free.out);
+  CHECK_FALSE(f.robot->start_fixed);
+  CHECK(sv::replay_moves(*f.commands, f.robot->start).front().pen_down);
+  CHECK(sv::stream_time_s(*f.commands, f.robot->ppi, 0) <= sv::stream_time_s(*s.commands, s.robot->ppi, 0));
+  // A start off the page is refused before any work.
+  Run far = run(pipeline(png) + " --start 1e9,0,0");
+  CHECK(far.status == 2);
+  CHECK(far.err.find("invalid_selection") != std::string::npos);
 }
 
 TEST_CASE("stages record revisions in the store and run from it", "[e2e][store]") {

@@ -180,6 +180,64 @@ TEST_CASE("ReorderTour: a full order exactly, or pins with the rest re-optimized
   CHECK(refusal(s, "ReorderTour", {{"pinned_positions", json::array({json::array({8, "p_0001", "forward"})})}}).code() == Code::invalid_selection);
 }
 
+TEST_CASE("ReorderTour with a free start places the robot at the new first stroke, and says what a start costs", "[edit]") {
+  Scene s = dev_drawing().routed();
+  REQUIRE_FALSE(s.robot->start_fixed);
+  json full = json::array();
+  for (const char* id : {"p_0008", "p_0007", "p_0006", "p_0005", "p_0004", "p_0003", "p_0002", "p_0001"})
+    full.push_back({id, "forward"});
+  EditSession f = edit(s, "ReorderTour", {{"full_order", full}});
+  // No drive from where the old first stroke began: the robot starts on p_0008.
+  const Command& first = f.scene.commands->front();
+  CHECK((first.kind == Command::Kind::arc || (first.kind == Command::Kind::line && first.pen_down)));
+  CHECK(first.primitive == "p_0008");
+  CHECK_FALSE(f.scene.robot->start_fixed);
+  CHECK(f.results[0]["start"]["mode"] == "free");
+  CHECK(f.results[0]["start"]["first_primitive"] == "p_0008");
+  CHECK(f.results[0]["start"]["to_first_stroke_s"] == 0);
+  CHECK(f.llm_text.find("start free") != std::string::npos);
+  check_consistent(f.scene);
+  // A start given with the order: the robot starts there and the way to p_0008 is counted.
+  EditSession g = edit(s, "ReorderTour", {{"full_order", full}, {"start", "0,0,0"}});
+  CHECK(g.scene.robot->start_fixed);
+  CHECK(g.scene.robot->start.x == 0);
+  CHECK(g.scene.robot->start.y == 0);
+  CHECK(g.results[0]["start"]["mode"] == "fixed");
+  CHECK(g.results[0]["start"]["to_first_stroke_s"].get<double>() > 0);
+  CHECK(g.results[0]["draw_time_after_ms"].get<double>() > f.results[0]["draw_time_after_ms"].get<double>());
+  CHECK(g.llm_text.find("start fixed") != std::string::npos);
+  // Later edits keep a fixed start; free stays free.
+  EditSession h = edit(g.scene, "ReorderTour", {{"pinned_positions", json::array({json::array({0, "p_0001", "forward"})})}});
+  CHECK(h.scene.robot->start_fixed);
+  CHECK(h.scene.robot->start.x == 0);
+  CHECK(refusal(s, "ReorderTour", {{"full_order", full}, {"start", "here"}}).code() == Code::invalid_selection);
+  CHECK(refusal(s, "RerunStage", {{"stage", "vectorize"}, {"start", "free"}}).code() == Code::invalid_selection);
+}
+
+TEST_CASE("RerunStage route_optimize never undoes a faster tour, and twice changes nothing", "[edit]") {
+  Scene s = simulated(dev_drawing().routed());
+  EditSession once = edit(s, "RerunStage", {{"stage", "route_optimize"}});
+  CHECK(drawing_of(once.scene).total_s <= drawing_of(s).total_s + 1e-9);
+  EditSession twice = edit(once.scene, "RerunStage", {{"stage", "route_optimize"}});
+  const json a = to_json(once.scene, false), b = to_json(twice.scene, false);
+  CHECK(a["commands"] == b["commands"]);
+  CHECK(a["tour"] == b["tour"]);
+  CHECK(a["robot"] == b["robot"]);
+  CHECK(once.after["f1"] == twice.after["f1"]);
+  // An agent's reversal that saves time survives a re-route by a weaker search.
+  double best = 0;
+  Scene reversed;
+  for (const auto& p : *s.primitives) {
+    EditSession r = edit(s, "ReverseDirection", {{"primitive_ids", {p.id}}});
+    const double saved = drawing_of(s).total_s - drawing_of(r.scene).total_s;
+    if (saved > best) best = saved, reversed = r.scene;
+  }
+  REQUIRE(best > 0);
+  EditSession weak = edit(reversed, "RerunStage", {{"stage", "route_optimize"}, {"config_overrides", {{"max_passes", 0}}}});
+  CHECK(drawing_of(weak.scene).total_s <= drawing_of(reversed).total_s + 1e-9);
+  CHECK(weak.results[0]["start"]["mode"] == "free");
+}
+
 TEST_CASE("RerunStage re-routes, refits and keeps the ids of what did not change", "[edit]") {
   Scene s = simulated(dev_drawing().routed());
   // Refitting every edge with the scene's thresholds reproduces the hand-built fit: same ids.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
+#include <set>
 
 #include "core/error.hpp"
+#include "edit/edit.hpp"
 #include "robot/motion.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
@@ -59,6 +61,71 @@ Scene mixed_scene() {
                    arc_through({120, 240}, 50, -90, -120), Shape::circle({260, 60}, 40),
                    Shape::circle({60, 250}, 30), Shape::line({30, 120}, {60, 160}),
                    Shape::line({60, 160}, {35, 190}), Shape::line({150, 280}, {150, 280})});
+}
+
+// A deterministic scatter of n short strokes in a square of `side` px.
+std::vector<Shape> scatter(int n, double side, uint32_t seed) {
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  std::vector<Shape> shapes;
+  for (int i = 0; i < n; ++i) {
+    Vec2 a{20 + rnd() * (side - 40), 20 + rnd() * (side - 40)};
+    shapes.push_back(Shape::line(a, a + from_angle(rnd() * 2 * kPi) * (5 + rnd() * 15)));
+  }
+  return shapes;
+}
+
+// A lattice of k x k points joined by short lines to their right and lower neighbours: one
+// component whose 4 (k - 2) border vertices that are not corners are odd.
+std::vector<Shape> lattice(int k, double step) {
+  std::vector<Shape> shapes;
+  for (int y = 0; y < k; ++y)
+    for (int x = 0; x < k; ++x) {
+      Vec2 p{20 + x * step, 20 + y * step};
+      if (x + 1 < k) shapes.push_back(Shape::line(p, p + Vec2{step, 0}));
+      if (y + 1 < k) shapes.push_back(Shape::line(p, p + Vec2{0, step}));
+    }
+  return shapes;
+}
+
+// Least total cost of pairing all items, by dynamic programming over subsets.
+double least_pairing(const std::vector<std::vector<double>>& w) {
+  const int n = static_cast<int>(w.size());
+  std::vector<double> f(size_t(1) << n, INFINITY);
+  f[0] = 0;
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    if (__builtin_popcount(mask) % 2) continue;
+    int i = __builtin_ctz(mask);
+    for (int j = i + 1; j < n; ++j)
+      if (mask >> j & 1) f[mask] = std::min(f[mask], f[mask & ~(1u << i) & ~(1u << j)] + w[i][j]);
+  }
+  return f.back();
+}
+
+// The cost of a pairing, after checking that it pairs every item exactly once.
+double pairing_cost(const std::vector<std::vector<double>>& w, const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<int> seen;
+  double t = 0;
+  for (auto [i, j] : pairs) {
+    t += w[i][j];
+    seen.push_back(i);
+    seen.push_back(j);
+  }
+  std::sort(seen.begin(), seen.end());
+  std::vector<int> all(w.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  CHECK(seen == all);
+  return t;
+}
+
+// Pen-up travel times between random points: the odd vertices' pairing costs.
+std::vector<std::vector<double>> travel_costs(int n, uint32_t seed) {
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  std::vector<Vec2> pts;
+  for (int i = 0; i < n; ++i) pts.push_back({rnd() * 500, rnd() * 500});
+  std::vector<std::vector<double>> w(n, std::vector<double>(n));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) w[i][j] = line_time_s(dist(pts[i], pts[j]), 60);
+  return w;
 }
 
 std::vector<double> spins_of(const Scene& s) {
@@ -291,6 +358,152 @@ TEST_CASE("a given start pose is where the robot starts", "[route]") {
   CHECK((d.commands->front().kind != Command::Kind::line || d.commands->front().pen_down));
 }
 
+TEST_CASE("a route started from a hand-made tour is never slower than it", "[route]") {
+  uint32_t seed = 99;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  for (const Scene& base : {mixed_scene(), scene_of(scatter(25, 300, 4242)), scene_of(lattice(4, 30))}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      // Every primitive once, in a shuffled order and random directions, as an agent might set it.
+      Scene s = base;
+      std::vector<TourStep> tour;
+      for (const Primitive& p : *s.primitives) tour.push_back({p.id, rnd() < 0.5, rnd() * 360 - 180});
+      for (size_t i = tour.size(); i > 1; --i) std::swap(tour[i - 1], tour[static_cast<size_t>(rnd() * i)]);
+      s.tour = tour;
+      emit_tour(s, {});
+      const double hand = time_of(s);
+      route(s, {});
+      CAPTURE(trial, hand, time_of(s));
+      CHECK(time_of(s) <= hand + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("route keeps the scene's tour when its search finds nothing faster", "[route]") {
+  // A tour the default search found, routed again by a search without improvement passes: the
+  // weaker search alone is slower, yet the tour stays as it was.
+  Scene s = scene_of(scatter(30, 300, 777));
+  route(s, {});
+  const std::vector<TourStep> tour = *s.tour;
+  const double good = time_of(s);
+  RouteOptions weak;
+  weak.overrides["route.max_passes"] = 0;
+  Scene fresh = scene_of(scatter(30, 300, 777));
+  route(fresh, weak);
+  REQUIRE(time_of(fresh) > good + 1e-6);
+  route(s, weak);
+  CHECK(time_of(s) == Approx(good).epsilon(1e-12));
+  REQUIRE(s.tour->size() == tour.size());
+  for (size_t i = 0; i < tour.size(); ++i) {
+    CHECK(s.tour->at(i).primitive == tour[i].primitive);
+    CHECK(s.tour->at(i).reverse == tour[i].reverse);
+  }
+}
+
+TEST_CASE("a tour that does not draw the scene's primitives is no candidate: route draws them all", "[route]") {
+  // Left after an edit that took out every primitive the tour named, or naming only some.
+  for (std::vector<TourStep> tour : {std::vector<TourStep>{{"p_0099", false, 0}}, std::vector<TourStep>{{"p_0001", true, 0}}}) {
+    Scene s = mixed_scene();
+    s.tour = tour;
+    route(s, {});
+    std::set<std::string> drawn;
+    for (const TourStep& t : *s.tour) drawn.insert(t.primitive);
+    CHECK(drawn.size() == s.primitives->size());
+    CHECK(drawn.count("p_0099") == 0);
+    Scene fresh = mixed_scene();
+    route(fresh, {});
+    CHECK(time_of(s) <= time_of(fresh) + 1e-9);
+  }
+}
+
+TEST_CASE("a second route run changes nothing", "[route]") {
+  RouteOptions fixed;
+  fixed.start = Pose{-12.34567, 250.5, 33.3333333};
+  for (const RouteOptions& o : {RouteOptions{}, fixed})
+    for (const Scene& drawn : {mixed_scene(), scene_of(scatter(40, 300, 31)), scene_of(lattice(5, 25))}) {
+      Scene s = parse_scene(dump_scene(drawn));  // the primitives as a scene holds them
+      route(s, o);
+      const std::string once = dump_scene(s);
+      // Again in memory, and again from the scene as written.
+      route(s, o);
+      CHECK(dump_scene(s) == once);
+      Scene back = parse_scene(once);
+      route(back, o);
+      CHECK(dump_scene(back) == once);
+      // Again as an edit re-routes it (RerunStage route_optimize): with the options the scene
+      // records, its scale as a ppi (so recorded as the user's) and its start as it was chosen.
+      Scene edit = parse_scene(once);
+      route(edit, route_options_of(edit));
+      CHECK(edit.robot->start_fixed == s.robot->start_fixed);
+      CHECK(edit.robot->ppi == s.robot->ppi);
+      const json a = to_json(edit, false), b = to_json(s, false);
+      CHECK(a["commands"] == b["commands"]);
+      CHECK(a["tour"] == b["tour"]);
+      CHECK(a["robot"]["start"] == b["robot"]["start"]);
+    }
+}
+
+TEST_CASE("free is never slower than a fixed start", "[route]") {
+  uint32_t seed = 2024;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  for (const Scene& base : {mixed_scene(), scene_of(scatter(30, 300, 5)), scene_of(lattice(4, 40))}) {
+    Scene free = base;
+    route(free, {});
+    CHECK_FALSE(free.robot->start_fixed);
+    for (int k = 0; k < 6; ++k) {
+      RouteOptions o;
+      o.start = Pose{rnd() * 300, rnd() * 300, rnd() * 360 - 180};
+      Scene fixed = base;
+      route(fixed, o);
+      CHECK(fixed.robot->start_fixed);
+      CAPTURE(k, time_of(free), time_of(fixed));
+      CHECK(time_of(free) <= time_of(fixed) + 1e-9);
+      // The way from a fixed start is part of the stream and of what start_cost reports.
+      const StartCost c = start_cost(fixed);
+      CHECK(c.fixed);
+      CHECK(c.first_primitive == fixed.tour->front().primitive);
+      CHECK(c.to_first_stroke_s > 0);
+      CHECK(start_cost(free).to_first_stroke_s == 0);
+    }
+  }
+}
+
+TEST_CASE("with a free start an edited tour starts at its new first stroke", "[route]") {
+  Scene s = mixed_scene();
+  route(s, {});
+  // Another stroke first, as ReorderTour sets it: the robot is placed there, with no way to it.
+  std::rotate(s.tour->begin(), s.tour->begin() + 3, s.tour->end());
+  Scene moved = s;
+  emit_tour(moved, route_options_of(moved));
+  CHECK_FALSE(moved.robot->start_fixed);
+  const Command& first = moved.commands->front();
+  CHECK((first.kind == Command::Kind::arc || (first.kind == Command::Kind::line && first.pen_down)));
+  CHECK(start_cost(moved).to_first_stroke_s == 0);
+  // A fixed start stays where it was, and the way from it to the new first stroke counts.
+  RouteOptions o;
+  o.start = Pose{0, 0, 0};
+  Scene fixed = mixed_scene();
+  route(fixed, o);
+  std::rotate(fixed.tour->begin(), fixed.tour->begin() + 3, fixed.tour->end());
+  emit_tour(fixed, route_options_of(fixed));
+  CHECK(fixed.robot->start_fixed);
+  CHECK(fixed.robot->start.x == 0);
+  CHECK(start_cost(fixed).to_first_stroke_s > 0);
+}
+
+TEST_CASE("a start is free or X,Y,HEADING and on the page", "[route]") {
+  CHECK_FALSE(parse_start("free").has_value());
+  auto p = parse_start("10,-2.5,90");
+  REQUIRE(p);
+  CHECK(p->x == 10);
+  CHECK(p->y == -2.5);
+  CHECK(p->heading_deg == 90);
+  for (const char* bad : {"", "fixed", "1,2", "1,2,3,4", "1,2,nan", "a,b,c"}) CHECK_THROWS_AS(parse_start(bad), Error);
+  Scene s = mixed_scene();
+  RouteOptions far;
+  far.start = Pose{1e7, 0, 0};
+  CHECK_THROWS_AS(route(s, far), Error);
+}
+
 TEST_CASE("route records its options with provenance and refuses unknown ones", "[route]") {
   Scene s = mixed_scene();
   RouteOptions o;
@@ -373,6 +586,52 @@ TEST_CASE("odd vertices are paired at least total cost", "[route]") {
   };
   CHECK(total(min_cost_pairing(w, 18)) == Approx(optimum));
   CHECK(total(min_cost_pairing(w, 0)) >= optimum - 1e-9);  // greedy + exchanges: valid, near
+}
+
+TEST_CASE("exact pairing equals brute force on small instances and the subset optimum on mid sizes", "[route]") {
+  // 2 to 10 items (dynamic programming up to 8, the blossom algorithm above) against brute
+  // force; 12 to 18 items (the blossom algorithm) against the optimum over subsets.
+  for (int n = 2; n <= 18; n += 2)
+    for (uint32_t seed = 1; seed <= (n <= 10 ? 6u : 2u); ++seed) {
+      auto w = travel_costs(n, seed * 7919 + static_cast<uint32_t>(n));
+      CAPTURE(n, seed);
+      CHECK(pairing_cost(w, min_cost_pairing(w, 1000)) == Approx(least_pairing(w)).epsilon(1e-12));
+    }
+  // Equal costs everywhere, as on a regular grid: Boost 1.74's algorithm never returns on 14 items.
+  std::vector<std::vector<double>> same(16, std::vector<double>(16, 1.0));
+  CHECK(pairing_cost(same, min_cost_pairing(same, 1000)) == Approx(8.0));
+}
+
+TEST_CASE("exact pairing beats or equals the greedy one above 18 odd vertices", "[route]") {
+  // Large instances: exact never costs more than greedy with pair exchanges, and less on some.
+  int strictly = 0;
+  for (int n : {20, 40, 80})
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      auto w = travel_costs(n, seed * 104729 + static_cast<uint32_t>(n));
+      const double exact = pairing_cost(w, min_cost_pairing(w, 1000)), greedy = pairing_cost(w, min_cost_pairing(w, 0));
+      CAPTURE(n, seed, exact, greedy);
+      CHECK(exact <= greedy + 1e-12);
+      strictly += exact < greedy - 1e-9;
+    }
+  CHECK(strictly > 0);
+  // A lattice of 112 short strokes: one component with 24 odd vertices, its route no slower exact.
+  std::vector<Shape> shapes = lattice(8, 12);
+  CostModel cost{ppi_for_footprint(104, kDefaultFootprintMm), 0, 1.5, 0.005, true};
+  TrailParams exact_params, greedy_params;
+  greedy_params.exact_matching_max = 18;
+  TrailSet exact = build_trails(shapes, cost, exact_params), greedy = build_trails(shapes, cost, greedy_params);
+  CHECK(exact.components == 1);
+  CHECK(exact.odd_vertices == 24);
+  CHECK(exact.trails.size() == 12);
+  CHECK(greedy.trails.size() == 12);
+  Scene a = scene_of(shapes), b = scene_of(shapes);
+  RouteOptions greedy_route;
+  greedy_route.overrides["route.exact_matching_max"] = 18;
+  route(a, {});
+  route(b, greedy_route);
+  CAPTURE(time_of(a), time_of(b));
+  CHECK(time_of(a) <= time_of(b) + 1e-9);
+  CHECK(deviation(a) < 0.01);
 }
 
 TEST_CASE("transitions cost the same both ways, so reversing a run is exact", "[route]") {
