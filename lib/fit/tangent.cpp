@@ -164,13 +164,13 @@ class Solver {
     return std::clamp(i, 0, pieces() - 1);
   }
 
-  // One residual and its derivatives by at most five unknowns (a joint's position and heading,
-  // the next joint's position).
+  // One residual and its derivatives by at most six unknowns (two joints' positions and
+  // headings: an arc's tangent equation touches all of them).
   struct Row {
     double r = 0;
     int n = 0;
-    std::array<int, 5> at{};
-    std::array<double, 5> d{};
+    std::array<int, 6> at{};
+    std::array<double, 6> d{};
     void by_p(const std::vector<int>& pi, int k, Vec2 g) {
       if (pi[k] >= 0) add(pi[k], g.x), add(pi[k] + 1, g.y);
     }
@@ -263,7 +263,7 @@ class Solver {
     return f;
   }
 
-  // The normal equations J'J and J'r, summed row by row (each row touches five unknowns).
+  // The normal equations J'J and J'r, summed row by row (each row touches at most six unknowns).
   void normal_equations(double w, Eigen::MatrixXd& N, Eigen::VectorXd& g) const {
     N.setZero(params_, params_);
     g.setZero(params_);
