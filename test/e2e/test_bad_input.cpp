@@ -396,3 +396,13 @@ TEST_CASE("hostile image headers are refused quickly and in little memory", "[e2
   refused_quickly(bin("sv-skeleton") + " --no-store " + image_file("grid100.png", grid_png(10000)), 3, "invalid_raster",
                   "10000x10000 pixels, more than the limit of 50000000");
 }
+
+TEST_CASE("a drawing whose skeleton is beyond the budget is refused before its graph is built", "[e2e][bad-input][hostile]") {
+  // 2000x2000 of the grid: 77k junction pixels, which the stroke graph took 14.7 s and 761 MB to
+  // resolve. scripts/bench times the largest accepted image and the 100-megapixel grid.
+  refused_quickly(bin("sv-skeleton") + " --no-store " + image_file("grid2000.png", grid_png(2000)), 3, "invalid_raster",
+                  "junction pixels, more than the limit of 20000");
+  // 500x500 of it (4.7k junction pixels) is traced.
+  Run small = run(bin("sv-skeleton") + " --no-store " + image_file("grid500.png", grid_png(500)));
+  CHECK(small.status == 0);
+}
