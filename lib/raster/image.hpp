@@ -14,10 +14,12 @@ namespace sv {
 // The decoded-pixel budget: the most pixels, and the longest side, any header may claim. Checked
 // from the header before a decoder allocates anything; each format adds its own limits on what
 // its header can make the decoder do (raster/codecs/codec.hpp). 50 megapixels is a phone's
-// largest photo (8160x6120) and an A4 page scanned at 600 dpi; separating the ink and thinning
-// cost sv-skeleton about 0.2 s and 9 MB a megapixel whatever the drawing (a 100-megapixel page of
-// a few strokes: 19.1 s, 913 MB), so this bounds those stages at about 10 s and 0.5 GB; the
-// skeleton's budget (graph/skeletonize.hpp) bounds the stroke graph's.
+// largest photo (8160x6120) and an A4 page scanned at 600 dpi. Separating the ink and thinning
+// cost sv-skeleton 9 to 13 MB a megapixel whatever the drawing: at 100 megapixels a page of a few
+// strokes took 892 MB, the grid of 2 px lines every 16 px 1.10 GB before its skeleton was refused
+// (and a photo's page, at the 4000x3000 photo's 12.8 MB a megapixel, would need 1.28 GB), too
+// close to 1.5 GB; at 50 megapixels 443 and 585 MB (scripts/bench). The skeleton's budget
+// (graph/skeletonize.hpp) bounds the stroke graph's work in turn.
 constexpr long long kMaxImageSide = kMaxPngSide;
 constexpr long long kMaxImagePixels = 50'000'000;
 
