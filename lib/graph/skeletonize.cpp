@@ -337,6 +337,22 @@ Ink find_ink(Config& cfg, const cv::Mat& gray) {
   return ink;
 }
 
+// Refuses a skeleton beyond kMaxSkeletonPixels or kMaxJunctionPixels (skeletonize.hpp).
+void check_budget(const cv::Mat& skeleton, int scale) {
+  const long long pixels = cv::countNonZero(skeleton);
+  const long long junctions = pixels > kMaxSkeletonPixels ? 0 : cv::countNonZero(neighbour_count(skeleton) >= 3);
+  if (pixels <= kMaxSkeletonPixels && junctions <= kMaxJunctionPixels) return;
+  const std::string at = scale > 1 ? " (traced at 1/" + std::to_string(scale) + " of its resolution)" : "";
+  throw Error(Code::invalid_raster,
+              pixels > kMaxSkeletonPixels
+                  ? "the drawing is too large to trace: its skeleton" + at + " has " + std::to_string(pixels) +
+                        " pixels, more than the limit of " + std::to_string(kMaxSkeletonPixels) +
+                        "; trace it in parts or at a lower resolution"
+                  : "the drawing is too intricate to trace: its skeleton" + at + " has " + std::to_string(junctions) +
+                        " junction pixels, more than the limit of " + std::to_string(kMaxJunctionPixels) +
+                        "; trace it in parts");
+}
+
 graph::JunctionOptions junction_options(Config& cfg, double w, double clean_ratio) {
   graph::JunctionOptions j;
   j.merge_length = cfg.get("graph.junction_merge_px", w);
@@ -408,6 +424,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
   starting("2/3 skeleton");
   // Stage 2: skeleton and stroke width, then specks and pinholes removed (raster/).
   cv::Mat skeleton = thin(ink.binary);
+  check_budget(skeleton, scale);
   double measured = median_stroke_width(skeleton, ink.coverage);
   const double w = cfg.set("skeleton.stroke_width_px", measured > 0 ? measured : kDefaultStrokeWidth / s,
                            measured > 0 ? "image" : "default");

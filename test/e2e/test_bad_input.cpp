@@ -5,9 +5,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <random>
 
-#include <opencv2/imgcodecs.hpp>
-
+#include "../unit/image_files.hpp"
 #include "process.hpp"
 #include "raster/png.hpp"
 
@@ -76,12 +77,10 @@ TEST_CASE("sv-skeleton refuses unreadable images with invalid_raster", "[e2e][ba
 
 TEST_CASE("sv-skeleton refuses damaged JPEG, TIFF, BMP and WebP in one line", "[e2e][bad-input][image]") {
   cv::Mat gray = sv::decode_png(slurp(data("feather_umbrella_w8.png")));
-  for (const char* ext : {".jpg", ".tiff", ".bmp", ".webp"}) {
+  for (auto [ext, whole] : {std::pair{".jpg", sv::test::encode_jpeg(gray)}, std::pair{".tiff", sv::test::encode_tiff(gray)},
+                            std::pair{".bmp", sv::test::encode_bmp(gray)}, std::pair{".webp", sv::test::encode_webp(gray)}}) {
     INFO(ext);
-    std::vector<uchar> b;
-    REQUIRE(cv::imencode(ext, gray, b));
-    std::string whole(b.begin(), b.end());
-    // OpenCV's decoders would print their own complaints on stderr; only sv's line may show.
+    // The codec libraries must not print their own complaints on stderr; only sv's line may show.
     for (size_t keep : {whole.size() / 2, whole.size() - 8}) {
       INFO(keep);
       refused(skeleton_of_bytes(std::string("truncated") + ext, whole.substr(0, keep)), 3, "invalid_raster");
@@ -321,4 +320,90 @@ TEST_CASE("a stage's --set refuses unknown keys and values outside their limits,
   Run skeleton = run(bin("sv-skeleton") + " --no-store --set skeleton.threshold=300 " + data("feather_umbrella_w8.png"));
   refused(skeleton, 2, "invalid_selection");
   CHECK(skeleton.err.find("[0, 255] gray level") != std::string::npos);
+}
+
+// Hostile images: each is refused in one line, quickly and in little memory, before the work it
+// would otherwise cost. Generated here from fixed patterns; none is a committed file.
+namespace {
+
+// A w x h 8-bit gray PNG whose row y is row(y), deflated as it is made (a 100-megapixel image
+// never exists whole).
+std::string streamed_png(uint32_t w, uint32_t h, const std::function<std::string(uint32_t)>& row) {
+  z_stream z{};
+  REQUIRE(deflateInit(&z, 1) == Z_OK);
+  std::string idat, out(1 << 16, '\0');
+  for (uint32_t y = 0; y <= h; ++y) {
+    std::string raw = y < h ? '\0' + row(y) : std::string();
+    z.next_in = reinterpret_cast<Bytef*>(raw.data());
+    z.avail_in = static_cast<uInt>(raw.size());
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(out.data());
+      z.avail_out = static_cast<uInt>(out.size());
+      deflate(&z, y < h ? Z_NO_FLUSH : Z_FINISH);
+      idat.append(out.data(), out.size() - z.avail_out);
+    } while (z.avail_out == 0);
+  }
+  deflateEnd(&z);
+  return std::string("\x89PNG\r\n\x1a\n", 8) + ihdr(w, h) + chunk("IDAT", idat) + chunk("IEND", "");
+}
+
+// Lines 2 px wide every 16 px both ways: the issue's grid, whose cost is its content.
+std::string grid_png(uint32_t n) {
+  std::string line(n, '\0'), cross(n, '\xFF');
+  for (uint32_t x = 0; x < n; x += 16) cross[x] = cross[x + 1 < n ? x + 1 : x] = '\0';
+  return streamed_png(n, n, [&](uint32_t y) { return y % 16 < 2 ? line : cross; });
+}
+
+std::string image_file(const std::string& name, const std::string& bytes) {
+  auto p = scratch() / name;
+  spit(p, bytes);
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("corrupt JPEGs are refused, not traced", "[e2e][bad-input][hostile]") {
+  cv::Mat gray = sv::decode_png(slurp(data("feather_umbrella_w8.png")));
+  const std::string whole = sv::test::encode_jpeg(gray, {90});
+  REQUIRE(run(bin("sv-skeleton") + " --no-store " + image_file("whole.jpg", whole)).status == 0);
+  // Cut in half with the end marker put back: libjpeg fills the rest with gray, with a warning.
+  Run cut = run(bin("sv-skeleton") + " --no-store " + image_file("cut.jpg", whole.substr(0, whole.size() / 2) + "\xFF\xD9"));
+  refused(cut, 3, "invalid_raster");
+  CHECK(cut.err.find("not a readable JPEG") != std::string::npos);
+  // Garbage in the scan (no marker in it).
+  std::string garbled = whole;
+  std::mt19937 rng(3);
+  for (size_t i = whole.size() / 3; i < whole.size() / 3 + 200; ++i) garbled[i] = static_cast<char>(rng() % 255);
+  refused(run(bin("sv-skeleton") + " --no-store " + image_file("garbled.jpg", garbled)), 3, "invalid_raster");
+}
+
+TEST_CASE("hostile image headers are refused quickly and in little memory", "[e2e][bad-input][hostile]") {
+  auto le = [](uint32_t v, int n) { return sv::test::le_bytes(v, n); };
+  // A 16x16 TIFF in one 12288x12288 tile (OpenCV's reader filled 576 MiB for it).
+  std::string tiff = std::string("II*\0", 4) + le(8, 4) + le(8, 2);
+  for (auto [tag, value] : std::initializer_list<std::pair<uint32_t, uint32_t>>{
+           {256, 16}, {257, 16}, {258, 8}, {262, 1}, {322, 12288}, {323, 12288}, {324, 8}, {325, 4}})
+    tiff += le(tag, 2) + le(4, 2) + le(1, 4) + le(value, 4);
+  refused_quickly(bin("sv-skeleton") + " --no-store " + image_file("tiles.tif", tiff + le(0, 4)), 3, "invalid_raster",
+                  "tiles of 12288x12288 pixels");
+  // A 2 KB JPEG whose header claims 49 megapixels (within the budget): nothing behind it.
+  std::string jpeg = sv::test::encode_jpeg(cv::Mat(8, 8, CV_8U, cv::Scalar(0)));
+  const size_t sof = jpeg.find("\xFF\xC0");
+  jpeg.replace(sof + 5, 4, std::string("\x1B\x58\x1B\x58", 4));  // 7000 x 7000
+  refused_quickly(bin("sv-skeleton") + " --no-store " + image_file("claims.jpg", jpeg.substr(0, jpeg.size() - 40)), 3,
+                  "invalid_raster", "remature end");
+  // A 100-megapixel PNG of 130 KB (the grid of the next test): beyond the pixel budget.
+  refused_quickly(bin("sv-skeleton") + " --no-store " + image_file("grid100.png", grid_png(10000)), 3, "invalid_raster",
+                  "10000x10000 pixels, more than the limit of 50000000");
+}
+
+TEST_CASE("a drawing whose skeleton is beyond the budget is refused before its graph is built", "[e2e][bad-input][hostile]") {
+  // 1200x1200 of the grid: 27.5k junction pixels, beyond the budget (2000x2000's 77k took the
+  // stroke graph 14.7 s and 761 MB); small enough to be refused within 100 MB when sanitized too.
+  // scripts/bench times the largest accepted image and the 100-megapixel grid.
+  refused_quickly(bin("sv-skeleton") + " --no-store " + image_file("grid1200.png", grid_png(1200)), 3, "invalid_raster",
+                  "junction pixels, more than the limit of 20000");
+  // 500x500 of it (4.7k junction pixels) is traced.
+  Run small = run(bin("sv-skeleton") + " --no-store " + image_file("grid500.png", grid_png(500)));
+  CHECK(small.status == 0);
 }

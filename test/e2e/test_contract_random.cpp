@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <random>
 #include <set>
@@ -20,6 +19,7 @@
 #include "core/scene.hpp"
 #include "core/scene_check.hpp"
 #include "process.hpp"
+#include "raster/png.hpp"
 #include "store/maintenance.hpp"
 #include "store/store.hpp"
 #include "tools/edit_session.hpp"
@@ -51,12 +51,12 @@ fs::path template_store(const Sample& drawing) {
   const std::string png = drawing.png;
   fs::path d = scratch() / ("contract-" + fs::path(png).stem().string());
   fs::create_directories(d);
-  cv::Mat full = cv::imread(data(png), cv::IMREAD_GRAYSCALE), small_img;
+  cv::Mat full = sv::decode_png(slurp(data(png))), small_img;
   REQUIRE(!full.empty());
   cv::resize(full(cv::Rect(0, 0, static_cast<int>(drawing.keep * full.cols), full.rows)), small_img, {}, drawing.scale,
              drawing.scale, cv::INTER_AREA);
   const fs::path small = d / png;
-  REQUIRE(cv::imwrite(small.string(), small_img));
+  spit(small, sv::encode_png_gray(small_img));
   // The source named by its bare name: the revisions, and so the run, do not depend on where
   // the scratch directory is.
   const std::string cd = "cd " + d.string() + " && ";

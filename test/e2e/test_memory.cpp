@@ -4,12 +4,12 @@
 // libraries, 315 now.
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <thread>
 #include <utility>
 
 #include "process.hpp"
+#include "raster/png.hpp"
 #include "raster/threads.hpp"
 
 using namespace svtest;
@@ -33,7 +33,7 @@ TEST_CASE("an image above the threading threshold traces on TBB, loaded on deman
   REQUIRE(paper.total() > sv::kParallelPixels);
   cv::line(paper, {100, 100}, {4000, 3900}, cv::Scalar(0), 9);
   const std::string png = (scratch() / "threaded.png").string();
-  REQUIRE(cv::imwrite(png, paper));
+  spit(png, sv::encode_png_gray(paper));
   auto [r, loaded] = skeleton_loading(png);
   INFO(r.err);
   REQUIRE(r.status == 0);

@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "process.hpp"
+#include "raster/png.hpp"
 
 using namespace svtest;
 namespace fs = std::filesystem;
@@ -48,7 +48,7 @@ TEST_CASE("sv-skeleton shows its stages on an image over 4 megapixels only", "[e
   fs::create_directories(d);
   cv::Mat paper(2000, 2100, CV_8UC1, cv::Scalar(255));
   cv::line(paper, {100, 100}, {1900, 1800}, cv::Scalar(0), 9);
-  REQUIRE(cv::imwrite((d / "large.png").string(), paper));
+  spit(d / "large.png", sv::encode_png_gray(paper));
   const std::string skeleton = bin("sv-skeleton") + " --no-store " + (d / "large.png").string();
   Run shown = on_terminal(skeleton + " >" + (d / "shown.json").string());
   INFO(shown.out);
