@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <string_view>
 
@@ -119,11 +122,19 @@ int run_main(int argc, char** argv, const Executable& exe) {
     } catch (const CLI::ParseError& e) {
       throw Error(Code::invalid_selection, fmt::format("{} (see {} --help)", e.what(), exe.name));
     }
+    int status = -1;
     for (auto& [c, sub] : commands)
-      if (sub->parsed()) return c->run(common);
-    if (tools)
-      if (std::optional<int> status = tools->run(common, envelope_on_stdout)) return *status;
-    return run_stage(*exe.stage, stage_args, common, argc, argv);
+      if (status < 0 && sub->parsed()) status = c->run(common);
+    if (status < 0 && tools)
+      if (std::optional<int> done = tools->run(common, envelope_on_stdout)) status = *done;
+    if (status < 0) status = run_stage(*exe.stage, stage_args, common, argc, argv);
+    // What is still buffered for standard output, and any write that failed on the way (a full
+    // device, a closed pipe): a result that did not arrive is no success.
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error(Code::io_error, errno ? fmt::format("cannot write to standard output: {}", std::strerror(errno))
+                                        : std::string("cannot write to standard output"));
+    return status;
   });
 }
 
