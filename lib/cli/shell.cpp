@@ -31,7 +31,9 @@ void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
     app.add_option("--note", o.note, "a note kept with the new revision (or the log entry), for the audit trail")
         ->type_name("TEXT");
   if (which & opt::output)
-    app.add_option("-o,--output", o.output, "write the new scene here instead of standard output")->type_name("FILE");
+    app.add_option("-o,--output", o.output,
+                   "write the new scene here instead of standard output (a device or a pipe written through)")
+        ->type_name("FILE");
   if (which & opt::png)
     app.add_option("--png", o.png, "write the view here (else into the store's view cache .svrev/views/)")
         ->type_name("FILE");

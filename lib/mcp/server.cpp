@@ -370,7 +370,8 @@ int serve(Server& server, int in, int out) {
   });
 
   auto answer = [&](const std::optional<std::string>& line) {
-    if (!line) return send(error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes)));
+    if (!line)
+      return send(error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes)));
     if (line->find_first_not_of(" \t") == std::string::npos) return true;
     Server::Routed r = server.route(*line);
     if (r.call_id) {

@@ -372,7 +372,8 @@ std::optional<uintmax_t> Store::remove_if_older(const std::string& rel, double m
   const std::string aside = fmt::format("{}gc-{}-{}", kTempFilePrefix, name, ::getpid());
   if (::renameat(dir.get(), name.c_str(), dir.get(), aside.c_str()) != 0) return std::nullopt;
   if (::fstatat(dir.get(), aside.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && age(st) < min_age_s) {
-    if (::renameat2(dir.get(), aside.c_str(), dir.get(), name.c_str(), RENAME_NOREPLACE) != 0) ::unlinkat(dir.get(), aside.c_str(), 0);
+    // Back (over a copy the writer may have written anew meanwhile: the same bytes, by its name).
+    ::renameat(dir.get(), aside.c_str(), dir.get(), name.c_str());
     return std::nullopt;
   }
   if (::unlinkat(dir.get(), aside.c_str(), 0) != 0) return std::nullopt;
