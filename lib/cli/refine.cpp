@@ -88,6 +88,8 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
           !within_budget(start, s->after, o))
         continue;
       record_edit(s->scene, edit, tool->name, note, rid, store ? &*store : nullptr, store ? store->head_id() : rid);
+      if (store)
+        for (auto& w : store->take_warnings()) warnings.push_back(std::move(w));
       scene = std::move(s->scene);
       rid = scene.revision.id;
       warnings.insert(warnings.end(), s->warnings.begin(), s->warnings.end());
@@ -115,12 +117,15 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
   for (const auto& w : warnings) std::fprintf(stderr, "sv-edit: warning: %s\n", w.c_str());
   const json summary = {{"ok", true}, {"tool", "refine"}, {"steps", steps}, {"before", start}, {"after", now},
                         {"revision_id", rid}, {"llm_text", text}, {"warnings", warnings}};
+  // Every step is recorded by now: an output that fails still reports them (the error's details).
+  const json recorded = {{"steps", steps}, {"before", start}, {"after", now}};
   if (!common.rev.empty()) {
-    if (!common.output.empty()) write_output(common.output, dump_scene(scene));
+    if (!common.output.empty()) write_after_commit(common.output, dump_scene(scene), rid, recorded);
     write_output("-", (common.json ? summary.dump() : text) + "\n");
   } else {
     std::fprintf(stderr, "%s\n", text.c_str());
-    write_output(common.output, dump_scene(scene));
+    if (store && !steps.empty()) write_after_commit(common.output, dump_scene(scene), rid, recorded);
+    else write_output(common.output, dump_scene(scene));
   }
   return 0;
 }

@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <string_view>
 
@@ -28,7 +31,9 @@ void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
     app.add_option("--note", o.note, "a note kept with the new revision (or the log entry), for the audit trail")
         ->type_name("TEXT");
   if (which & opt::output)
-    app.add_option("-o,--output", o.output, "write the new scene here instead of standard output")->type_name("FILE");
+    app.add_option("-o,--output", o.output,
+                   "write the new scene here instead of standard output (a device or a pipe written through)")
+        ->type_name("FILE");
   if (which & opt::png)
     app.add_option("--png", o.png, "write the view here (else into the store's view cache .svrev/views/)")
         ->type_name("FILE");
@@ -119,11 +124,19 @@ int run_main(int argc, char** argv, const Executable& exe) {
     } catch (const CLI::ParseError& e) {
       throw Error(Code::invalid_selection, fmt::format("{} (see {} --help)", e.what(), exe.name));
     }
+    int status = -1;
     for (auto& [c, sub] : commands)
-      if (sub->parsed()) return c->run(common);
-    if (tools)
-      if (std::optional<int> status = tools->run(common, envelope_on_stdout)) return *status;
-    return run_stage(*exe.stage, stage_args, common, argc, argv);
+      if (status < 0 && sub->parsed()) status = c->run(common);
+    if (status < 0 && tools)
+      if (std::optional<int> done = tools->run(common, envelope_on_stdout)) status = *done;
+    if (status < 0) status = run_stage(*exe.stage, stage_args, common, argc, argv);
+    // What is still buffered for standard output, and any write that failed on the way (a full
+    // device, a closed pipe): a result that did not arrive is no success.
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error(Code::io_error, errno ? fmt::format("cannot write to standard output: {}", std::strerror(errno))
+                                        : std::string("cannot write to standard output"));
+    return status;
   });
 }
 

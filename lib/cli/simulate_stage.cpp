@@ -86,7 +86,7 @@ Stage simulate_stage() {
     for (const ExportBackend& b : export_backends()) {
       const std::string& path = o->paths[b.name];
       if (path.empty()) continue;
-      write_file_atomic(path, b.write(ExportInput{out, in.store}, settings));
+      write_output_file(path, b.write(ExportInput{out, in.store}, settings));
       images[b.name] = path;
     }
     return {{"llm_text", fmt::format("simulate: {:.1f} s, {} pen-up moves", out.metrics.value("draw_time_s", 0.0),

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -24,8 +26,6 @@
 namespace sv {
 
 namespace {
-
-constexpr size_t kMaxInputBytes = size_t(1) << 30;  // 1 GiB: far above any real scene or PNG
 
 // Options that say where things go, not what is computed: left out of revision.args, with the
 // input paths, so the same work gives the same revision id wherever it runs and whether one
@@ -61,10 +61,21 @@ json recorded_args(const Stage& stage, int argc, char** argv, const std::vector<
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
-    if (std::fflush(stdout) != 0) throw Error(Code::io_error, "cannot write to standard output");
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw Error(Code::io_error, fmt::format("cannot write to standard output: {}", std::strerror(errno)));
     return;
   }
-  write_file_atomic(path, text);
+  write_output_file(path, text);
+}
+
+void write_after_commit(const std::string& path, const std::string& text, const std::string& revision, json details) {
+  try {
+    write_output(path, text);
+  } catch (const Error& e) {
+    details["revision_id"] = revision;
+    throw Error(e.code(), fmt::format("{} (the revision {} is recorded and HEAD is at it)", e.what(), revision.substr(0, 12)),
+                details);
+  }
 }
 
 std::map<std::string, double> parse_settings(const std::vector<std::string>& settings) {
@@ -123,7 +134,7 @@ Scene transform(const Stage& stage, StageInput& in, const std::string& parent, c
 // Reads a file (or stdin) as the stage's input; returns the parent revision id of a scene.
 std::string read_stage_input(const Stage& stage, const std::string& path, StageInput& in) {
   in.path = path;
-  in.bytes = read_input(path, stage.reads_image ? kMaxInputBytes : kMaxSceneBytes);
+  in.bytes = read_input(path, stage.reads_image ? kMaxImageFileBytes : kMaxSceneBytes);
   if (stage.reads_image) return "";
   in.scene = parse_scene(in.bytes);
   return revision_id_of(in.scene, in.bytes);
@@ -217,7 +228,7 @@ int run_batch(const Stage& stage, const StageArgs& batch, const json& args, cons
     std::string timings = "input\tseconds\tstatus\n";
     for (size_t i = 0; i < rows.size(); ++i)
       timings += fmt::format("{}\t{:.6f}\t{}\n", inputs[i], rows[i].seconds, rows[i].ok ? "ok" : "failed");
-    write_file_atomic(batch.timings, timings);
+    write_output_file(batch.timings, timings);
   }
   return status;
 }
@@ -290,24 +301,31 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
   Scene out = transform(stage, in, parent, recorded_args(stage, argc, argv, inputs), note, result);
 
   std::string text;  // the new scene as written
+  std::vector<std::string> warnings = out.warnings;  // and the store's (not part of the scene)
   if (store) {
     if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);
     std::string id = store->put_scene(out);
     if (!store_mode) expected_head = store->head_id();
     std::string why = stage.name + (note.empty() ? "" : ": " + note);
     store->advance_head(expected_head, id, why);
+    for (const auto& w : store->take_warnings()) {
+      warnings.push_back(w);
+      std::fprintf(stderr, "%s: warning: %s\n", stage.name.c_str(), w.c_str());
+    }
     if (!store_mode || !output.empty()) text = dump_scene(out);  // only what is written below
   } else {
     text = sealed_scene_text(out);
   }
 
   if (store_mode) {
-    if (!output.empty()) write_output(output, text);
+    if (!output.empty()) write_after_commit(output, text, out.revision.id);
     json env = {{"ok", true}, {"tool", stage.name}, {"revision_id", out.revision.id},
-                {"parent_revision_id", parent}, {"warnings", out.warnings}};
+                {"parent_revision_id", parent}, {"warnings", warnings}};
     for (auto it = result.begin(); it != result.end(); ++it) env[it.key()] = it.value();
     if (!env.contains("human_text")) env["human_text"] = env.value("llm_text", "");
     write_output("-", env.dump() + "\n");
+  } else if (store) {
+    write_after_commit(output, text, out.revision.id);
   } else {
     write_output(output, text);
   }

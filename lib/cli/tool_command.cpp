@@ -76,16 +76,24 @@ json write_views(const ToolInvocation& inv, const CommonOptions& c, const ToolRe
     if (!c.png.empty()) {
       std::filesystem::path p(c.png);
       path = i == 0 ? p : p.parent_path() / (p.stem().string() + "-" + name + p.extension().string());
+      write_output(path.string(), bytes);
     } else if (store) {
-      std::string key = sha256_hex(request.dump()).substr(0, 8);
-      path = store->root() / "views" / fmt::format("{}-{}-{}-{}.png", rid.substr(0, 12), inv.tool->subcommand, key, name);
-      std::filesystem::create_directories(path.parent_path());
+      // The store's view folder is a convenience: a read-only or full store still answers (the
+      // view inline with --embed-images, or not at all), with a warning.
+      std::string key = sha256_hex(request.dump()).substr(0, 8), why;
+      auto at = store->write_view(fmt::format("{}-{}-{}-{}.png", rid.substr(0, 12), inv.tool->subcommand, key, name),
+                                  bytes, why);
+      if (!at) {
+        warnings.push_back("view '" + name + "' not written into the store: " + why);
+        ++i;
+        continue;
+      }
+      path = *at;
     } else {
       if (!c.embed_images) warnings.push_back("view '" + name + "' not written: pass --png FILE or --embed-images, or use a store");
       ++i;
       continue;
     }
-    write_output(path.string(), bytes);
     written[name] = path.string();
     ++i;
   }
@@ -203,6 +211,9 @@ json edit_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
   } else {
     record_edit(out, steps, tool.name, note, rid, store ? &*store : nullptr, head_seen);
     env["revision_id"] = out.revision.id;
+    if (store)
+      for (auto& w : store->take_warnings()) session.warnings.push_back(std::move(w));
+    env["warnings"] = session.warnings;
   }
   env["llm_text"] = text;
   env["human_text"] = text + "\n" + edit_details(ctx.scene, session, env["revision_id"], rid);
@@ -221,8 +232,11 @@ int run_edit(const ToolInvocation& inv, const CommonOptions& c, std::optional<St
   if (dry_run) {
     write_output("-", env.dump() + "\n");
   } else if (!c.rev.empty()) {
-    if (!c.output.empty()) write_output(c.output, dump_scene(out));
+    if (!c.output.empty()) write_after_commit(c.output, dump_scene(out), out.revision.id);
     write_output("-", env.dump() + "\n");
+  } else if (store) {  // recorded too: a failed output says so
+    if (!inv.result_file.empty()) write_after_commit(inv.result_file, env.dump() + "\n", out.revision.id);
+    write_after_commit(c.output, dump_scene(out), out.revision.id);
   } else {
     if (!inv.result_file.empty()) write_output(inv.result_file, env.dump() + "\n");
     write_output(c.output, dump_scene(out));
@@ -249,6 +263,8 @@ json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
   json env = run_tool(tool, ctx, request, result);
   json embedded = json::object();
   std::vector<std::string> warnings = result.warnings;
+  if (ctx.store)  // e.g. a history tool's ref moved but its log entry could not be appended
+    for (auto& w : ctx.store->take_warnings()) warnings.push_back(std::move(w));
   env["images"] = write_views(inv, c, result, ctx.store, rid, request, embedded, warnings);
   env["warnings"] = warnings;
   // A person also reads where the pictures are and what the tool could not do.

@@ -1,5 +1,8 @@
 // The library's one file writer: every file sv writes (scenes, exports, views, store objects
-// and refs) appears whole or not at all.
+// and refs) appears whole or not at all; an output that is not a file (a device, a pipe) is
+// written through. And its careful readers: a directory's own files reached without following
+// a symlink anywhere on the way, and regular files only, within a size limit known before any
+// byte is read.
 #pragma once
 #include <sys/types.h>
 
@@ -14,6 +17,52 @@
 #include <vector>
 
 namespace sv {
+
+enum class Code;
+
+// An owned file descriptor, closed with it.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd();
+  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// ---- Inside a directory held open: `rel` is slash-separated, with no empty, "." or ".."
+// component; nothing on the way, nor the last component, is followed if it is a symlink.
+
+// What is at `rel`: `symlink` also when a symlink is on the way, `missing` also when a folder on
+// the way is missing or is a file.
+enum class EntryKind { missing, file, directory, symlink, other };  // other: FIFO, device, socket
+EntryKind entry_kind(int dir, std::string_view rel);
+// Opens `rel` with `flags` (O_NOFOLLOW and O_CLOEXEC added), each folder on the way opened with
+// O_NOFOLLOW | O_DIRECTORY; with `make_dirs`, missing folders are created (0755). Returns -1 with
+// errno set when it cannot: ELOOP when a symlink is on the way or at the end, ENOTDIR when a
+// component on the way is a file or the like, EINVAL for a malformed `rel`.
+int open_beneath(int dir, std::string_view rel, int flags, mode_t mode = 0, bool make_dirs = false);
+// The folder `rel` itself ("" is `dir`), opened as open_beneath does; -1 with errno.
+int open_dir_beneath(int dir, std::string_view rel, bool make_dirs = false);
+// The entries of the folder `rel` (not "." and ".."), each with its kind, unsorted; none when
+// the folder is missing or is not a folder (a symlink to one included).
+std::vector<std::pair<std::string, EntryKind>> list_beneath(int dir, std::string_view rel);
+
+// Reads an open file whole: refused with Error(code) when it is not a regular file or is larger
+// than `limit` (fstat, before any byte is read; and again should it grow while being read).
+// `what` names it in the messages, which never quote its content. A read error is io_error.
+std::string read_regular(int fd, size_t limit, Code code, const std::string& what);
+// A path the user gave (symlinks followed), opened without blocking (a FIFO with no writer) and
+// then read with read_regular. A missing file is Error(not_found).
+std::string read_regular_file(const std::string& path, size_t limit, Code code);
 
 // Temporary files are named PREFIX + the target's name + a unique tail, in the target's
 // directory (so a crash leaves them where a store's maintenance can find and remove them):
@@ -35,6 +84,19 @@ enum class NameSync { now, by_caller };
 // `mode` is the new file's permission bits (less the umask).
 void write_file_atomic(const std::string& path, std::string_view bytes, mode_t mode = 0666,
                        NameSync name = NameSync::now);
+// The same inside the directory `dir` (the temporary created with O_EXCL, which follows no
+// symlink, and renamed over `name`, which replaces the name itself, never a link's target).
+// `shown` names the file in messages.
+void write_file_atomic_at(int dir, const std::string& name, std::string_view bytes, mode_t mode, NameSync sync,
+                          const std::string& shown);
+
+// Writes an output the user named. A new path or a regular file is written atomically
+// (write_file_atomic; through a symlink, at its target, so the link stays a link). A device, a
+// FIFO or a socket, a symlink to one, and the name of an open descriptor (/dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N: a process substitution) are written through, as the
+// shell's `>` would: `-o /dev/null` leaves the device a device. Every failure, a short write to a
+// full device included, is Error(io_error) naming the path.
+void write_output_file(const std::string& path, std::string_view bytes, NameSync name = NameSync::now);
 
 // Writes files with write_file_atomic on a thread of its own, in the order they are put: a batch
 // computes its next drawing while the last one's file is flushed to disk. Each flush waits
@@ -70,7 +132,8 @@ class BackgroundWriter {
   std::thread thread_;  // last: started once the members it uses are
 };
 
-// Reads all of stdin ("-") or a file, refusing more than `limit` bytes (io_error).
+// Reads all of stdin ("-") or a file, refusing more than `limit` bytes (io_error): a regular
+// file by its size before reading, a pipe or a device as its bytes come.
 std::string read_input(const std::string& path, size_t limit);
 
 }  // namespace sv

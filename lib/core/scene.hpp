@@ -206,6 +206,7 @@ Scene scene_from_json(const json& j);
 // (LIMITS).
 constexpr size_t kMaxSceneBytes = size_t(256) << 20;    // a scene document
 constexpr size_t kMaxRequestBytes = size_t(64) << 20;   // a tool request (--request, --request-file)
+constexpr size_t kMaxImageFileBytes = size_t(1) << 30;  // an image file (a drawing, a scene's source)
 constexpr int kMaxJsonDepth = 64;                       // nested arrays and objects
 constexpr size_t kMaxJsonStringBytes = size_t(1) << 20; // one string or key
 constexpr size_t kMaxJsonArrayItems = 10'000'000;       // one array (or object's keys)

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <optional>
 
+#include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/image.hpp"
@@ -73,9 +75,17 @@ cv::Mat source_image(const Scene& s, const Store* store, std::string* why) {
   }
   const std::string& sha = s.source->sha256;
   if (store && store->has_object(sha)) return decode_image(store->read_object(sha));
-  std::error_code ec;
-  if (!s.source->path.empty() && s.source->path != "-" && fs::is_regular_file(s.source->path, ec)) {
-    std::string bytes = read_file(s.source->path);
+  if (!s.source->path.empty() && s.source->path != "-") {
+    // Only a regular file within the image limit, known before a byte is read: a scene may name
+    // a FIFO, a device or a file of gigabytes.
+    std::string bytes;
+    try {
+      bytes = read_regular_file(s.source->path, kMaxImageFileBytes, Code::invalid_raster);
+    } catch (const Error& e) {
+      *why = "the source image is not in a store and cannot be read at " + s.source->path + ": " +
+             (e.code() == Code::not_found ? std::string("no such file") : e.what());
+      return {};
+    }
     if (sha256_hex(bytes) == sha) return decode_image(bytes);
     *why = "the file at " + s.source->path + " is not the source any more (its SHA-256 differs)";
     return {};

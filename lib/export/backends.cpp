@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/hash.hpp"
 #include "export/export.hpp"
 #include "raster/image.hpp"
@@ -28,8 +30,12 @@ cv::Mat source_underlay(const Scene& s, Store* store) {
   std::string bytes;
   if (store && store->has_object(s.source->sha256)) {
     bytes = store->read_object(s.source->sha256);
-  } else if (s.source->path != "-" && fs::is_regular_file(s.source->path)) {
-    bytes = read_file(s.source->path);
+  } else if (!s.source->path.empty() && s.source->path != "-") {
+    try {  // a regular file within the image limit only (core/file.hpp)
+      bytes = read_regular_file(s.source->path, kMaxImageFileBytes, Code::invalid_raster);
+    } catch (const Error&) {
+      return {};
+    }
     if (sha256_hex(bytes) != s.source->sha256) return {};
   } else {
     return {};

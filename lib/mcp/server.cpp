@@ -6,10 +6,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <new>
+#include <thread>
 
 #include "cli/tool_command.hpp"
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 
 namespace sv::mcp {
@@ -138,33 +145,73 @@ std::string Server::summary() const {
 }
 
 std::optional<std::string> Server::handle(const std::string& line) {
+  Routed r = route(line);
+  if (r.call_id) return answer_call(*r.call_id, r.params);
+  return r.reply;
+}
+
+Server::Routed Server::route(const std::string& line) {
+  Routed out;
   json msg;
   try {
     msg = parse_json_limited(line, Code::invalid_selection, "message");
   } catch (const Error& e) {
-    return error_reply(nullptr, parse_error, std::string("Parse error: ") + e.what());
+    out.reply = error_reply(nullptr, parse_error, std::string("Parse error: ") + e.what());
+    return out;
   }
-  if (!msg.is_object())
-    return error_reply(nullptr, invalid_request, "Invalid Request: a message is one JSON-RPC object (no batches)");
+  if (!msg.is_object()) {
+    out.reply = error_reply(nullptr, invalid_request, "Invalid Request: a message is one JSON-RPC object (no batches)");
+    return out;
+  }
   const bool has_id = msg.contains("id");
   const json id = has_id ? msg["id"] : json();
   // MCP ids are strings or integers, never null.
-  if (has_id && !id.is_string() && !id.is_number_integer())
-    return error_reply(nullptr, invalid_request, "Invalid Request: the id must be a string or an integer");
+  if (has_id && !id.is_string() && !id.is_number_integer()) {
+    out.reply = error_reply(nullptr, invalid_request, "Invalid Request: the id must be a string or an integer");
+    return out;
+  }
   if (!msg.contains("method")) {
-    if (has_id && (msg.contains("result") || msg.contains("error"))) return std::nullopt;  // a response: sv-mcp asks nothing
-    return error_reply(id, invalid_request, "Invalid Request: no method");
+    if (has_id && (msg.contains("result") || msg.contains("error"))) return out;  // a response: sv-mcp asks nothing
+    out.reply = error_reply(id, invalid_request, "Invalid Request: no method");
+    return out;
   }
   const bool valid = msg.value("jsonrpc", json()) == "2.0" && msg["method"].is_string();
-  if (!has_id) return std::nullopt;  // a notification (initialized, cancelled, ...) is never answered
-  if (!valid) return error_reply(id, invalid_request, "Invalid Request: needs \"jsonrpc\": \"2.0\" and a method name");
   const json params = msg.contains("params") ? msg["params"] : json::object();
-  if (!params.is_object()) return error_reply(id, invalid_params, "Invalid params: params must be an object");
+  if (!has_id) {  // a notification (initialized, cancelled, ...) is never answered
+    if (valid && msg["method"] == "notifications/cancelled" && params.is_object() && params.contains("requestId") &&
+        (params["requestId"].is_string() || params["requestId"].is_number_integer()))
+      out.cancel_id = params["requestId"];
+    return out;
+  }
+  if (!valid) {
+    out.reply = error_reply(id, invalid_request, "Invalid Request: needs \"jsonrpc\": \"2.0\" and a method name");
+    return out;
+  }
+  if (!params.is_object()) {
+    out.reply = error_reply(id, invalid_params, "Invalid params: params must be an object");
+    return out;
+  }
+  if (msg["method"] == "tools/call") {
+    out.call_id = id;
+    out.params = params;
+    return out;
+  }
   try {
-    return line_of({{"jsonrpc", "2.0"}, {"id", id}, {"result", dispatch(msg["method"].get<std::string>(), params)}});
+    out.reply = line_of({{"jsonrpc", "2.0"}, {"id", id}, {"result", dispatch(msg["method"].get<std::string>(), params)}});
+  } catch (const RpcError& e) {
+    out.reply = error_reply(id, e.code, e.message);
+  } catch (const std::exception& e) {  // out of memory listing the tools, say: a defect, not a crash
+    out.reply = error_reply(id, internal_error, std::string("Internal error: ") + e.what());
+  }
+  return out;
+}
+
+std::string Server::answer_call(const json& id, const json& params) {
+  try {
+    return line_of({{"jsonrpc", "2.0"}, {"id", id}, {"result", call_tool(params)}});
   } catch (const RpcError& e) {
     return error_reply(id, e.code, e.message);
-  } catch (const std::exception& e) {  // out of memory listing the tools, say: a defect, not a crash
+  } catch (const std::exception& e) {
     return error_reply(id, internal_error, std::string("Internal error: ") + e.what());
   }
 }
@@ -281,22 +328,92 @@ bool LineReader::finish(const Emit& emit) { return (line_.empty() && !oversized_
 int serve(Server& server, int in, int out) {
   std::fprintf(stderr, "sv-mcp: serving %s\n", server.summary().c_str());
   ::signal(SIGPIPE, SIG_IGN);  // a client gone is a failed write, not a crash
+  std::mutex out_mutex;
+  bool out_failed = false;
+  auto send = [&](const std::string& reply) {
+    std::lock_guard lock(out_mutex);
+    out_failed = out_failed || !write_all(out, reply + "\n");
+    return !out_failed;
+  };
+
+  // The tool calls, in order, on one worker; each with its cancellation, by id while pending.
+  struct Call {
+    json id, params;
+    std::shared_ptr<Cancellation> cancel;
+  };
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Call> queue;
+  std::map<std::string, std::shared_ptr<Cancellation>> pending;
+  bool closing = false;
+  std::thread worker([&] {
+    for (;;) {
+      Call c;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return !queue.empty() || closing; });
+        if (queue.empty()) return;
+        c = std::move(queue.front());
+        queue.pop_front();
+      }
+      std::optional<std::string> reply;
+      if (!c.cancel->requested) {  // a call cancelled before it started is dropped
+        CancelScope scope(c.cancel.get());
+        reply = server.answer_call(c.id, c.params);
+      }
+      {
+        std::lock_guard lock(mutex);
+        pending.erase(c.id.dump());
+      }
+      if (reply && !c.cancel->honoured) send(*reply);
+    }
+  });
+
   auto answer = [&](const std::optional<std::string>& line) {
-    std::optional<std::string> reply;
     if (!line)
-      reply = error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes));
-    else if (line->find_first_not_of(" \t") != std::string::npos) reply = server.handle(*line);
-    return !reply || write_all(out, *reply + "\n");
+      return send(error_reply(nullptr, parse_error, fmt::format("Parse error: a message longer than {} bytes", kMaxMessageBytes)));
+    if (line->find_first_not_of(" \t") == std::string::npos) return true;
+    Server::Routed r = server.route(*line);
+    if (r.call_id) {
+      std::lock_guard lock(mutex);
+      auto cancel = std::make_shared<Cancellation>();
+      pending[r.call_id->dump()] = cancel;
+      queue.push_back({*r.call_id, std::move(r.params), cancel});
+      changed.notify_all();
+      return true;
+    }
+    if (r.cancel_id) {
+      std::lock_guard lock(mutex);
+      if (auto it = pending.find(r.cancel_id->dump()); it != pending.end()) it->second->requested = true;
+      return true;
+    }
+    return !r.reply || send(*r.reply);
   };
   LineReader reader;
   char buf[1 << 16];
+  bool ok = true;
   for (;;) {
     ssize_t n = ::read(in, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    if (!reader.feed(std::string_view(buf, static_cast<size_t>(n)), answer)) return 1;
+    if (!reader.feed(std::string_view(buf, static_cast<size_t>(n)), answer)) {
+      ok = false;
+      break;
+    }
   }
-  return reader.finish(answer) ? 0 : 1;
+  if (ok) ok = reader.finish(answer);
+  {
+    // The end of input (the client closing its side): the calls already sent are answered, then
+    // the server exits. A client gone (no one to answer) cancels them instead.
+    std::lock_guard lock(mutex);
+    if (!ok)
+      for (auto& c : queue) c.cancel->requested = true;
+    closing = true;
+    changed.notify_all();
+  }
+  worker.join();
+  std::lock_guard lock(out_mutex);
+  return ok && !out_failed ? 0 : 1;
 }
 
 Stdio take_stdio() {

@@ -1,6 +1,13 @@
 // sv-mcp: the tool registry served over the Model Context Protocol (revision 2025-11-25), stdio
 // transport: one JSON-RPC 2.0 message per line in, one reply per request out. Five methods
 // (initialize, ping, tools/list, tools/call and the notifications), on nlohmann_json.
+//
+// Tool calls run one at a time, in order, on a worker thread; every other message is answered
+// as it is read, so a ping or a cancellation is served while a call runs (an oracle may take
+// minutes). notifications/cancelled for a call still queued drops it; for the running one it ends
+// what the call waits for (the oracle's whole session, core/cancel.hpp); either way, as the
+// protocol asks, the cancelled call gets no reply. A call that completed before its cancellation
+// took effect is answered.
 #pragma once
 #include <functional>
 #include <optional>
@@ -31,9 +38,10 @@ enum ErrorCode : int {
   internal_error = -32603,  // a defect in sv (a tool's own failure is a result with isError)
 };
 
-// The longest message line read (one message carries one tool request); a longer one is
-// answered with a parse error and skipped.
-constexpr size_t kMaxMessageBytes = kMaxRequestBytes;
+// The longest message line read (one message carries one tool request: the largest real one is
+// a few kilobytes); a longer one is answered with a parse error and skipped as it is read, its
+// bytes never held nor parsed.
+constexpr size_t kMaxMessageBytes = size_t(4) << 20;
 
 class Server {
  public:
@@ -41,8 +49,19 @@ class Server {
   Server(CommonOptions store, Tier tier);
 
   // One message line (without its newline) in; the reply line (without newline) out, or none
-  // for a notification or a response. Never throws.
+  // for a notification or a response. Never throws. A tool call runs here, at once.
   std::optional<std::string> handle(const std::string& line);
+
+  // What serve() does with a line: a reply now (or none), or a tool call to run in turn (its id
+  // and params), or the id of a request to cancel.
+  struct Routed {
+    std::optional<std::string> reply;
+    std::optional<json> call_id, cancel_id;
+    json params;
+  };
+  Routed route(const std::string& line);
+  // Runs a routed tool call; its reply line. Never throws.
+  std::string answer_call(const json& id, const json& params);
 
   // What is served, for the log: how many tools, which tier, which store.
   std::string summary() const;

@@ -1,15 +1,19 @@
 #include "oracle/oracle.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <chrono>
@@ -19,6 +23,7 @@
 #include <opencv2/imgproc.hpp>
 #include <thread>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "raster/png.hpp"
@@ -36,6 +41,7 @@ const char* oracle_status_name(OracleStatus s) {
     case OracleStatus::timeout: return "timeout";
     case OracleStatus::malformed: return "malformed";
     case OracleStatus::failed: return "failed";
+    case OracleStatus::cancelled: return "cancelled";
   }
   return "failed";
 }
@@ -83,7 +89,7 @@ std::string last_line(const std::string& s) {
 }
 
 struct Outcome {
-  bool started = false, timed_out = false;
+  bool started = false, timed_out = false, cancelled = false;
   int wait_status = 0;
   std::string out, err;
   bool out_overflow = false;
@@ -107,100 +113,314 @@ bool drain(int fd, std::string& into, bool& overflow) {
   }
 }
 
-bool group_alive(pid_t pgid) { return ::kill(-pgid, 0) == 0 || errno == EPERM; }
+// ---- The keeper: a child of sv that holds the oracle and outlives sv long enough to end it.
+// Everything it runs comes after fork() in a process that may have threads, so only
+// async-signal-safe calls: no allocation, no locks, no stdio.
 
-// Runs `sh -c 'COMMAND "$@"' sh DIR` in a new process group with stdin from /dev/null, stdout
-// and stderr captured, until it exits or the deadline passes; then nothing of its group is left.
-Outcome run_oracle(const std::string& command, const std::string& dir, double timeout_s) {
-  Outcome o;
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    o.start_error = std::strerror(errno);
-    return o;
+// What the keeper tells sv once the oracle is over and nothing of it is left.
+struct KeeperReport {
+  int how;          // kKeeperExited, kKeeperEnded (sv asked, or sv is gone), kKeeperNoStart
+  int wait_status;  // the oracle's (sh's) wait status; errno for kKeeperNoStart
+};
+constexpr int kKeeperExited = 0, kKeeperEnded = 1, kKeeperNoStart = 2;
+
+// A non-negative decimal at `s`, advancing it; -1 when none.
+long parse_decimal(const char*& s, const char* end) {
+  long v = -1;
+  while (s < end && *s >= '0' && *s <= '9') v = (v < 0 ? 0 : v * 10) + (*s++ - '0');
+  return v;
+}
+
+// Sends `sig` to every process whose parent is this one (from /proc/PID/stat, which says the
+// parent after the name in parentheses: the last ')' ends it); returns how many.
+int signal_children(int sig) {
+  const pid_t self = ::getpid();
+  const int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return 0;
+  int n = 0;
+  alignas(8) char buf[8192];
+  for (;;) {
+    const ssize_t got = ::getdents64(proc, buf, sizeof buf);
+    if (got <= 0) break;
+    for (ssize_t at = 0; at < got;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buf + at);
+      at += d->d_reclen;
+      const char* name = d->d_name;
+      const char* name_end = name;
+      while (*name_end) ++name_end;
+      const long pid = parse_decimal(name, name_end);
+      if (pid <= 0 || name != name_end) continue;
+      char path[64] = "/proc/";
+      size_t len = 6;
+      char digits[24];
+      int k = 0;
+      for (long v = pid; v > 0 && k < 23; v /= 10) digits[k++] = static_cast<char>('0' + v % 10);
+      while (k > 0) path[len++] = digits[--k];
+      for (const char* t = "/stat"; *t;) path[len++] = *t++;
+      path[len] = '\0';
+      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char stat[512];
+      const ssize_t m = ::read(fd, stat, sizeof stat);
+      ::close(fd);
+      if (m <= 0) continue;
+      const char* close_paren = nullptr;
+      for (const char* c = stat; c < stat + m; ++c)
+        if (*c == ')') close_paren = c;
+      if (!close_paren || close_paren + 4 >= stat + m) continue;
+      const char* c = close_paren + 4;  // ") S " then the parent
+      if (parse_decimal(c, stat + m) == self) {
+        ::kill(static_cast<pid_t>(pid), sig);
+        ++n;
+      }
+    }
   }
-  if (::pipe2(err, O_CLOEXEC) != 0) {
-    o.start_error = std::strerror(errno);
-    ::close(out[0]), ::close(out[1]);
-    return o;
+  ::close(proc);
+  return n;
+}
+
+// Ends every descendant: as the keeper is their subreaper, an orphan (one that left the
+// oracle's session with setsid, or whose parent died) becomes its child; children are killed
+// and reaped until there are none. Returns the oracle's wait status when it was reaped here.
+void end_descendants(pid_t oracle, int& wait_status, bool& reaped) {
+  for (int round = 0; round < 100000; ++round) {
+    signal_children(SIGKILL);
+    int st = 0;
+    const pid_t p = ::waitpid(-1, &st, 0);
+    if (p < 0 && errno == EINTR) continue;
+    if (p < 0) return;  // ECHILD: nothing of it is left
+    if (p == oracle) {
+      wait_status = st;
+      reaped = true;
+    }
   }
-  const std::string script = command + " \"$@\"";
-  const char* argv[] = {"sh", "-c", script.c_str(), "sh", dir.c_str(), nullptr};
-  // An oracle that asks at the terminal (oracle-ask) must be the terminal's foreground process
-  // group, as a shell's job is, or reading it stops it; sv takes the terminal back afterwards.
-  const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  const bool foreground = tty >= 0 && ::tcgetpgrp(tty) == ::getpgrp();
-  const pid_t pid = ::fork();
-  if (pid == 0) {  // only async-signal-safe calls until exec
-    ::setpgid(0, 0);
-    if (foreground) {  // a background group may take the terminal only with SIGTTOU ignored
+}
+
+// Removes the folder `name` under `parent` and all it holds (the oracle may have added files).
+void remove_tree(int parent, const char* name, int depth) {
+  if (::unlinkat(parent, name, 0) == 0 || (errno != EISDIR && errno != EPERM)) return;
+  const int fd = ::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    alignas(8) char buf[4096];
+    for (int pass = 0; pass < 64 && depth < 16; ++pass) {  // entries removed while listed may hide others
+      ::lseek(fd, 0, SEEK_SET);
+      bool any = false;
+      for (ssize_t got; (got = ::getdents64(fd, buf, sizeof buf)) > 0;)
+        for (ssize_t at = 0; at < got;) {
+          const auto* d = reinterpret_cast<const struct dirent64*>(buf + at);
+          at += d->d_reclen;
+          if ((d->d_name[0] == '.' && d->d_name[1] == '\0') ||
+              (d->d_name[0] == '.' && d->d_name[1] == '.' && d->d_name[2] == '\0'))
+            continue;
+          remove_tree(fd, d->d_name, depth + 1);
+          any = true;
+        }
+      if (!any) break;
+    }
+    ::close(fd);
+  }
+  ::unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+// Closes every descriptor but those in `keep` (sorted, each >= 3).
+void close_all_but(const int* keep, int n) {
+  int from = 3;
+  for (int i = 0; i <= n; ++i) {
+    const int to = i < n ? keep[i] - 1 : INT_MAX;
+    if (to >= from && ::close_range(static_cast<unsigned>(from), static_cast<unsigned>(to), 0) != 0)
+      for (int fd = from; fd <= std::min(to, 65535); ++fd) ::close(fd);  // a kernel without close_range
+    if (i < n) from = keep[i] + 1;
+  }
+}
+
+struct KeeperSetup {
+  const char* const* argv;
+  int ctl, report, out, err, tty, dir_parent;  // tty, dir_parent: -1 when none
+  const char* dir_name;
+  bool foreground;
+  double grace_s;
+};
+
+[[noreturn]] void run_keeper(const KeeperSetup& k) {
+  for (int sig : {SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) ::signal(sig, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int keep[6], n = 0;
+  for (int fd : {k.ctl, k.report, k.out, k.err, k.tty, k.dir_parent})
+    if (fd >= 3) keep[n++] = fd;
+  for (int i = 1; i < n; ++i)  // sorted, by hand: nothing that might allocate after fork
+    for (int j = i; j > 0 && keep[j - 1] > keep[j]; --j) std::swap(keep[j - 1], keep[j]);
+  close_all_but(keep, n);
+  const pid_t keeper = ::getpid();
+  const pid_t oracle = ::fork();
+  if (oracle == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the keeper gone (kill -9 of its group), the oracle goes
+    if (::getppid() != keeper) ::_exit(127);
+    for (int sig : {SIGINT, SIGQUIT, SIGHUP, SIGTERM, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU}) ::signal(sig, SIG_DFL);
+    if (k.foreground) {  // a group of its own that owns the terminal (a background group may take
+      ::setpgid(0, 0);   // it only with SIGTTOU ignored)
       ::signal(SIGTTOU, SIG_IGN);
-      ::tcsetpgrp(tty, ::getpid());
+      ::tcsetpgrp(k.tty, ::getpid());
       ::signal(SIGTTOU, SIG_DFL);
+    } else {
+      ::setsid();  // a session of its own: no terminal, no signal from sv's
     }
     const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execv("/bin/sh", const_cast<char* const*>(argv));
+    if (null > 0) {
+      ::dup2(null, 0);
+      ::close(null);
+    }
+    ::dup2(k.out, 1);
+    ::dup2(k.err, 2);
+    ::execv("/bin/sh", const_cast<char* const*>(k.argv));
     ::_exit(127);
   }
-  ::close(out[1]), ::close(err[1]);
-  // Hands the terminal to `pgid` whichever group sv is in by then (SIGTTOU blocked).
-  auto give_terminal = [&](pid_t pgid) {
-    if (!foreground) return;
+  KeeperReport report{kKeeperNoStart, 0};
+  if (oracle < 0) {
+    report.wait_status = errno;
+  } else {
+    if (k.foreground) {
+      ::setpgid(oracle, oracle);  // also here: no signal may miss the group for want of the child's call
+      ::tcsetpgrp(k.tty, oracle);
+    }
+    ::close(k.out);
+    ::close(k.err);
+    bool reaped = false;
+    report.how = kKeeperExited;
+    while (!reaped) {
+      pollfd p{k.ctl, POLLIN, 0};
+      ::poll(&p, 1, 50);
+      int st = 0;
+      for (pid_t c; (c = ::waitpid(-1, &st, WNOHANG)) > 0;)  // orphans it adopted, and the oracle
+        if (c == oracle) {
+          report.wait_status = st;
+          reaped = true;
+        }
+      if (reaped) break;
+      char b;
+      if ((p.revents & (POLLIN | POLLHUP | POLLERR)) && ::read(k.ctl, &b, 1) != -1) {
+        // sv asks (the time is up, the call was cancelled) or is gone: the session ends, politely
+        // first, then by force.
+        report.how = kKeeperEnded;
+        ::kill(-oracle, SIGTERM);
+        ::kill(oracle, SIGTERM);
+        timespec until{};
+        ::clock_gettime(CLOCK_MONOTONIC, &until);
+        const double end = until.tv_sec + until.tv_nsec * 1e-9 + k.grace_s;
+        for (timespec now = until; now.tv_sec + now.tv_nsec * 1e-9 < end; ::clock_gettime(CLOCK_MONOTONIC, &now)) {
+          if (::waitpid(oracle, &st, WNOHANG) == oracle) {
+            report.wait_status = st;
+            reaped = true;
+            break;
+          }
+          const timespec tick{0, 10'000'000};
+          ::nanosleep(&tick, nullptr);
+        }
+        break;
+      }
+    }
+    // Whatever is left (a daemon, a background job, a child that called setsid) goes with it.
+    end_descendants(oracle, report.wait_status, reaped);
+  }
+  if (k.dir_parent >= 0) remove_tree(k.dir_parent, k.dir_name, 0);
+  ssize_t w;
+  do w = ::write(k.report, &report, sizeof report);
+  while (w < 0 && errno == EINTR);
+  ::_exit(0);
+}
+
+// Runs `sh -c 'COMMAND "$@"' sh DIR` and waits for its answer, its time or a cancellation.
+//
+// The oracle runs under a keeper process (above) that is the subreaper of everything it starts
+// and holds a pipe from sv: when the oracle exits, when sv says to end it (timeout, cancel) or
+// when sv is gone (the pipe's end of file: sv killed, even by SIGKILL), the keeper ends the
+// oracle's session and every process descended from it, wherever it went, removes the request
+// directory, and only then reports. The oracle has a session of its own, or, when sv is the
+// terminal's foreground job (an oracle that asks at the terminal), a process group of its own
+// that is given the terminal.
+Outcome run_oracle(const std::string& command, const fs::path& dir, double timeout_s) {
+  Outcome o;
+  int out[2] = {-1, -1}, err[2] = {-1, -1}, ctl[2] = {-1, -1}, rep[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int* p : {out, err, ctl, rep})
+      for (int i = 0; i < 2; ++i)
+        if (p[i] >= 0) ::close(std::exchange(p[i], -1));
+  };
+  for (int* p : {out, err, ctl, rep})
+    if (::pipe2(p, O_CLOEXEC) != 0) {
+      o.start_error = std::strerror(errno);
+      close_all();
+      return o;
+    }
+  const std::string script = command + " \"$@\"";
+  const std::string dir_text = dir.string(), dir_name = dir.filename().string();
+  const char* argv[] = {"sh", "-c", script.c_str(), "sh", dir_text.c_str(), nullptr};
+  UniqueFd dir_parent(::open(dir.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  // An oracle that asks at the terminal (oracle-ask) must be the terminal's foreground process
+  // group, as a shell's job is, or reading it stops it; sv takes the terminal back afterwards.
+  UniqueFd tty(::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC));
+  const bool foreground = tty && ::tcgetpgrp(tty.get()) == ::getpgrp();
+  const KeeperSetup setup{argv,       ctl[0], rep[1], out[1], err[1], foreground ? tty.get() : -1, dir_parent.get(),
+                          dir_name.c_str(), foreground, kOracleKillGraceSeconds};
+  const pid_t keeper = ::fork();
+  if (keeper == 0) run_keeper(setup);
+  if (keeper < 0) {
+    o.start_error = std::strerror(errno);
+    close_all();
+    return o;
+  }
+  for (int* fd : {&out[1], &err[1], &ctl[0], &rep[1]}) ::close(std::exchange(*fd, -1));
+  o.started = true;
+  for (int fd : {out[0], err[0], rep[0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  bool out_open = true, err_open = true, err_overflow = false, asked_to_end = false;
+  KeeperReport report{-1, 0};
+  size_t report_got = 0;
+  while (report_got < sizeof report) {
+    pollfd fds[3];
+    int n = 0;
+    fds[n++] = {rep[0], POLLIN, 0};
+    if (out_open) fds[n++] = {out[0], POLLIN, 0};
+    if (err_open) fds[n++] = {err[0], POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    // Short slices: a cancellation is noticed within one.
+    ::poll(fds, n, static_cast<int>(std::clamp<long long>(left, 0, 50)));
+    if (out_open) out_open = drain(out[0], o.out, o.out_overflow);
+    if (err_open) err_open = drain(err[0], o.err, err_overflow);
+    const ssize_t r = ::read(rep[0], reinterpret_cast<char*>(&report) + report_got, sizeof report - report_got);
+    if (r > 0) report_got += static_cast<size_t>(r);
+    else if (r == 0) break;  // the keeper died without a word (killed with sv's group)
+    if (!asked_to_end && (Clock::now() >= deadline || cancelled())) {
+      (Clock::now() >= deadline ? o.timed_out : o.cancelled) = true;
+      asked_to_end = true;
+      ::close(std::exchange(ctl[1], -1));  // end of file: the keeper ends the session
+    }
+  }
+  if (out_open) drain(out[0], o.out, o.out_overflow);  // what it wrote before it ended
+  if (err_open) drain(err[0], o.err, err_overflow);
+  while (::waitpid(keeper, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  if (foreground) {  // the terminal back to sv's group (SIGTTOU blocked: sv may be in the background by now)
     sigset_t ttou, old;
     sigemptyset(&ttou);
     sigaddset(&ttou, SIGTTOU);
     ::pthread_sigmask(SIG_BLOCK, &ttou, &old);
-    ::tcsetpgrp(tty, pgid);
+    ::tcsetpgrp(tty.get(), ::getpgrp());
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  };
-  if (pid < 0) {
-    o.start_error = std::strerror(errno);
-    ::close(out[0]), ::close(err[0]);
-    if (tty >= 0) ::close(tty);
-    return o;
   }
-  ::setpgid(pid, pid);  // also here: no signal may miss the group for want of the child's call
-  give_terminal(pid);
-  o.started = true;
-  for (int fd : {out[0], err[0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
-  bool out_open = true, err_open = true, exited = false, err_overflow = false;
-  while (!exited) {
-    pollfd fds[2];
-    int n = 0;
-    if (out_open) fds[n++] = {out[0], POLLIN, 0};
-    if (err_open) fds[n++] = {err[0], POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    // Short slices: the child is checked for even while a descendant holds the pipes open.
-    const int slice = static_cast<int>(std::clamp<long long>(left, 0, 50));
-    if (n > 0) ::poll(fds, n, slice);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(slice));
-    if (out_open) out_open = drain(out[0], o.out, o.out_overflow);
-    if (err_open) err_open = drain(err[0], o.err, err_overflow);
-    if (::waitpid(pid, &o.wait_status, WNOHANG) == pid) {
-      exited = true;
-      if (out_open) drain(out[0], o.out, o.out_overflow);  // what it wrote before it exited
-      if (err_open) drain(err[0], o.err, err_overflow);
-    } else if (Clock::now() >= deadline) {
-      o.timed_out = true;
-      ::kill(-pid, SIGTERM);
-      const auto grace = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(kOracleKillGraceSeconds));
-      while (Clock::now() < grace && ::waitpid(pid, &o.wait_status, WNOHANG) != pid)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &o.wait_status, 0);  // ECHILD when reaped above
-      exited = true;
-    }
+  close_all();
+  if (report_got < sizeof report) {
+    o.started = false;
+    o.start_error = "the oracle's keeper ended without a report";
+  } else if (report.how == kKeeperNoStart) {
+    o.started = false;
+    o.start_error = std::strerror(report.wait_status);
+  } else {
+    o.wait_status = report.wait_status;
+    if (report.how == kKeeperExited) o.timed_out = o.cancelled = false;  // it answered first
   }
-  // Whatever it left running in its group (a daemon, a background job) goes with it.
-  if (group_alive(pid)) ::kill(-pid, SIGKILL);
-  give_terminal(::getpgrp());
-  if (tty >= 0) ::close(tty);
-  ::close(out[0]), ::close(err[0]);
   return o;
 }
 
@@ -299,9 +519,14 @@ OracleAnswer ask_oracle(const std::string& command, const OracleQuestion& q) {
     a.detail = "no oracle is configured (--oracle CMD or SV_ORACLE)";
     return a;
   }
+  if (cancelled()) {  // a call cancelled before its oracle started: none is started
+    a.status = OracleStatus::cancelled;
+    a.detail = "the call was cancelled";
+    return a;
+  }
   RequestDir dir;
   write_request(dir.path, q);
-  const Outcome o = run_oracle(command, dir.path.string(), std::max(0.0, q.timeout_seconds));
+  const Outcome o = run_oracle(command, dir.path, std::max(0.0, q.timeout_seconds));
   const std::string err = last_line(o.err);
   auto with_err = [&](std::string s) { return err.empty() ? s : s + ": " + err; };
   if (!o.started) {
@@ -309,7 +534,11 @@ OracleAnswer ask_oracle(const std::string& command, const OracleQuestion& q) {
     a.detail = "the oracle cannot be started: " + o.start_error;
   } else if (o.timed_out) {
     a.status = OracleStatus::timeout;
-    a.detail = fmt::format("no answer within {:g} s; the oracle's process group was ended", q.timeout_seconds);
+    a.detail = fmt::format("no answer within {:g} s; the oracle's session and every process it started were ended",
+                           q.timeout_seconds);
+  } else if (o.cancelled) {
+    a.status = OracleStatus::cancelled;
+    a.detail = "the call was cancelled; the oracle's session and every process it started were ended";
   } else if (WIFSIGNALED(o.wait_status)) {
     a.status = OracleStatus::failed;
     a.detail = with_err(fmt::format("the oracle was killed by signal {}", WTERMSIG(o.wait_status)));

@@ -1,10 +1,15 @@
 // Asking an oracle: a person or a vision model behind an external command, in the manner of
 // git's credential helpers and askpass programs. sv writes a request directory (request.json and
 // the pictures the question is about, as PNG files), runs the command through `sh -c` with that
-// directory's path as its argument, in a process group of its own, and reads one JSON answer
-// from its standard output. The command exits 0 with an answer or 1 to decline; it is ended
-// (its whole process group) when its time is up. Used by AskOracle and by the semantic tools
-// (naming forms from their crops, scoring recognizability).
+// directory's path as its argument, in a session of its own, and reads one JSON answer from its
+// standard output. The command exits 0 with an answer or 1 to decline.
+//
+// The oracle cannot outlive its call: it runs under a keeper process, the subreaper of all it
+// starts, which ends the whole of it — its session and any process that left it (setsid, a
+// double fork) — and removes the request directory when it exits, when its time is up, when the
+// call is cancelled (core/cancel.hpp) and when sv itself ends, however (the keeper sees sv's pipe
+// close, even on SIGKILL). Used by AskOracle and by the semantic tools (naming forms from their
+// crops, scoring recognizability).
 #pragma once
 #include <opencv2/core.hpp>
 #include <optional>
@@ -34,7 +39,7 @@ struct OracleQuestion {
   double timeout_seconds = 600;
 };
 
-enum class OracleStatus { answered, not_configured, declined, timeout, malformed, failed };
+enum class OracleStatus { answered, not_configured, declined, timeout, malformed, failed, cancelled };
 const char* oracle_status_name(OracleStatus s);
 
 struct OracleAnswer {
@@ -49,7 +54,8 @@ struct OracleAnswer {
 
 // Largest answer read from the oracle's standard output (and stderr kept for the detail).
 inline constexpr size_t kOracleAnswerLimit = 64 * 1024;
-// Time between the SIGTERM that ends a timed-out oracle and the SIGKILL that makes sure.
+// Time between the SIGTERM that ends a timed-out or cancelled oracle and the SIGKILL that makes
+// sure.
 inline constexpr double kOracleKillGraceSeconds = 0.3;
 
 // The request as request.json holds it (artifacts by file name).

@@ -49,7 +49,8 @@ Scene read_scene_leniently(const Store& store, const std::string& id, std::strin
 
 std::vector<RevisionRecord> revision_chain(const Store& store, const std::string& id, size_t limit) {
   std::map<std::string, long long> first_seen;
-  for (const auto& e : store.log())
+  std::string unreadable;  // a damaged log (fsck says so) costs the times, not the history
+  for (const auto& e : store.log(nullptr, &unreadable))
     if (!e.new_id.empty()) first_seen.emplace(e.new_id, e.time);
   std::vector<RevisionRecord> out;
   std::string cur = id;

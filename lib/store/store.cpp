@@ -6,12 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -61,8 +62,17 @@ std::string trim(std::string s) {
   return s;
 }
 
-// Objects and refs are read-only once written: a change is always a new file.
-void write_read_only(const fs::path& target, std::string_view bytes) { write_file_atomic(target, bytes, 0444); }
+constexpr const char* kLogFile = "logs/HEAD";
+constexpr size_t kMaxIdMarksBytes = 64 * 1024;
+
+// Why a path of the store could not be opened, for a message (never its target's content).
+std::string open_problem(const std::string& rel, int err) {
+  // O_NOFOLLOW | O_DIRECTORY on a symlink says ENOTDIR, on the last component ELOOP: both are
+  // something in the store's place that is not part of it.
+  if (err == ELOOP || err == ENOTDIR)
+    return fmt::format("{} (or a folder on its way) is a symlink or not a folder, not part of the store", rel);
+  return fmt::format("cannot open {}: {}", rel, std::strerror(err));
+}
 
 long long now_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -94,9 +104,17 @@ bool is_valid_branch_name(const std::string& name) {
 }
 
 
-StoreLock::StoreLock(const fs::path& root) {
-  fd_ = ::open((root / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error(Code::io_error, "cannot open the store's lock file");
+StoreLock::StoreLock(const Store& store) {
+  fd_ = open_beneath(store.dir_fd(), "lock", O_RDWR | O_CREAT | O_NONBLOCK | O_NOCTTY, 0644);
+  if (fd_ < 0 && errno == ELOOP)
+    throw Error(Code::corrupt_object, "the store's lock file is a symlink, not part of the store (remove .svrev/lock)");
+  if (fd_ < 0) throw Error(Code::io_error, fmt::format("cannot open the store's lock file: {}", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw Error(Code::corrupt_object, "the store's lock file is not a regular file (remove .svrev/lock)");
+  }
   // Writers hold the lock for milliseconds; wait up to 10 s before calling it a conflict.
   for (int i = 0; i < 1000; ++i) {
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
@@ -140,40 +158,68 @@ std::optional<fs::path> Store::locate(const std::optional<std::string>& flag) {
 
 Store Store::init(const fs::path& dir) {
   fs::path root = dir.filename() == ".svrev" ? dir : dir / ".svrev";
-  if (fs::exists(root / "HEAD")) return Store(root);  // idempotent, like git init
   std::error_code ec;
-  fs::create_directories(root / "objects", ec);
-  fs::create_directories(root / "refs" / "heads", ec);
-  fs::create_directories(root / "logs", ec);
+  if (fs::exists(root / "HEAD", ec) || fs::is_symlink(root / "HEAD", ec)) return Store(root);  // idempotent, like git init
+  fs::create_directories(root, ec);
   if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", root.string(), ec.message()));
-  write_read_only(root / "HEAD", std::string(kHeadRefPrefix) + kBranchPrefix + "main\n");
+  UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) throw Error(Code::io_error, fmt::format("cannot open {}: {}", root.string(), std::strerror(errno)));
+  for (const char* sub : {"objects", "refs/heads", "logs"}) {
+    UniqueFd d(open_dir_beneath(fd.get(), sub, true));
+    if (!d) throw Error(Code::io_error, fmt::format("cannot create {}/{}: {}", root.string(), sub, std::strerror(errno)));
+  }
+  // Objects and refs are read-only once written: a change is always a new file.
+  write_file_atomic_at(fd.get(), "HEAD", std::string(kHeadRefPrefix) + kBranchPrefix + "main\n", 0444, NameSync::now,
+                       (root / "HEAD").string());
   return Store(root);
 }
 
 Store::Store(fs::path root) : root_(std::move(root)) {
-  if (!fs::is_directory(root_ / "objects") || !fs::exists(root_ / "HEAD"))
+  dir_ = std::make_shared<UniqueFd>(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!*dir_ || entry_kind(dir_fd(), "HEAD") == EntryKind::missing)
     throw Error(Code::not_found, fmt::format("{} is not an sv store", root_.string()));
+  switch (entry_kind(dir_fd(), "objects")) {
+    case EntryKind::directory: break;
+    case EntryKind::missing: throw Error(Code::not_found, fmt::format("{} is not an sv store", root_.string()));
+    default: throw Error(Code::corrupt_object, fmt::format("{}/objects is not a folder of the store (a symlink?)", root_.string()));
+  }
 }
 
-fs::path Store::object_path(const std::string& id) const {
-  return root_ / "objects" / id.substr(0, 2) / id.substr(2);
+std::string Store::object_rel(const std::string& id) const { return "objects/" + id.substr(0, 2) + "/" + id.substr(2); }
+
+void Store::write_in(const std::string& rel, std::string_view bytes, mode_t mode) {
+  const size_t slash = rel.rfind('/');
+  const std::string folder = slash == std::string::npos ? "" : rel.substr(0, slash);
+  const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  // A new folder (a fan-out folder, a branch namespace) is made durable before a file in it
+  // counts as written.
+  const bool existed = folder.empty() || entry_kind(dir_fd(), folder) == EntryKind::directory;
+  UniqueFd dir(open_dir_beneath(dir_fd(), folder, true));
+  if (!dir) {
+    const int err = errno;
+    throw Error(err == ELOOP || err == ENOTDIR ? Code::corrupt_object : Code::io_error,
+                fmt::format("cannot write {}: {}", rel, open_problem(folder, err)));
+  }
+  if (!existed) {
+    const size_t up = folder.rfind('/');
+    UniqueFd parent(open_dir_beneath(dir_fd(), up == std::string::npos ? "" : folder.substr(0, up)));
+    if (parent) ::fsync(parent.get());
+  }
+  write_file_atomic_at(dir.get(), name, bytes, mode, NameSync::now, (root_ / rel).string());
 }
 
 std::string Store::put_object(std::string_view bytes) {
   std::string id = sha256_hex(bytes);
-  fs::path p = object_path(id);
-  if (fs::exists(p)) {
+  const std::string rel = object_rel(id);
+  if (entry_kind(dir_fd(), rel) == EntryKind::file) {
     // Content-addressed: never overwritten. Freshened, as git does, so gc (which spares young
-    // unreachable objects) does not collect it before the writer's ref move names it.
-    std::error_code ec;
-    fs::last_write_time(p, fs::file_time_type::clock::now(), ec);
-    return id;
+    // unreachable objects) does not collect it before the writer's ref move names it; gone
+    // meanwhile (gc took it), it is written again below.
+    UniqueFd dir(open_dir_beneath(dir_fd(), "objects/" + id.substr(0, 2)));
+    if (dir && ::utimensat(dir.get(), id.substr(2).c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0) return id;
   }
-  std::error_code ec;
-  // A new fan-out folder is itself made durable before an object in it counts as written.
-  if (fs::create_directories(p.parent_path(), ec)) fsync_directory(p.parent_path().parent_path());
-  if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
-  write_read_only(p, bytes);
+  // New, or something else in its place (a symlink, a FIFO: damage), which the rename replaces.
+  write_in(rel, bytes, 0444);
   return id;
 }
 
@@ -190,12 +236,13 @@ std::string Store::put_scene(Scene& scene) {
 }
 
 json Store::read_id_marks() const {
-  if (fs::path p = root_ / kIdMarksFile; fs::is_regular_file(p)) {
-    try {
-      json j = json::parse(read_file(p));
+  try {
+    const std::string text = read_small(kIdMarksFile, kMaxIdMarksBytes);
+    if (!text.empty()) {
+      json j = json::parse(text);
       if (j.is_object()) return j;
-    } catch (const std::exception&) {  // damaged: derived again below
     }
+  } catch (const std::exception&) {  // damaged: derived again below
   }
   // A store from before the file existed: every stored scene's marks (once; put_scene writes it).
   json marks = json::object();
@@ -215,15 +262,15 @@ json Store::read_id_marks() const {
 void Store::raise_id_marks(const json& doc) {
   const json mine = marks_of_doc(doc);
   if (mine.empty()) return;
-  StoreLock lock(root_);  // read, raise, write: concurrent writers never lower the marks
+  StoreLock lock(*this);  // read, raise, write: concurrent writers never lower the marks
   json marks = read_id_marks();
-  bool raised = !fs::is_regular_file(root_ / kIdMarksFile);
+  bool raised = entry_kind(dir_fd(), kIdMarksFile) != EntryKind::file;
   for (const auto& [kind, n] : mine.items())
     if (n.get<int>() > marks.value(kind, 0)) {
       marks[kind] = n;
       raised = true;
     }
-  if (raised) write_read_only(root_ / kIdMarksFile, marks.dump() + "\n");
+  if (raised) write_in(kIdMarksFile, marks.dump() + "\n", 0444);
 }
 
 int Store::id_mark(const std::string& kind) const {
@@ -233,22 +280,54 @@ int Store::id_mark(const std::string& kind) const {
 }
 
 bool Store::has_object(const std::string& id) const {
-  return is_hex_id(id, 64, 64) && fs::exists(object_path(id));
+  return is_hex_id(id, 64, 64) && entry_kind(dir_fd(), object_rel(id)) != EntryKind::missing;
 }
+
+namespace {
+
+// An object's bytes, refused before they are read when they are not a regular file or exceed
+// `limit`; nullopt when nothing is there.
+std::optional<std::string> read_object_file(int dir, const std::string& rel, const std::string& id, size_t limit) {
+  switch (entry_kind(dir, rel)) {
+    case EntryKind::missing: return std::nullopt;
+    case EntryKind::file: break;
+    default:  // a symlink, a FIFO, a device, a folder: never opened
+      throw Error(Code::corrupt_object, fmt::format("object {} is not a regular file", id.substr(0, 12)), {{"object", id}});
+  }
+  UniqueFd fd(open_beneath(dir, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+  if (!fd) {
+    if (errno == ENOENT) return std::nullopt;  // removed meanwhile (gc)
+    throw Error(errno == ELOOP ? Code::corrupt_object : Code::io_error,
+                fmt::format("object {}: {}", id.substr(0, 12), open_problem(rel, errno)), {{"object", id}});
+  }
+  try {
+    return read_regular(fd.get(), limit, Code::corrupt_object, "object " + id.substr(0, 12));
+  } catch (const Error& e) {
+    throw Error(e.code(), e.what(), {{"object", id}});
+  }
+}
+
+}  // namespace
 
 std::string Store::read_object(const std::string& id) const {
   if (!is_hex_id(id, 64, 64)) throw Error(Code::not_found, fmt::format("'{}' is not an object id", id));
-  fs::path p = object_path(id);
-  if (!fs::exists(p)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
-  std::string bytes = read_file(p);
-  if (sha256_hex(bytes) != id)
+  std::optional<std::string> bytes = read_object_file(dir_fd(), object_rel(id), id, kMaxObjectBytes);
+  if (!bytes) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
+  if (sha256_hex(*bytes) != id)
     throw Error(Code::corrupt_object, fmt::format("object {} does not match its name", id.substr(0, 12)),
                 {{"object", id}});
-  return bytes;
+  return std::move(*bytes);
 }
 
 Scene Store::read_scene(const std::string& id) const {
-  std::string bytes = read_object(id);
+  if (!is_hex_id(id, 64, 64)) throw Error(Code::not_found, fmt::format("'{}' is not an object id", id));
+  // No scene is larger than kMaxSceneBytes: a larger object is refused before it is read.
+  std::optional<std::string> read = read_object_file(dir_fd(), object_rel(id), id, kMaxSceneBytes);
+  if (!read) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
+  std::string bytes = std::move(*read);
+  if (sha256_hex(bytes) != id)
+    throw Error(Code::corrupt_object, fmt::format("object {} does not match its name", id.substr(0, 12)),
+                {{"object", id}});
   Scene s;
   try {
     s = parse_scene(bytes);
@@ -261,10 +340,10 @@ Scene Store::read_scene(const std::string& id) const {
 
 std::vector<std::string> Store::object_ids() const {
   std::vector<std::string> ids;
-  for (const auto& fan : fs::directory_iterator(root_ / "objects")) {
-    if (!fan.is_directory() || fan.path().filename().string().size() != 2) continue;
-    for (const auto& f : fs::directory_iterator(fan.path())) {
-      std::string id = fan.path().filename().string() + f.path().filename().string();
+  for (const auto& [fan, kind] : list("objects")) {
+    if (kind != EntryKind::directory || fan.size() != 2) continue;
+    for (const auto& [name, k] : list("objects/" + fan)) {
+      std::string id = fan + name;
       if (is_hex_id(id, 64, 64)) ids.push_back(id);
     }
   }
@@ -272,10 +351,55 @@ std::vector<std::string> Store::object_ids() const {
   return ids;
 }
 
+std::vector<std::pair<std::string, EntryKind>> Store::list(const std::string& rel) const {
+  return list_beneath(dir_fd(), rel);
+}
+
+std::optional<uintmax_t> Store::remove_if_older(const std::string& rel, double min_age_s) {
+  const size_t slash = rel.rfind('/');
+  UniqueFd dir(open_dir_beneath(dir_fd(), slash == std::string::npos ? "" : rel.substr(0, slash)));
+  if (!dir) return std::nullopt;
+  const std::string name = slash == std::string::npos ? rel : rel.substr(slash + 1);
+  auto age = [](const struct stat& st) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return std::chrono::duration<double>(now).count() - (st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9);
+  };
+  struct stat st {};
+  if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode) || age(st) < min_age_s)
+    return std::nullopt;
+  // Aside first, then looked at again: a writer that freshened it in between (put_object, about
+  // to name it) gets it back; one that finds it gone writes it anew.
+  const std::string aside = fmt::format("{}gc-{}-{}", kTempFilePrefix, name, ::getpid());
+  if (::renameat(dir.get(), name.c_str(), dir.get(), aside.c_str()) != 0) return std::nullopt;
+  if (::fstatat(dir.get(), aside.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && age(st) < min_age_s) {
+    // Back (over a copy the writer may have written anew meanwhile: the same bytes, by its name).
+    ::renameat(dir.get(), aside.c_str(), dir.get(), name.c_str());
+    return std::nullopt;
+  }
+  if (::unlinkat(dir.get(), aside.c_str(), 0) != 0) return std::nullopt;
+  return static_cast<uintmax_t>(st.st_size);
+}
+
+std::string Store::read_small(const std::string& rel, size_t limit) const {
+  switch (entry_kind(dir_fd(), rel)) {
+    case EntryKind::missing: return "";
+    case EntryKind::file: break;
+    case EntryKind::symlink:
+      throw Error(Code::corrupt_object, fmt::format("{} (or a folder on its way) is a symlink, not part of the store (sv-commit fsck)", rel));
+    default: throw Error(Code::corrupt_object, fmt::format("{} is not a regular file (sv-commit fsck)", rel));
+  }
+  UniqueFd fd(open_beneath(dir_fd(), rel, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+  if (!fd) {
+    if (errno == ENOENT) return "";  // renamed away meanwhile: as if read a moment earlier or later
+    throw Error(errno == ELOOP || errno == ENOTDIR ? Code::corrupt_object : Code::io_error, open_problem(rel, errno));
+  }
+  return read_regular(fd.get(), limit, Code::corrupt_object, rel);
+}
+
 std::string Store::read_ref(const std::string& ref) const {
-  fs::path p = root_ / ref;
-  if (!fs::is_regular_file(p)) return "";
-  return trim(read_file(p));
+  // A folder of branches (refs/heads/a for branch a/b) is no ref.
+  if (entry_kind(dir_fd(), ref) == EntryKind::directory) return "";
+  return trim(read_small(ref, kMaxRefBytes));
 }
 
 std::string Store::head_branch() const {
@@ -306,16 +430,36 @@ std::vector<std::string> Store::branches() const {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> Store::refs() const {
+std::vector<std::pair<std::string, std::string>> Store::refs(std::vector<std::string>* damaged) const {
   std::vector<std::pair<std::string, std::string>> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root_ / "refs", ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_regular_file()) continue;
-    std::string rel = fs::relative(it->path(), root_).generic_string();
-    std::string name = it->path().filename().string();
-    if (is_temp_file_name(name)) continue;
-    out.emplace_back(rel, trim(read_file(it->path())));
+  auto bad = [&](const std::string& why) {
+    if (!damaged) throw Error(Code::corrupt_object, why + " (sv-commit fsck)");
+    damaged->push_back(why);
+  };
+  // Depth-first over real folders only; a symlinked folder is damage, never entered.
+  std::vector<std::pair<std::string, int>> todo = {{"refs", 0}};
+  while (!todo.empty()) {
+    auto [folder, depth] = todo.back();
+    todo.pop_back();
+    for (const auto& [name, kind] : list(folder)) {
+      if (is_temp_file_name(name)) continue;
+      const std::string rel = folder + "/" + name;
+      if (kind == EntryKind::directory) {
+        if (depth < 32) todo.emplace_back(rel, depth + 1);
+        continue;
+      }
+      if (kind != EntryKind::file) {
+        bad(fmt::format("{} is {}, not a ref", rel, kind == EntryKind::symlink ? "a symlink" : "not a regular file"));
+        continue;
+      }
+      try {
+        std::string value = trim(read_small(rel, kMaxRefBytes));
+        if (value.empty() && entry_kind(dir_fd(), rel) == EntryKind::missing) continue;  // gone while listed
+        out.emplace_back(rel, value);
+      } catch (const Error& e) {
+        bad(e.what());
+      }
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -338,13 +482,11 @@ std::string Store::resolve(const std::string& rev) const {
   }
   if (is_hex_id(rev, 64, 64) && has_object(rev)) return rev;
   if (is_hex_id(rev, 4, 63)) {
-    fs::path fan = root_ / "objects" / rev.substr(0, 2);
     std::vector<std::string> hits;
-    if (fs::is_directory(fan))
-      for (const auto& f : fs::directory_iterator(fan)) {
-        std::string id = rev.substr(0, 2) + f.path().filename().string();
-        if (is_hex_id(id, 64, 64) && id.rfind(rev, 0) == 0) hits.push_back(id);
-      }
+    for (const auto& [name, kind] : list("objects/" + rev.substr(0, 2))) {
+      std::string id = rev.substr(0, 2) + name;
+      if (is_hex_id(id, 64, 64) && id.rfind(rev, 0) == 0) hits.push_back(id);
+    }
     if (hits.size() == 1) return hits[0];
     if (hits.size() > 1)
       throw Error(Code::invalid_selection, fmt::format("revision prefix '{}' is ambiguous ({} matches)", rev, hits.size()));
@@ -352,34 +494,38 @@ std::string Store::resolve(const std::string& rev) const {
   throw Error(Code::not_found, fmt::format("unknown revision '{}'", rev), {{"revision", rev}});
 }
 
-void Store::write_ref_locked(const std::string& ref, const std::string& value) {
-  fs::path p = root_ / ref;
-  std::error_code ec;
-  if (fs::create_directories(p.parent_path(), ec)) fsync_directory(p.parent_path().parent_path());
-  if (ec) throw Error(Code::io_error, fmt::format("cannot create {}: {}", p.parent_path().string(), ec.message()));
-  write_read_only(p, value + "\n");
-}
+void Store::write_ref_locked(const std::string& ref, const std::string& value) { write_in(ref, value + "\n", 0444); }
 
 void Store::append_log_locked(const LogEntry& e) {
-  // One line per entry: the message loses its line breaks and tabs so it cannot forge entries.
-  std::string message = e.message;
-  for (char& c : message)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  std::string line = fmt::format("{} {} {} {}\t{}\n", e.old_id.empty() ? std::string(64, '0') : e.old_id,
-                                 e.new_id.empty() ? std::string(64, '0') : e.new_id, e.time, e.ref, message);
-  // Append-only: O_APPEND writes of one line under the lock never interleave or truncate.
-  int fd = ::open((root_ / "logs" / "HEAD").c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(Code::io_error, "cannot open the store's log");
-  // A writer killed mid-append may have left a torn last line; end it so this entry stands
-  // on its own line (the reader skips the torn one).
-  struct stat st {};
-  char last = '\n';
-  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n')
-    line.insert(line.begin(), '\n');
-  ssize_t n = ::write(fd, line.data(), line.size());
-  ::fsync(fd);
-  ::close(fd);
-  if (n != static_cast<ssize_t>(line.size())) throw Error(Code::io_error, "cannot append to the store's log");
+  // After the ref move, which is the commit: a log that cannot be appended is a warning on the
+  // applied change, never its failure.
+  try {
+    // One line per entry: the message loses its line breaks and tabs so it cannot forge entries.
+    std::string message = e.message;
+    for (char& c : message)
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    std::string line = fmt::format("{} {} {} {}\t{}\n", e.old_id.empty() ? std::string(64, '0') : e.old_id,
+                                   e.new_id.empty() ? std::string(64, '0') : e.new_id, e.time, e.ref, message);
+    // Append-only: O_APPEND writes of one line under the lock never interleave or truncate.
+    UniqueFd fd(open_beneath(dir_fd(), kLogFile, O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY, 0644, true));
+    if (!fd) throw Error(Code::io_error, open_problem(kLogFile, errno));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+      throw Error(Code::corrupt_object, fmt::format("{} is not a regular file", kLogFile));
+    // A writer killed mid-append may have left a torn last line; end it so this entry stands
+    // on its own line (the reader skips the torn one).
+    char last = '\n';
+    if (st.st_size > 0 && ::pread(fd.get(), &last, 1, st.st_size - 1) == 1 && last != '\n') line.insert(line.begin(), '\n');
+    ssize_t n;
+    do n = ::write(fd.get(), line.data(), line.size());
+    while (n < 0 && errno == EINTR);
+    if (n != static_cast<ssize_t>(line.size()))
+      throw Error(Code::io_error, n < 0 ? std::string(std::strerror(errno)) : "a short write");
+    if (::fsync(fd.get()) != 0) throw Error(Code::io_error, std::strerror(errno));
+  } catch (const Error& err) {
+    warnings_.push_back(fmt::format("{} moved to {}, but the store's log could not record it: {}", e.ref,
+                                    e.new_id.empty() ? "(none)" : e.new_id.substr(0, 12), err.what()));
+  }
 }
 
 void Store::require_revision_locked(const std::string& id) const {
@@ -390,7 +536,7 @@ void Store::require_revision_locked(const std::string& id) const {
 
 void Store::advance_head(const std::string& expected, const std::string& id, const std::string& why) {
   if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
-  StoreLock lock(root_);
+  StoreLock lock(*this);
   require_revision_locked(id);
   std::string current = head_id();
   if (current != expected)
@@ -405,7 +551,7 @@ void Store::advance_head(const std::string& expected, const std::string& id, con
 }
 
 void Store::checkout(const std::string& rev, const std::string& why) {
-  StoreLock lock(root_);
+  StoreLock lock(*this);
   std::string before = head_id();
   std::string name = rev.rfind(kBranchPrefix, 0) == 0 ? rev.substr(std::strlen(kBranchPrefix)) : rev;
   if (!branch_id(name).empty()) {
@@ -421,24 +567,22 @@ void Store::checkout(const std::string& rev, const std::string& why) {
 void Store::check_branch_path(const std::string& name) const {
   if (!is_valid_branch_name(name)) throw Error(Code::invalid_selection, fmt::format("invalid branch name '{}'", name));
   // "a" and "a/b" cannot both be branches (one would be a file, the other a directory).
-  fs::path p = root_ / kBranchPrefix;
   size_t start = 0;
   while (true) {
     size_t slash = name.find('/', start);
-    p /= name.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
     if (slash == std::string::npos) break;
-    if (fs::is_regular_file(p))
+    if (entry_kind(dir_fd(), kBranchPrefix + name.substr(0, slash)) == EntryKind::file)
       throw Error(Code::invalid_selection, fmt::format("branch name '{}' clashes with branch '{}'", name, name.substr(0, slash)));
     start = slash + 1;
   }
-  if (fs::is_directory(p)) throw Error(Code::invalid_selection, fmt::format("branch name '{}' is a folder of branches", name));
+  if (entry_kind(dir_fd(), kBranchPrefix + name) == EntryKind::directory) throw Error(Code::invalid_selection, fmt::format("branch name '{}' is a folder of branches", name));
 }
 
 void Store::set_branch(const std::string& name, const std::string& id,
                        const std::optional<std::string>& expected, const std::string& why) {
   check_branch_path(name);
   if (!has_object(id)) throw Error(Code::not_found, fmt::format("object {} not found", id.substr(0, 12)));
-  StoreLock lock(root_);
+  StoreLock lock(*this);
   require_revision_locked(id);
   std::string current = branch_id(name);
   if (expected && current != *expected)
@@ -453,7 +597,7 @@ void Store::set_branch(const std::string& name, const std::string& id,
 std::string Store::reset_head(const std::string& expected, const std::string& id, const std::string& backup,
                               const std::string& why) {
   if (!backup.empty()) check_branch_path(backup);
-  StoreLock lock(root_);
+  StoreLock lock(*this);
   require_revision_locked(id);
   std::string current = head_id();
   if (current != expected)
@@ -481,7 +625,7 @@ std::string Store::reset_head(const std::string& expected, const std::string& id
 }
 
 void Store::mark_final(const std::string& id, const std::string& why) {
-  StoreLock lock(root_);
+  StoreLock lock(*this);
   require_revision_locked(id);
   std::string before = read_ref(kFinalRef);
   write_ref_locked(kFinalRef, id);
@@ -489,31 +633,46 @@ void Store::mark_final(const std::string& id, const std::string& why) {
 }
 
 std::optional<std::string> Store::read_cache(const std::string& name) const {
-  fs::path p = root_ / "cache" / name;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Store::write_cache(const std::string& name, std::string_view bytes) {
-  fs::path p = root_ / "cache" / name;
-  std::error_code ec;
-  fs::create_directories(p.parent_path(), ec);
-  if (ec) return;  // a cache that cannot be written is only a cache
   try {
-    write_read_only(p, bytes);
-  } catch (const Error&) {
+    const std::string rel = "cache/" + name;
+    if (entry_kind(dir_fd(), rel) != EntryKind::file) return std::nullopt;
+    UniqueFd fd(open_beneath(dir_fd(), rel, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+    if (!fd) return std::nullopt;
+    return read_regular(fd.get(), kMaxSceneBytes, Code::corrupt_object, rel);
+  } catch (const Error&) {  // only a cache
+    return std::nullopt;
   }
 }
 
-std::vector<LogEntry> Store::log(size_t* torn) const {
+void Store::write_cache(const std::string& name, std::string_view bytes) {
+  try {
+    write_in("cache/" + name, bytes, 0444);
+  } catch (const Error&) {  // a cache that cannot be written is only a cache
+  }
+}
+
+std::optional<fs::path> Store::write_view(const std::string& name, std::string_view bytes, std::string& why) {
+  try {
+    write_in("views/" + name, bytes, 0644);
+    return root_ / "views" / name;
+  } catch (const Error& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
+std::vector<LogEntry> Store::log(size_t* torn, std::string* unreadable) const {
   std::vector<LogEntry> out;
   if (torn) *torn = 0;
-  fs::path p = root_ / "logs" / "HEAD";
-  if (!fs::exists(p)) return out;
-  std::istringstream in(read_file(p));
+  std::string text;
+  try {
+    text = read_small(kLogFile, kMaxLogBytes);
+  } catch (const Error& e) {
+    if (!unreadable) throw;
+    *unreadable = e.what();
+    return out;
+  }
+  std::istringstream in(text);
   std::string line;
   const std::string zero(64, '0');
   while (std::getline(in, line)) {
@@ -533,13 +692,5 @@ std::vector<LogEntry> Store::log(size_t* torn) const {
 }
 
 bool is_object_id(const std::string& s) { return is_hex_id(s, 64, 64); }
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error(Code::io_error, "cannot read " + p.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace sv

@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 
 #include "core/error.hpp"
-#include "core/file.hpp"
 #include "store/store.hpp"
 
 namespace sv {
@@ -17,25 +15,23 @@ const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& hold
     if (id) *id = ctx.revision_id;
     return ctx.scene;
   }
+  // A revision name, never a path: a request cannot make sv open a file of its choosing (nor
+  // learn whether one exists).
   const std::string name = ref.get<std::string>();
   if (ctx.store) {
-    try {
-      std::string rid = ctx.store->resolve(name);
-      holder = ctx.store->read_scene(rid);
-      if (id) *id = rid;
-      return holder;
-    } catch (const Error& e) {
-      if (e.code() != Code::not_found) throw;
-    }
+    std::string rid = ctx.store->resolve(name);
+    holder = ctx.store->read_scene(rid);
+    if (id) *id = rid;
+    return holder;
   }
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(name, ec))
-    throw Error(Code::not_found, "no revision or scene file '" + name + "'", {{"revision", name}});
-  holder = parse_scene(read_input(name, size_t(1) << 30));
-  Scene copy = holder;
-  std::string rid = assign_revision_id(copy);
-  if (id) *id = rid;
-  return holder;
+  // Without a store only the scene at hand has a name: its id, or a unique prefix of it.
+  if (name.size() >= 4 && ctx.revision_id.rfind(name, 0) == 0) {
+    if (id) *id = ctx.revision_id;
+    return ctx.scene;
+  }
+  throw Error(Code::not_found, fmt::format("unknown revision '{}' (without a store, only the input scene's own id names a revision)",
+                                          name.substr(0, 80)),
+              {{"revision", name.substr(0, 200)}});
 }
 
 cv::Mat source_raster(const ToolContext& ctx, const Scene& s, std::string* why) {

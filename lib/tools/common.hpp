@@ -13,8 +13,9 @@
 
 namespace sv {
 
-// A revision named by `ref` (a store ref, id or prefix, else a scene file), or the context's own
-// scene when `ref` is null or empty. Unknown names throw Error(not_found).
+// A revision named by `ref` (HEAD, a branch, final, an id or a unique prefix: a name, never a
+// path; without a store, the context's own id or a prefix of it), or the context's own scene
+// when `ref` is null or empty. Unknown names throw Error(not_found).
 const Scene& revision_scene(const ToolContext& ctx, const json& ref, Scene& holder, std::string* id = nullptr);
 
 // The source raster (8-bit gray): the store's blob, else the file at source.path when its

@@ -93,7 +93,7 @@ json metrics_schema() {
 Tool evaluate_revision_entry() {
   return {36, "EvaluateRevision", "evaluation",
           "The scoreboard of a revision: draw time, f1, precision, recall, chamfer, primitive count, pen-ups.",
-          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+          S::object({{"revision_id", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
                      {"metrics", S::with_default(S::array(metric_schema(), "what to measure"),
                                                  json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"}))}}),
           S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
@@ -144,8 +144,8 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
 Tool compare_revisions_entry() {
   return {37, "CompareRevisions", "evaluation",
           "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
-          S::object({{"revision_a", S::string("a revision or scene file")},
-                     {"revision_b", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+          S::object({{"revision_a", S::string("a revision: HEAD, a branch, final, an id or a unique prefix")},
+                     {"revision_b", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
                      {"include_visual_diff", S::with_default(S::boolean(""), true)}},
                     {"revision_a"}),
           S::object({{"metric_deltas", metrics_schema()}, {"metrics_a", metrics_schema()}, {"metrics_b", metrics_schema()},
@@ -292,7 +292,7 @@ Tool project_pareto_position_entry() {
   return {38, "ProjectParetoPosition", "evaluation",
           "Where a revision sits on the draw-time/fidelity plane against its baselines: the unfitted polyline "
           "trace, the fitted primitives unrouted, and its ancestors in the store.",
-          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+          S::object({{"revision_id", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
                      {"fidelity_axis", S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1")}}),
           S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
                      {"on_pareto_front", S::boolean("")},
@@ -419,7 +419,7 @@ Tool robot_simulate_entry() {
   return {39, "RobotSimulate", "evaluation",
           "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
           "and notes; the trace over the drawing.",
-          S::object({{"revision_id", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+          S::object({{"revision_id", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
                      {"return_trace", S::with_default(S::boolean("add each step's per-tick pose log (large)"), false)}}),
           S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
                      {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},

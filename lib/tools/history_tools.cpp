@@ -89,7 +89,10 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   std::map<std::string, std::vector<std::string>> labels;
   std::vector<std::string> todo;
   ToolResult r;
-  for (const auto& [ref, value] : st.refs()) {
+  std::vector<std::string> damaged;
+  const auto refs = st.refs(&damaged);
+  for (const auto& why : damaged) r.warnings.push_back(why + " (sv-commit fsck)");
+  for (const auto& [ref, value] : refs) {
     if (ref.rfind("refs/heads/", 0) == 0) labels[value].push_back(ref.substr(11));
     else if (ref == "refs/tags/final") labels[value].push_back("final");
     else continue;
@@ -102,7 +105,10 @@ ToolResult list_revisions(const ToolContext& ctx, const json& req) {
   // Every revision the log names is listed, not only those a ref still reaches: re-running the
   // pipeline into a store starts a new chain, and the earlier one (and its edits) stays in view.
   std::map<std::string, long long> first_seen;
-  for (const auto& e : st.log()) {
+  std::string unreadable;
+  const std::vector<LogEntry> entries = st.log(nullptr, &unreadable);
+  if (!unreadable.empty()) r.warnings.push_back("the store's log cannot be read (sv-commit fsck): " + unreadable);
+  for (const auto& e : entries) {
     if (!e.new_id.empty()) first_seen.emplace(e.new_id, e.time);
     for (const std::string* id : {&e.old_id, &e.new_id})
       if (!id->empty() && st.has_object(*id)) todo.push_back(*id);

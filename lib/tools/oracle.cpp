@@ -1,7 +1,7 @@
 // AskOracle: the question geometry cannot answer, put to a person or a vision model behind the
 // configured oracle command (oracle/oracle.hpp) with the pictures it is about — the source, the
 // current render and each candidate revision's render, cropped to the region. The result says
-// what happened (answered, not_configured, declined, timeout, malformed, failed); only an
+// what happened (answered, not_configured, declined, timeout, malformed, failed, cancelled); only an
 // answered question carries an answer.
 #include <fmt/format.h>
 
@@ -105,11 +105,11 @@ ToolResult ask_oracle_tool(const ToolContext& ctx, const json& req) {
 
 Tool ask_oracle_entry() {
   json timeout = S::nullable(S::integer(fmt::format("seconds the oracle has to answer (default {}); then its whole "
-                                                    "process group is ended and the status is timeout",
+                                                    "session is ended and the status is timeout",
                                                     kDefaultTimeoutSeconds), 1));
   timeout["maximum"] = 86400;
   // The sheet of what the oracle is shown holds nine pictures: the source, the current render and seven candidates.
-  json candidates = S::array(S::string("a revision (ref, id or prefix) or scene file"), "when asking which is better");
+  json candidates = S::array(S::string("a revision: HEAD, a branch, final, an id or a unique prefix"), "when asking which is better");
   candidates["maxItems"] = 7;
   Tool t{40, "AskOracle", "evaluation",
          "Put a question geometry cannot answer to the configured oracle (--oracle CMD or SV_ORACLE: a person or a "
@@ -123,7 +123,8 @@ Tool ask_oracle_entry() {
                                                         "free_text")},
                     {"timeout_seconds", timeout}},
                    {"question"}),
-         S::object({{"status", S::enumeration({"answered", "not_configured", "declined", "timeout", "malformed", "failed"},
+         S::object({{"status", S::enumeration({"answered", "not_configured", "declined", "timeout", "malformed", "failed",
+                                               "cancelled"},
                                               "answered: the fields below are the oracle's; otherwise there is no "
                                               "answer and detail says why")},
                     {"answer", S::nullable(S::string("the oracle's answer (yes_no: yes or no); null unless answered"))},

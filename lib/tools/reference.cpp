@@ -309,7 +309,7 @@ Tool compare_to_reference_entry() {
           S::object({{"reference", S::with_default(S::enumeration({"source_raster", "source_skeleton", "high_geometry_baseline",
                                                                    "previous_revision"}, "what to compare with"),
                                                    "source_raster")},
-                     {"revision", S::nullable(S::string("a revision or scene file (default: the input scene)"))},
+                     {"revision", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
                      {"aspect", S::with_default(S::enumeration({"pixel", "topology", "semantics"},
                                                                "what to compare (semantics: the forms and the "
                                                                "semantic aspects of EvaluateSemanticFidelity)"),

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 #include <dirent.h>
+#include <poll.h>
 
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string_view>
@@ -130,7 +133,7 @@ TEST_CASE("sv-mcp: a recorded session: lifecycle, list, read, edit, revert, fail
                       call("fail-1", "GetPrimitive", {{"id", "p_9999"}}) +   // the tool fails: not_found
                       call("fail-2", "ListPrimitives", {{"no_such_field", 1}}) +  // refused: invalid_selection
                       "{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \n" +     // malformed
-                      notification("notifications/cancelled", {{"requestId", 4}, {"reason", "late"}}) +
+                      notification("notifications/cancelled", {{"requestId", 2}, {"reason", "late"}}) +
                       request(9, "no/such/method") + call(10, "NoSuchTool") +
                       request(11, "tools/call", {{"name", "ListPrimitives"}, {"arguments", json::array()}}) +
                       "[" + request(12, "ping").substr(0, request(12, "ping").size() - 1) + "]\n" +  // a batch
@@ -273,7 +276,9 @@ std::vector<int> children_of(pid_t pid) {
 
 }  // namespace
 
-TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once, no crash, no child left", "[e2e][mcp]") {
+TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once (a cancelled call at most), no crash, "
+          "no child left",
+          "[e2e][mcp]") {
   const auto dir = scratch() / "mcp-thousand";
   make_store(dir);
   std::string lines;
@@ -297,6 +302,8 @@ TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once, 
       ++malformed;
     }
   }
+  // Calls run in order after every other message is answered: the last one's reply comes last.
+  lines += call("last", "GetTour");
   PipedChild c = spawn_piped({bin("sv-mcp")}, dir);
   REQUIRE(c.pid > 0);
   std::thread writer([&] {
@@ -307,17 +314,15 @@ TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once, 
       done += static_cast<size_t>(n);
     }
   });
-  // Read until every reply has come (1,000 requests and the malformed lines), then look for
-  // children while the server still runs, then close its input: it must exit on its own.
+  // Read until the last call's reply has come, then look for children while the server still
+  // runs, then close its input: it must exit on its own.
   std::string out;
-  int replies = 0;
   char buf[1 << 16];
-  while (replies < 1000 + malformed) {
+  const std::string last = "\"id\":\"last\"";
+  while (out.find(last, out.size() > (1 << 16) ? out.size() - (1 << 16) : 0) == std::string::npos) {
     ssize_t n = ::read(c.from_child, buf, sizeof buf);
     if (n <= 0) break;
-    const std::string_view got(buf, static_cast<size_t>(n));
-    replies += count_lines(got);  // the new bytes only: the replies carry large views
-    out += got;
+    out.append(buf, static_cast<size_t>(n));
   }
   writer.join();
   CHECK(children_of(c.pid).empty());
@@ -326,7 +331,6 @@ TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once, 
   ::close(c.from_child);
   CHECK(wait_child(c) == 0);
   INFO(slurp(c.err).substr(0, 2000));
-  REQUIRE(count_lines(out) == 1000 + malformed);
   std::map<std::string, int> answered;
   int null_ids = 0, tool_errors = 0;
   size_t start = 0;
@@ -342,7 +346,134 @@ TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once, 
     if (r.contains("result") && r["result"].value("isError", false)) ++tool_errors;
   }
   CHECK(null_ids == malformed);
-  CHECK(answered.size() == 1000);
   for (const auto& [id, times] : answered) CHECK(times == 1);
+  // A call cancelled before it ran gets no reply, as the protocol asks; everything else is answered.
+  int unanswered = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string id = i % 10 == 8 ? json(std::to_string(i)).dump() : json(i).dump();
+    if (answered.count(id)) continue;
+    ++unanswered;
+    CAPTURE(i);
+    CHECK(i % 7 == 0);
+    CHECK((i % 10 >= 2 && i % 10 <= 7));
+  }
+  CHECK(answered.count("\"last\"") == 1);
+  CHECK(answered.size() + unanswered == 1001);
   CHECK(tool_errors >= 100);  // the refused requests (case 7) and the missing primitives
+}
+
+namespace {
+
+// The next reply line from the server within `wait_s`, or "" when none came.
+std::string next_reply(int fd, std::string& pending, double wait_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  for (;;) {
+    if (size_t nl = pending.find('\n'); nl != std::string::npos) {
+      std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return "";
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    char buf[1 << 16];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return "";
+    pending.append(buf, static_cast<size_t>(n));
+  }
+}
+
+bool send_all(int fd, const std::string& bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool pid_alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || stat.substr(paren + 2, 1) != "Z";
+}
+
+}  // namespace
+
+TEST_CASE("sv-mcp serves a ping while an oracle runs, and a cancellation ends the oracle", "[e2e][mcp][oracle][hostile]") {
+  const auto dir = scratch() / "mcp-oracle";
+  make_store(dir);
+  const auto pids = dir / "oracle.pids", dir_file = dir / "oracle.dir";
+  const auto oracle = dir / "slow-oracle.sh";
+  spit(oracle, fmt::format("#!/bin/sh\nsetsid sleep 60 &\necho $! > {0}.tmp\necho $$ >> {0}.tmp\necho \"$1\" > {1}\n"
+                           "mv {0}.tmp {0}\nsleep 60\n",
+                           pids.string(), dir_file.string()));
+  std::filesystem::permissions(oracle, std::filesystem::perms::owner_all);
+  PipedChild c = spawn_piped({bin("sv-mcp"), "--oracle", oracle.string()}, dir);
+  REQUIRE(c.pid > 0);
+  std::string pending;
+  REQUIRE(send_all(c.to_child, call(1, "AskOracle", {{"question", "is it a cart?"}, {"timeout_seconds", 60}})));
+  std::vector<pid_t> started;
+  for (int i = 0; i < 500 && started.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    started.clear();
+    std::ifstream in(pids);
+    for (pid_t p; in >> p;) started.push_back(p);
+  }
+  REQUIRE(started.size() == 2);
+  // The oracle is running: a ping is answered now, not when it ends.
+  REQUIRE(send_all(c.to_child, request(2, "ping")));
+  const std::string pong = next_reply(c.from_child, pending, 10);
+  REQUIRE(!pong.empty());
+  CHECK(json::parse(pong)["id"] == 2);
+  // Cancelled: the oracle and all it started end, its request directory goes, and the call gets
+  // no reply; the next call is served.
+  REQUIRE(send_all(c.to_child, notification("notifications/cancelled", {{"requestId", 1}, {"reason", "user"}}) +
+                                   call(3, "GetTour")));
+  const std::string next = next_reply(c.from_child, pending, 20);
+  REQUIRE(!next.empty());
+  CHECK(json::parse(next)["id"] == 3);
+  for (pid_t p : started) CHECK_FALSE(pid_alive(p));
+  std::string request_dir = slurp(dir_file);
+  while (!request_dir.empty() && request_dir.back() == '\n') request_dir.pop_back();
+  CHECK(!std::filesystem::exists(request_dir));
+  ::close(c.to_child);
+  CHECK(next_reply(c.from_child, pending, 10).empty());  // nothing more: no reply for the cancelled call
+  ::close(c.from_child);
+  CHECK(wait_child(c) == 0);
+}
+
+TEST_CASE("sv-mcp refuses a 63 MB line while reading it, cheaply, and serves on", "[e2e][mcp][hostile]") {
+  const auto dir = scratch() / "mcp-huge-line";
+  std::filesystem::create_directories(dir);
+  PipedChild c = spawn_piped({bin("sv-mcp"), "--no-store"}, dir);
+  REQUIRE(c.pid > 0);
+  // A tools/call whose arguments hold 63 MB of numbers: parsed, it would cost gigabytes.
+  std::string line = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ListPrimitives","arguments":{"x":[)";
+  line.reserve(63u << 20);
+  while (line.size() < (63u << 20)) line += "0,";
+  line += "0]}}}\n";
+  std::thread writer([&] { send_all(c.to_child, line + request(2, "ping")); });
+  std::string pending;
+  const std::string refused = next_reply(c.from_child, pending, 60);
+  const std::string pong = next_reply(c.from_child, pending, 60);
+  writer.join();
+  // Peak memory while the server still runs: far below the line's size.
+  const std::string status = slurp("/proc/" + std::to_string(c.pid) + "/status");
+  long hwm_kb = -1;
+  if (size_t at = status.find("VmHWM:"); at != std::string::npos) hwm_kb = std::stol(status.substr(at + 6));
+  ::close(c.to_child);
+  ::close(c.from_child);
+  CHECK(wait_child(c) == 0);
+  REQUIRE(!refused.empty());
+  const json r = json::parse(refused);
+  CHECK(r["id"].is_null());
+  CHECK(r["error"]["code"] == -32700);
+  CHECK(r["error"]["message"].get<std::string>().find("longer than 4194304 bytes") != std::string::npos);
+  REQUIRE(!pong.empty());
+  CHECK(json::parse(pong)["id"] == 2);
+  CHECK(hwm_kb > 0);
+  CHECK(hwm_kb < 64 * 1024);
 }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "process.hpp"
 #include "store/store.hpp"
@@ -37,6 +38,11 @@ json ask(const std::string& env, const std::string& args, Run* raw = nullptr) {
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   return json::parse(r.out);
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
 }
 
 // Alive and not a zombie waiting for its parent.
@@ -140,7 +146,7 @@ TEST_CASE("ask-oracle: declining, malformed and failing oracles each say what ha
   CHECK(a["answer"] == "how many?");
 }
 
-TEST_CASE("ask-oracle: an oracle past its time is ended with its process group", "[e2e][oracle]") {
+TEST_CASE("ask-oracle: an oracle past its time is ended with its session", "[e2e][oracle]") {
   const fs::path pids = scratch() / "sleeper.pids", started_at = scratch() / "sleeper.start";
   fs::remove(pids);
   // The oracle and a child of its own, both waiting far longer than they are given. The time is
@@ -152,7 +158,7 @@ TEST_CASE("ask-oracle: an oracle past its time is ended with its process group",
   const double ended = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   CHECK(a["status"] == "timeout");
   CHECK(a["answer"].is_null());
-  CHECK(a["detail"].get<std::string>().find("process group was ended") != std::string::npos);
+  CHECK(a["detail"].get<std::string>().find("session and every process it started were ended") != std::string::npos);
   CHECK(ended - std::stod(slurp(started_at)) <= 2.0);  // timeout_seconds + 1
   std::ifstream in(pids);
   std::vector<pid_t> started;
@@ -217,4 +223,81 @@ TEST_CASE("the semantic tools ask the oracle: forms named from their crops, reco
   json unscored = tool("", "evaluate-semantic-fidelity --aspects recognizability,closure");
   CHECK(unscored["aspects"][0]["scored"] == false);
   CHECK(unscored["aspects"][0]["score"].is_null());
+}
+
+namespace {
+
+// The pids an oracle script wrote (one per line), once it has written `count` of them.
+std::vector<pid_t> pids_in(const fs::path& file, size_t count, double wait_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  std::vector<pid_t> out;
+  do {
+    out.clear();
+    std::ifstream in(file);
+    for (pid_t p; in >> p;) out.push_back(p);
+    if (out.size() >= count) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } while (std::chrono::steady_clock::now() < until);
+  return out;
+}
+
+// Whether all of `pids` are gone within `wait_s`.
+bool all_gone(const std::vector<pid_t>& pids, double wait_s) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  for (;;) {
+    bool any = false;
+    for (pid_t p : pids) any = any || alive(p);
+    if (!any) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// An oracle that starts a sleeper in a session of its own (setsid: out of the oracle's process
+// group), writes its pids (the sleeper's, then its own) and its request directory, then does
+// `then`.
+std::string escaping_oracle(const std::string& name, const fs::path& pids, const fs::path& dir_file,
+                            const std::string& then) {
+  return oracle_script(name, fmt::format("setsid sleep 60 &\necho $! > {0}.tmp\necho $$ >> {0}.tmp\necho \"$1\" > {1}\n"
+                                         "mv {0}.tmp {0}\n{2}\n",
+                                         pids.string(), dir_file.string(), then));
+}
+
+}  // namespace
+
+TEST_CASE("ask-oracle: an oracle that leaves its session (setsid) leaves nothing behind", "[e2e][oracle][hostile]") {
+  const fs::path pids = scratch() / "setsid.pids", dir_file = scratch() / "setsid.dir";
+  SECTION("at its timeout") {
+    fs::remove(pids);
+    json a = ask("", "--question q --timeout-seconds 1 --oracle " + escaping_oracle("setsid-sleeper.sh", pids, dir_file, "sleep 60"));
+    CHECK(a["status"] == "timeout");
+  }
+  SECTION("when it answers") {
+    fs::remove(pids);
+    json a = ask("", "--question q --oracle " +
+                         escaping_oracle("setsid-answer.sh", pids, dir_file, "echo '{\"answer\": \"done\"}'"));
+    CHECK(a["status"] == "answered");
+  }
+  const std::vector<pid_t> started = pids_in(pids, 2, 5);
+  REQUIRE(started.size() == 2);
+  CHECK(all_gone(started, 0.5));  // ended before ask-oracle returned
+  CHECK(!fs::exists(trimmed(slurp(dir_file))));
+}
+
+TEST_CASE("ask-oracle killed with SIGKILL: its oracle's session and request directory go with it",
+          "[e2e][oracle][hostile]") {
+  const fs::path pids = scratch() / "killed.pids", dir_file = scratch() / "killed.dir";
+  fs::remove(pids);
+  const std::string oracle = escaping_oracle("killed-oracle.sh", pids, dir_file, "sleep 60");
+  Child c = spawn({bin("sv-diagnose"), "ask-oracle", "--rev", "HEAD", "--question", "q", "--oracle", oracle}, oracle_store());
+  const std::vector<pid_t> started = pids_in(pids, 2, 20);
+  REQUIRE(started.size() == 2);
+  const std::string request_dir = trimmed(slurp(dir_file));
+  REQUIRE(fs::exists(request_dir));
+  CHECK(kill_child(c) == 128 + SIGKILL);
+  CHECK(all_gone(started, 5));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (fs::exists(request_dir) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(!fs::exists(request_dir));
 }

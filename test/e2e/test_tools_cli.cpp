@@ -124,7 +124,10 @@ TEST_CASE("contract on real drawings: every tool on the pipeline's scene of thre
       nlohmann::json req = nlohmann::json::object();
       if (t.name == "GetPrimitive") req = {{"id", s.primitives->front().id}};
       if (t.name == "ExplainThreshold") req = {{"primitive_id", s.primitives->front().id}};
-      if (t.name == "CompareRevisions") req = {{"revision_a", scene.string()}};
+      if (t.name == "CompareRevisions") {  // a revision name, never a file: the input's own id
+        sv::Scene copy = s;
+        req = {{"revision_a", sv::assign_revision_id(copy)}};
+      }
       if (t.name == "AskOracle") req = {{"question", "what does it depict?"}};
       if (t.executable == "sv-diagnose") {
         auto png = svtest::scratch() / (name + "-" + t.subcommand + ".png");

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -219,8 +220,13 @@ TEST_CASE("a writer that loses the race for HEAD leaves an unreferenced object, 
   CHECK(r.clean());
   CHECK(r.objects == 3);
   CHECK(r.unreferenced == 1);
+  // Even --expire 0 spares an object younger than the grace (its writer may be about to name it).
+  CHECK(gc(st, 0).kept_recent == 1);
+  fs::last_write_time(st.root() / "objects" / ic.substr(0, 2) / ic.substr(2),
+                      fs::file_time_type::clock::now() - std::chrono::minutes(2));
   GcReport g = gc(st, 0);
   CHECK(g.removed_ids == std::vector<std::string>{ic});
+  CHECK(g.bytes_freed > 0);
   CHECK(fsck(st).unreferenced == 0);
   CHECK(st.read_scene(ib).revision.note == "b");
 }
@@ -305,4 +311,92 @@ TEST_CASE("the store's id marks never go back", "[store]") {
   fs::remove(st.root() / "id_marks");
   CHECK(st.id_mark("primitive") == 7);
   CHECK(st.id_mark("region") == 3);
+}
+
+TEST_CASE("an object that is not a regular file, or is larger than any object, is refused before it is read",
+          "[store][hostile]") {
+  fs::path d = fresh_dir("special-objects");
+  Store st = Store::init(d);
+  Scene a = scene_with_note("a");
+  const std::string ia = st.put_scene(a);
+  const fs::path p = st.root() / "objects" / ia.substr(0, 2) / ia.substr(2);
+  fs::remove(p);
+  fs::create_symlink("/dev/zero", p);
+  CHECK(st.has_object(ia));  // something is there: it is damage, not absence
+  CHECK(code_of([&] { st.read_object(ia); }) == Code::corrupt_object);
+  CHECK(code_of([&] { st.read_scene(ia); }) == Code::corrupt_object);
+  fs::remove(p);
+  REQUIRE(::mkfifo(p.c_str(), 0644) == 0);
+  CHECK(code_of([&] { st.read_scene(ia); }) == Code::corrupt_object);  // no writer: a read would block forever
+  fs::remove(p);
+  // A sparse file the size of the scene limit and one byte: refused by its size, not read.
+  { std::ofstream(p) << "{"; }
+  fs::resize_file(p, kMaxSceneBytes + 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(code_of([&] { st.read_scene(ia); }) == Code::corrupt_object);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  // put_object repairs the name: the planted file is replaced by the object.
+  fs::remove(p);
+  fs::create_symlink("/dev/zero", p);
+  Scene again = scene_with_note("a");
+  CHECK(st.put_scene(again) == ia);
+  CHECK(st.read_scene(ia).revision.note == "a");
+  FsckReport r = fsck(st);
+  CHECK(r.clean());
+}
+
+TEST_CASE("writes never go through a symlinked folder of the store", "[store][hostile]") {
+  fs::path d = fresh_dir("symlinked-fan"), outside = fresh_dir("symlinked-fan-outside");
+  Store st = Store::init(d);
+  // The fan-out folder of the blob "hello" (2cf24d…) is a symlink to a folder outside.
+  fs::create_directories(st.root() / "objects");
+  fs::create_directory_symlink(outside, st.root() / "objects" / "2c");
+  CHECK(code_of([&] { st.put_blob("hello"); }) == Code::corrupt_object);
+  CHECK(fs::is_empty(outside));
+  // The cache and the views are best effort: nothing written, no failure.
+  fs::create_directory_symlink(outside, st.root() / "cache");
+  st.write_cache("metrics/x.json", "{}");
+  CHECK(!st.read_cache("metrics/x.json"));
+  fs::create_directory_symlink(outside, st.root() / "views");
+  std::string why;
+  CHECK(!st.write_view("v.png", "png", why));
+  CHECK(why.find("not part of the store") != std::string::npos);
+  CHECK(fs::is_empty(outside));
+}
+
+TEST_CASE("the log append follows the ref move: its failure is a warning, the move stands", "[store][hostile]") {
+  Store st = Store::init(fresh_dir("log-fails"));
+  Scene a = scene_with_note("a");
+  const std::string ia = st.put_scene(a);
+  fs::create_directories(st.root() / "logs" / "HEAD");  // a folder where the log is: append fails
+  st.advance_head("", ia, "a");
+  CHECK(st.head_id() == ia);
+  const auto warnings = st.take_warnings();
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("refs/heads/main moved to") != std::string::npos);
+  CHECK(st.take_warnings().empty());
+  std::string why;
+  CHECK(st.log(nullptr, &why).empty());
+  CHECK(!why.empty());
+  CHECK(code_of([&] { st.log(); }) == Code::corrupt_object);
+  // gc cannot know what the log names: it removes nothing.
+  CHECK(code_of([&] { gc(st, 0); }) == Code::corrupt_object);
+}
+
+TEST_CASE("gc removes only what is older than asked; a writer whose object it took writes it again", "[store][hostile]") {
+  Store st = Store::init(fresh_dir("gc-aside"));
+  const std::string id = st.put_blob("orphan");
+  const std::string rel = "objects/" + id.substr(0, 2) + "/" + id.substr(2);
+  const fs::path p = st.root() / rel;
+  fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::minutes(5));
+  CHECK(!st.remove_if_older(rel, 3600));  // younger than asked: kept, untouched
+  CHECK(fs::exists(p));
+  CHECK(st.remove_if_older(rel, 60) == std::optional<uintmax_t>(6));
+  CHECK(!fs::exists(p));
+  // Gone: the writer about to name it writes it again (put_object), never names a missing object.
+  CHECK(st.put_blob("orphan") == id);
+  CHECK(st.read_object(id) == "orphan");
+  Scene x = scene_with_note("x");
+  st.advance_head("", st.put_scene(x), "x");
+  CHECK(fsck(st).clean());
 }

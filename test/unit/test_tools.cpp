@@ -33,17 +33,15 @@ Code code_of(const std::function<void()>& f) {
   return Code::internal;
 }
 
-std::string scene_file(const Scene& s, const std::string& name) {
-  auto p = std::filesystem::temp_directory_path() / ("sv-tools-" + std::to_string(::getpid()) + "-" + name);
-  std::ofstream(p) << dump_scene(s);
-  return p.string();
-}
-
 // A request every tool accepts on `s`: its required fields filled from the scene.
-json minimal_request(const Tool& t, const Scene& s, const std::string& scene_path) {
+json minimal_request(const Tool& t, const Scene& s) {
   std::string first = s.primitives && !s.primitives->empty() ? s.primitives->front().id : "p_0001";
   if (t.name == "GetPrimitive") return {{"id", first}};
-  if (t.name == "CompareRevisions") return {{"revision_a", scene_path}};
+  // A revision is named, never a file: without a store, the scene's own id names it.
+  if (t.name == "CompareRevisions") {
+    Scene copy = s;
+    return {{"revision_a", assign_revision_id(copy)}};
+  }
   if (t.name == "AskOracle") return {{"question", "what does it depict?"}};
   if (t.name == "ExplainThreshold")
     return s.primitives && !s.primitives->empty() ? json{{"primitive_id", first}}
@@ -111,11 +109,10 @@ TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", 
   for (const auto& entry : scenes) {
     const auto& label = entry.first;  // named, not bound: clang 14 captures no binding
     const auto& s = entry.second;
-    const std::string path = scene_file(s, label + ".json");
     for (const Tool* tp : scene_tools()) {
       const Tool& t = *tp;
       CAPTURE(label, t.name);
-      json req = minimal_request(t, s, path);
+      json req = minimal_request(t, s);
       if (label == "empty" && t.name == "GetPrimitive") {
         CHECK(code_of([&] { run(t.name, s, req); }) == Code::not_found);
         continue;
@@ -137,11 +134,10 @@ TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", 
 
 TEST_CASE("contract: every tool refuses an unknown id with not_found", "[tools][contract]") {
   Scene s = dev_drawing().routed();
-  const std::string path = scene_file(s, "unknown-id.json");
   for (const Tool* tp : scene_tools()) {
     const Tool& t = *tp;
     CAPTURE(t.name);
-    json req = minimal_request(t, s, path);
+    json req = minimal_request(t, s);
     req["region"] = {{"kind", "primitive_set"}, {"primitive_ids", {"p_9999"}}};
     CHECK(code_of([&] { run(t.name, s, req); }) == Code::not_found);
     req["region"] = {{"kind", "named"}, {"name", "nowhere"}};

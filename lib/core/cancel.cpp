@@ -1,0 +1,19 @@
+#include "core/cancel.hpp"
+
+namespace sv {
+
+namespace {
+thread_local Cancellation* current = nullptr;
+}
+
+CancelScope::CancelScope(Cancellation* c) : previous_(current) { current = c; }
+
+CancelScope::~CancelScope() { current = previous_; }
+
+bool cancelled() {
+  if (!current || !current->requested.load()) return false;
+  current->honoured = true;
+  return true;
+}
+
+}  // namespace sv
