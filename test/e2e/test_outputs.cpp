@@ -45,7 +45,7 @@ bool is_char_device(const fs::path& p, unsigned major_no, unsigned minor_no) {
 
 using namespace outputs;
 
-TEST_CASE("-o through a symlink to /dev/null and to a null device of its own: written through", "[e2e][outputs]") {
+TEST_CASE("output through a symlink to /dev/null and to a null device of its own: written through", "[e2e][outputs]") {
   const fs::path link = scratch() / "null-link";
   fs::remove(link);
   fs::create_symlink("/dev/null", link);
@@ -87,7 +87,7 @@ TEST_CASE("a FIFO and a process substitution get the bytes and stay what they ar
   CHECK(slurp(sub).find("</svg>") != std::string::npos);
 }
 
-TEST_CASE("-o /dev/null and --svg /dev/stdout: the device stays a device, stdout gets the bytes", "[e2e][outputs]") {
+TEST_CASE("output to /dev/null and --svg /dev/stdout: the device stays a device, stdout gets the bytes", "[e2e][outputs]") {
   // Run only once the stand-ins above pass: a regression here would replace the machine's own
   // /dev/null (as root) with a file.
   Run r = run(fmt::format("{} --no-store {} -o /dev/null --svg /dev/stdout", bin("sv-simulate"), routed_scene().string()));

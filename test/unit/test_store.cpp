@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 
+#include "error_code.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/scene_check.hpp"
@@ -32,15 +33,6 @@ Scene scene_with_note(const std::string& note) {
   return s;
 }
 
-Code code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  FAIL("no error thrown");
-  return Code::internal;
-}
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // labelled grid, and planted defects each found by the right tool at the right place.
 #include <catch2/catch.hpp>
 
+#include "error_code.hpp"
 #include "cli/shell.hpp"
 #include "cli/tool_shell.hpp"
 
@@ -24,14 +25,6 @@ using namespace svtest;
 
 namespace {
 
-Code code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return Code::internal;
-}
 
 // A request every tool accepts on `s`: its required fields filled from the scene.
 json minimal_request(const Tool& t, const Scene& s) {
