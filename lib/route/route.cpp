@@ -22,6 +22,8 @@ namespace sv {
 
 namespace {
 
+constexpr double kUnseenDeviationPx = 1.0;  // route.deviation_px's largest derived value
+
 ParamSpec tuning(const char* key, double value, double min, ParamType type, const char* unit, const char* doc,
                  double max = std::numeric_limits<double>::infinity()) {
   ParamSpec s;
@@ -65,7 +67,8 @@ const ParamTable& route_param_table() {
        derived(tuning("route.deviation_px", 0.25, 0, T::number, "px",
                       "largest distance the drawn path may leave the primitives' path when consecutive pieces are "
                       "redrawn as one line or arc (0: every primitive is its own command); by default the fit's "
-                      "own bound, fit.merge_tolerance_px, when the scene records it"),
+                      "own bound, fit.merge_tolerance_px, when the scene records it, at most 1 px unless the fit "
+                      "merged for the robot (sv-fit --fast)"),
                "fit", "fit.merge_tolerance_px", true),
        tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"),
        tuning("route.reverse_drive", 1, 0, T::flag, "",
@@ -244,6 +247,11 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
     } else if (!d.derivation.empty() && std::isfinite(config_value(scene, d.derivation, NAN))) {
       value[key] = config_value(scene, d.derivation, *d.value);
       from[key] = d.from;
+      // A redrawn path more than a pixel off the fit is a shift people see at the image's scale
+      // (over the dev corpus: 1 px, against the fit's own bound, costs 0.2 % of draw time for
+      // +0.005 f1 at 1 px); a fit merged for speed has chosen its own bound.
+      if (key == "deviation_px" && !(config_value(scene, "fit.merge_width_ratio", 0) > 0))
+        value[key] = std::min(value[key], kUnseenDeviationPx);
     } else {
       value[key] = *d.value;
       from[key] = "default";
