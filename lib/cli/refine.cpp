@@ -39,6 +39,10 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
   std::optional<Store> store = open_store(common);
   Scene scene;
   std::string rid = read_scene_input(o.input, common, store, scene);
+  // Each step is recorded on the one before it, the first on the revision read (a scene file's
+  // result goes on top of HEAD): a stale --rev is refused before any work.
+  std::string head_seen = store && common.rev.empty() ? store->head_id() : rid;
+  if (store) store->require_head(head_seen);
   const Tool* suggest = find_tool("SuggestOptimizations");
   const json ask = normalize_request(*suggest, {{"optimize_for", {"draw_time", "semantic_fidelity"}}, {"max_candidates", 1000}});
   json start, now, steps = json::array();
@@ -87,11 +91,11 @@ int run_refine(const RefineOptions& o, const CommonOptions& common) {
       if (!(1000 * (metric(now, "draw_time_s") - metric(s->after, "draw_time_s")) >= o.min_gain_ms) ||
           !within_budget(start, s->after, o))
         continue;
-      record_edit(s->scene, edit, tool->name, note, rid, store ? &*store : nullptr, store ? store->head_id() : rid);
+      record_edit(s->scene, edit, tool->name, note, rid, store ? &*store : nullptr, head_seen);
       if (store)
         for (auto& w : store->take_warnings()) warnings.push_back(std::move(w));
       scene = std::move(s->scene);
-      rid = scene.revision.id;
+      rid = head_seen = scene.revision.id;
       warnings.insert(warnings.end(), s->warnings.begin(), s->warnings.end());
       steps.push_back({{"step", k}, {"revision_id", rid}, {"tool", tool->name}, {"edit_kind", c["edit_kind"]},
                        {"description", c["description"]},

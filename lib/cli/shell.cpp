@@ -24,8 +24,8 @@ void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
   }
   if (which & opt::rev)
     app.add_option("--rev", o.rev,
-                   "store mode: work on this revision (HEAD, a branch, final, an id or a unique prefix), record the "
-                   "result and print the envelope")
+                   "store mode: work on this revision (HEAD, a branch, final, an id or a unique prefix) and print the "
+                   "envelope; a result is recorded only on the revision HEAD names (else conflict)")
         ->type_name("REV");
   if (which & opt::note)
     app.add_option("--note", o.note, "a note kept with the new revision (or the log entry), for the audit trail")

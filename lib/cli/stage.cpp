@@ -284,8 +284,9 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
   in.quiet = common.quiet;
   std::string expected_head, parent;
   if (store_mode) {
-    expected_head = store->head_id();
     parent = store->resolve(common.rev);
+    expected_head = parent;
+    store->require_head(parent);
     in.scene = store->read_scene(parent);
     in.path = "rev:" + parent;
     if (stage.reads_image) {
@@ -295,6 +296,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
     }
   } else {
     parent = read_stage_input(stage, inputs.empty() ? "-" : inputs[0], in);
+    if (store) expected_head = store->head_id();  // an input file's result goes on top of HEAD
   }
 
   json result;
@@ -304,10 +306,7 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
   std::vector<std::string> warnings = out.warnings;  // and the store's (not part of the scene)
   if (store) {
     if (stage.reads_image && !in.bytes.empty()) store->put_blob(in.bytes);
-    std::string id = store->put_scene(out);
-    if (!store_mode) expected_head = store->head_id();
-    std::string why = stage.name + (note.empty() ? "" : ": " + note);
-    store->advance_head(expected_head, id, why);
+    store->record(out, expected_head, stage.name + (note.empty() ? "" : ": " + note));
     for (const auto& w : store->take_warnings()) {
       warnings.push_back(w);
       std::fprintf(stderr, "%s: warning: %s\n", stage.name.c_str(), w.c_str());

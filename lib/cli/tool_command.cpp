@@ -147,14 +147,7 @@ void record_edit(Scene& out, const std::vector<EditStep>& steps, const std::stri
   }
   out.revision.note = note;
   if (store) {
-    // A stale edit is refused before anything is written; a writer that loses the race
-    // below leaves only an unreferenced object, which gc removes.
-    if (store->head_id() != head_seen)
-      throw Error(Code::conflict, fmt::format("HEAD is at {}, not at the edited revision {}: check it out or edit HEAD",
-                                              store->head_id().substr(0, 12), head_seen.substr(0, 12)),
-                  {{"head", store->head_id()}, {"edited", head_seen}});
-    std::string id = store->put_scene(out);
-    store->advance_head(head_seen, id, out.revision.tool + (note.empty() ? "" : ": " + note));
+    store->record(out, head_seen, out.revision.tool + (note.empty() ? "" : ": " + note));
   } else {
     require_writable_scene(out, to_json(out, false));  // what put_scene checks, for stdout too
     assign_revision_id(out);
@@ -189,6 +182,7 @@ json edit_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
   std::string rid = read_scene_input(inv.input, c, store, scene);
   const bool store_mode = !c.rev.empty();
   const std::string head_seen = store && !store_mode ? store->head_id() : rid;
+  if (store && !dry_run) store->require_head(head_seen);
   ToolContext ctx{scene, store ? &*store : nullptr, rid};
   EditSession session = apply_edits(ctx, steps);
 

@@ -550,6 +550,23 @@ void Store::advance_head(const std::string& expected, const std::string& id, con
   append_log_locked({current, id, now_seconds(), ref, why});
 }
 
+void Store::require_head(const std::string& read) const {
+  const std::string head = head_id();
+  if (head == read) return;
+  auto name = [](const std::string& id) { return id.empty() ? std::string("(none)") : id.substr(0, 12); };
+  throw Error(Code::conflict,
+              fmt::format("HEAD is at {}, not at {}, the revision this reads: check that one out or work on HEAD",
+                          name(head), name(read)),
+              {{"head", head}, {"read", read}});
+}
+
+std::string Store::record(Scene& scene, const std::string& read, const std::string& why) {
+  require_head(read);
+  std::string id = put_scene(scene);
+  advance_head(read, id, why);
+  return id;
+}
+
 void Store::checkout(const std::string& rev, const std::string& why) {
   StoreLock lock(*this);
   std::string before = head_id();

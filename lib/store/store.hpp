@@ -85,6 +85,15 @@ class Store {
   // Moves HEAD (its branch when HEAD is symbolic) to `id`, provided it still names
   // `expected`; `why` goes to the log.
   void advance_head(const std::string& expected, const std::string& id, const std::string& why);
+
+  // The one recording rule of every writer (stages, tools, batches, refine, MCP): a result
+  // computed from revision `read` becomes a revision only while HEAD still names `read`.
+  // require_head refuses (conflict) when it does not: writers call it before their work, on the
+  // revision they read, so a stale request costs nothing and writes nothing. record checks
+  // again, stores the scene and moves HEAD from `read` under the lock (a writer losing the race
+  // in between leaves only an unreferenced object, which gc removes); returns the new id.
+  void require_head(const std::string& read) const;
+  std::string record(Scene& scene, const std::string& read, const std::string& why);
   // Points HEAD at a branch (symbolic) or detaches it at a revision.
   void checkout(const std::string& rev, const std::string& why);
   // Creates or moves a branch to `id` (only from `expected` when that is given; "" means the

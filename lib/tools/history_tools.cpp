@@ -291,8 +291,7 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
     scene.revision.tool = "Revert";
     scene.revision.args.push_back("Revert " + json{{"to_revision_id", target}, {"keep_branch", true}}.dump());
     scene.revision.note = "revert to " + short_id(target);
-    std::string id = st.put_scene(scene);
-    st.advance_head(head, id, with_note("Revert: content of " + short_id(target), req));
+    std::string id = st.record(scene, head, with_note("Revert: content of " + short_id(target), req));
     r.fields = {{"revision_id", id}, {"previous_revision_id", head.empty() ? json(nullptr) : json(head)},
                 {"backup_branch", nullptr}};
     r.llm_text = fmt::format("new revision {} (parent {}) has the content of {}", short_id(id),

@@ -427,6 +427,42 @@ TEST_CASE("an edit of a revision HEAD has moved past is a conflict", "[history]"
   CHECK(after["unreferenced"] == 0);
 }
 
+// One recording rule for every writer: a result goes only on the revision HEAD names. A --rev
+// HEAD has moved past is refused before any work, and nothing in the store changes (objects,
+// refs, log); the same commands on HEAD record a child of HEAD.
+TEST_CASE("a stage, an edit, a batch and refine on a --rev that is not HEAD are conflicts", "[history]") {
+  fs::path dir = fresh_store("history-one-rule");
+  const std::string old = pipeline_ids(dir)[1];
+  const std::string batch = R"( --request '[{"primitive_ids":["p_0001"]},{"primitive_ids":["p_0002"]}]')";
+  const std::vector<std::pair<std::string, std::string>> writers = {
+      {"sv-route", ""},
+      {"sv-edit", "reverse-direction --primitive-ids p_0001"},
+      {"sv-edit", "reverse-direction" + batch},
+      {"sv-edit", "refine --max-steps 1"},
+  };
+  for (const auto& [exe, args] : writers) {
+    INFO(exe << " " << args);
+    const std::string head = head_of(dir);
+    const json before = envelope(in_dir(dir, "sv-commit", "--json fsck"));
+    const size_t log_lines = sv::Store(dir / ".svrev").log().size();
+    Run stale = in_dir(dir, exe, args + " --rev " + old.substr(0, 12));
+    CHECK(stale.status == 5);
+    CHECK(envelope(stale)["error"]["code"] == "conflict");
+    CHECK(count_lines(stale.err) == 1);
+    CHECK(head_of(dir) == head);
+    const json after = envelope(in_dir(dir, "sv-commit", "--json fsck"));
+    CHECK(after["objects"] == before["objects"]);
+    CHECK(after["unreferenced"] == 0);
+    CHECK(sv::Store(dir / ".svrev").log().size() == log_lines);
+
+    Run ok = in_dir(dir, exe, args + (args.rfind("refine", 0) == 0 ? " --json" : "") + " --rev HEAD");
+    REQUIRE(ok.status == 0);
+    CHECK(envelope(ok)["revision_id"] == head_of(dir));
+    CHECK(head_of(dir) != head);
+    CHECK(sv::Store(dir / ".svrev").read_scene(head_of(dir)).revision.parent == head);
+  }
+}
+
 TEST_CASE("branch names cannot leave the store", "[history]") {
   fs::path dir = fresh_store("history-names");
   auto listing = [&] {

@@ -218,6 +218,28 @@ TEST_CASE("sv-mcp: a recorded session: lifecycle, list, read, edit, revert, fail
   CHECK(run(cd + bin("sv-commit") + " show " + edit["revision_id"].get<std::string>()).status == 0);
 }
 
+// The recording rule over MCP: an edit goes on the revision HEAD names. With HEAD detached at an
+// older revision, the edit is that revision's child and the branch HEAD left stays where it was.
+TEST_CASE("sv-mcp records an edit on the revision HEAD names, and nowhere else", "[e2e][mcp]") {
+  const auto dir = scratch() / "mcp-one-rule";
+  std::filesystem::remove_all(dir);
+  const std::string tip = make_store(dir);
+  const std::string cd = "cd " + dir.string() + " && ";
+  const json log = json::parse(run(cd + bin("sv-commit") + " --json log").out)["revisions"];
+  REQUIRE(log.size() == 4);
+  const std::string fitted = log[2]["revision_id"];
+  REQUIRE(run(cd + bin("sv-commit") + " checkout " + fitted).status == 0);
+  auto r = by_id(converse(dir, initialize(1, "2025-06-18") + notification("notifications/initialized") +
+                                   call(2, "ReverseDirection", {{"primitive_ids", {"p_0001"}}})));
+  const json& edit = r[2]["result"]["structuredContent"];
+  INFO(edit.dump());
+  REQUIRE(edit["ok"] == true);
+  CHECK(edit["parent_revision_id"] == fitted);
+  const json status = json::parse(run(cd + bin("sv-commit") + " --json status").out);
+  CHECK(status["current_revision_id"] == edit["revision_id"]);
+  CHECK(json::parse(run(cd + bin("sv-commit") + " --json log main").out)["revisions"][0]["revision_id"] == tip);
+}
+
 TEST_CASE("sv-mcp: an older protocol revision is kept, an unknown one answered with the newest", "[e2e][mcp]") {
   const auto dir = scratch() / "mcp-versions";
   std::filesystem::create_directories(dir);

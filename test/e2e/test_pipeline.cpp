@@ -261,8 +261,13 @@ TEST_CASE("stages record revisions in the store and run from it", "[e2e][store]"
   std::string sha = sv::parse_scene(piped.out).source->sha256;
   CHECK(std::filesystem::exists(dir / ".svrev" / "objects" / sha.substr(0, 2) / sha.substr(2)));
 
-  // Store mode: re-fit the skeleton revision; the result is a small envelope, HEAD advances.
+  // Store mode: re-fit the skeleton revision once it is checked out (a --rev HEAD has moved past
+  // is a conflict); the result is a small envelope, HEAD advances.
   std::string skel = revs[2]["revision_id"];
+  Run stale = run(cd + bin("sv-fit") + " --rev " + skel.substr(0, 10) + " --note again");
+  CHECK(stale.status == 5);
+  CHECK(nlohmann::json::parse(stale.out)["error"]["code"] == "conflict");
+  REQUIRE(run(cd + bin("sv-commit") + " checkout " + skel.substr(0, 10)).status == 0);
   Run refit = run(cd + bin("sv-fit") + " --rev " + skel.substr(0, 10) + " --note again");
   REQUIRE(refit.status == 0);
   auto env = nlohmann::json::parse(refit.out);

@@ -57,6 +57,27 @@ TEST_CASE("objects are content-addressed and verified when read", "[store]") {
   CHECK(code_of([&] { st.read_object(id); }) == Code::corrupt_object);
 }
 
+TEST_CASE("record writes a revision only on the one HEAD names, and a stale one writes nothing", "[store]") {
+  Store st = Store::init(fresh_dir("record"));
+  Scene a = scene_with_note("a"), b = scene_with_note("b"), c = scene_with_note("c");
+  const std::string ia = st.record(a, "", "first");
+  CHECK(st.head_id() == ia);
+  const std::string ib = st.record(b, ia, "second");
+  CHECK(st.head_id() == ib);
+  // A result computed from `ia` after HEAD moved on: refused before its object is written.
+  const auto objects = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(st.root() / "objects")) n += e.is_regular_file();
+    return n;
+  };
+  const size_t before = objects();
+  CHECK(code_of([&] { st.require_head(ia); }) == Code::conflict);
+  CHECK(code_of([&] { st.record(c, ia, "stale"); }) == Code::conflict);
+  CHECK(objects() == before);
+  CHECK(st.head_id() == ib);
+  CHECK(st.log().size() == 2);
+}
+
 TEST_CASE("HEAD advances only from the value the writer saw", "[store]") {
   Store st = Store::init(fresh_dir("head"));
   CHECK(st.head_id().empty());
