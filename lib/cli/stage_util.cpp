@@ -28,17 +28,4 @@ void add_settings_option(CLI::App& app, std::vector<std::string>& settings, cons
       ->allow_extra_args(false);
 }
 
-void drop_downstream_of_fit(Scene& s) {
-  s.tour.reset();
-  s.robot.reset();
-  s.commands.reset();
-  s.simulation = nullptr;
-  s.metrics = nullptr;
-}
-
-void drop_downstream_of_route(Scene& s) {
-  s.simulation = nullptr;
-  s.metrics = nullptr;
-}
-
 }  // namespace sv

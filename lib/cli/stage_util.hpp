@@ -15,8 +15,5 @@ namespace sv {
 std::map<std::string, int> count_by_type(const Scene& s);
 // --set KEY=VALUE, repeatable: user overrides of the stage's thresholds.
 void add_settings_option(CLI::App& app, std::vector<std::string>& settings, const char* stage);
-// A stage replaces its own sections; whatever later stages derived from the old ones is stale.
-void drop_downstream_of_fit(Scene& s);
-void drop_downstream_of_route(Scene& s);
 
 }  // namespace sv

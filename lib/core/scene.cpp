@@ -528,4 +528,16 @@ double stroke_width_of(const Scene& s) {
   return s.source && s.source->stroke_width_px > 0 ? s.source->stroke_width_px : 2.0;
 }
 
+void drop_downstream_of_fit(Scene& s) {
+  s.tour.reset();
+  s.robot.reset();
+  s.commands.reset();
+  drop_downstream_of_route(s);
+}
+
+void drop_downstream_of_route(Scene& s) {
+  s.simulation = nullptr;
+  s.metrics = nullptr;
+}
+
 }  // namespace sv

@@ -239,4 +239,8 @@ const Primitive& primitive_or_throw(const Scene& s, const std::string& id);
 Polyline source_points(const Scene& s, const Primitive& p);
 double stroke_width_of(const Scene& s);  // source estimate, 2 px when unknown
 
+// A stage replaces its own sections; whatever later stages derived from the old ones is stale.
+void drop_downstream_of_fit(Scene& s);
+void drop_downstream_of_route(Scene& s);
+
 }  // namespace sv

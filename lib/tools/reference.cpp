@@ -8,7 +8,6 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
-#include "cli/stage_util.hpp"
 #include "core/error.hpp"
 #include "eval/reference_compare.hpp"
 #include "fit/fit.hpp"
