@@ -251,14 +251,38 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
                    "batch mode: write each input's wall time to FILE (tab-separated: input, seconds, ok or failed)");
   add_common_options(app, common, opt::store | opt::rev | opt::note | opt::output | opt::quiet);
   app.add_flag("--params", args.print_params, "print the stage's parameters (key, type, default or derivation, "
-                                              "limits, unit, doc) as JSON and exit");
+                                              "limits, unit, doc) and its options as JSON and exit");
   if (stage.add_options) stage.add_options(app);
+  args.app = &app;
 }
+
+namespace {
+
+// --params: the stage's thresholds (its parameter table) and every option of its command line,
+// each with its type, default and doc, as --help declares them.
+nlohmann::ordered_json params_json(const Stage& stage, const CLI::App* app) {
+  const ParamTable none{stage.name, {}};
+  nlohmann::ordered_json out = (stage.params ? *stage.params : none).to_json();
+  out["options"] = nlohmann::ordered_json::array();
+  if (!app) return out;
+  for (const CLI::Option* o : app->get_options()) {
+    const std::string name = o->get_name();
+    if (name == "--help" || name == "--version" || name == "--params") continue;
+    const bool flag = o->get_expected_min() == 0;
+    const std::string def = o->get_default_str();
+    out["options"].push_back({{"name", name},
+                              {"type", flag ? "flag" : o->get_type_name()},
+                              {"default", def.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(def)},
+                              {"doc", o->get_description()}});
+  }
+  return out;
+}
+
+}  // namespace
 
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv) {
   if (args.print_params) {
-    const ParamTable none{stage.name, {}};
-    write_output("-", (stage.params ? *stage.params : none).to_json().dump(2) + "\n");
+    write_output("-", params_json(stage, args.app).dump(2) + "\n");
     return 0;
   }
   const std::vector<std::string>& inputs = args.inputs;

@@ -63,6 +63,7 @@ struct StageArgs {
   std::string output_dir;
   std::string timings;        // --timings FILE (batch mode)
   bool print_params = false;  // --params
+  const CLI::App* app = nullptr;  // where the options are declared (what --params lists)
 };
 // Declares the stage's input, its batch option, the shared options a stage takes and its own.
 void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common, StageArgs& args);

@@ -259,6 +259,13 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
     table.record(scene, d.key, value[key], from[key]);
   }
 
+  // Every key read below is declared in the table: a misspelt one is a defect, never a 0.
+  auto v = [&value](const char* key) {
+    auto it = value.find(key);
+    if (it == value.end()) throw Error(Code::internal, fmt::format("route: no parameter route.{}", key));
+    return it->second;
+  };
+
   Robot robot;
   if (options.ppi > 0) {
     robot.ppi = options.ppi;
@@ -294,22 +301,22 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   table.record(scene, "route.footprint_mm", robot.footprint_mm,
                options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user");
   table.record(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default");
-  table.record(scene, "route.join_px", 2 * value["snap_px"], from["snap_px"]);
+  table.record(scene, "route.join_px", 2 * v("snap_px"), from.at("snap_px"));
   scene.robot = robot;
 
-  su.cost = {robot.ppi, robot.pen_time_s, 2 * value["snap_px"], value["drift_px"], value["reverse_drive"] != 0};
-  su.emit = {value["min_spin_deg"], value["drift_px"], value["deviation_px"],
-             static_cast<int>(value["merge_window"]), {}};
+  su.cost = {robot.ppi, robot.pen_time_s, 2 * v("snap_px"), v("drift_px"), v("reverse_drive") != 0};
+  su.emit = {v("min_spin_deg"), v("drift_px"), v("deviation_px"),
+             static_cast<int>(v("merge_window")), {}};
   for (const Primitive& p : *scene.primitives)
     if (p.route_deviation_px) su.emit.primitive_deviation_px[p.id] = *p.route_deviation_px;
-  su.trails = {value["snap_px"], static_cast<int>(value["exact_matching_max"])};
-  su.order = {static_cast<int>(value["circle_entries"]), static_cast<int>(value["closed_starts"]),
-              static_cast<int>(value["max_passes"])};
+  su.trails = {v("snap_px"), static_cast<int>(v("exact_matching_max"))};
+  su.order = {static_cast<int>(v("circle_entries")), static_cast<int>(v("closed_starts")),
+              static_cast<int>(v("max_passes"))};
   if (split) {
     su.shapes.clear();
     su.ids.clear();
     su.parts.clear();
-    split_at_contacts(*scene.primitives, value["snap_px"], su);
+    split_at_contacts(*scene.primitives, v("snap_px"), su);
   }
   return su;
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/scene.hpp"
@@ -378,6 +379,18 @@ TEST_CASE("each stage prints its parameter table, and declares every setting its
       CHECK((!p["default"].is_null() || !p["derivation"].is_null()));
       CHECK(declared.emplace(p["key"].get<std::string>(), p).second);  // declared once
     }
+    // And every option of its command line, as --help declares it.
+    std::set<std::string> options;
+    for (const auto& o : j["options"]) {
+      CHECK(!o["doc"].get<std::string>().empty());
+      CHECK(!o["type"].get<std::string>().empty());
+      options.insert(o["name"].get<std::string>());
+    }
+    for (const char* common : {"--store", "--rev", "--note", "--output"}) CHECK(options.count(common) == 1);
+    if (std::string(stage) == "sv-simulate")
+      for (const char* own : {"--png", "--svg", "--gcode", "--pen-time", "--trace"}) CHECK(options.count(own) == 1);
+    else
+      CHECK(options.count("--set") == 1);
   }
   CHECK(declared.at("fit.tolerance_px")["derivation"].get<std::string>().find("sw") != std::string::npos);
   CHECK(declared.at("fit.beautify")["type"] == "flag");
