@@ -447,7 +447,8 @@ TEST_CASE("refine reports every step it recorded even when its -o file cannot be
   REQUIRE(at(dir, fmt::format("{} {} | {} | {} > /dev/null", bin("sv-skeleton"), data("hershey_futural_02_w4.png"),
                               bin("sv-fit"), bin("sv-route")))
               .status == 0);
-  Run r = at(dir, bin("sv-edit") + " refine --rev HEAD --json -o " + (dir / "no-such-dir" / "out.json").string());
+  Run r = at(dir, bin("sv-edit") + " refine --rev HEAD --json --max-f1-1px-loss 0.3 --max-chamfer-gain 100 -o " +
+                     (dir / "no-such-dir" / "out.json").string());
   CHECK(r.status == 3);
   const json env = json::parse(r.out);
   CHECK(env["error"]["code"] == "io_error");

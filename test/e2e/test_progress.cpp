@@ -72,7 +72,8 @@ TEST_CASE("sv-edit refine tells each step on a terminal, the scene unchanged", "
   REQUIRE(run(fmt::format("{} --no-store {} | {} --no-store | {} --no-store >{}", bin("sv-skeleton"),
                           data("hanzi_u5efe.png"), bin("sv-fit"), bin("sv-route"), routed))
               .status == 0);
-  const std::string refine = bin("sv-edit") + " refine --no-store --min-gain-ms 1 " + routed;
+  const std::string refine =
+      bin("sv-edit") + " refine --no-store --min-gain-ms 1 --max-f1-1px-loss 0.3 --max-chamfer-gain 100 " + routed;
   Run shown = on_terminal(refine + " >" + (d / "shown.json").string());
   INFO(shown.out);
   REQUIRE(shown.status == 0);

@@ -59,7 +59,8 @@ TEST_CASE("sv-edit refine records each step as a revision with its note, within 
   REQUIRE(sh(fmt::format("{} {} | {} | {} > /dev/null", bin("sv-skeleton"), data("hershey_futural_02_w4.png"), bin("sv-fit"),
                          bin("sv-route")))
               .status == 0);
-  Run r = sh(bin("sv-edit") + " refine --rev HEAD --json");
+  // A budget wide enough for steps on this drawing (the default takes none here).
+  Run r = sh(bin("sv-edit") + " refine --rev HEAD --json --max-f1-1px-loss 0.3 --max-chamfer-gain 100");
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json out = json::parse(r.out);
@@ -78,9 +79,12 @@ TEST_CASE("sv-edit refine records each step as a revision with its note, within 
     CHECK(rev["note"].get<std::string>().rfind(fmt::format("refine step {}: ", k + 1), 0) == 0);
   }
   CHECK(out["revision_id"] == revs[0]["revision_id"]);
-  // A second run starts its budget afresh; it never makes the drawing slower.
+  // A second run, with the default budget, starts it afresh: never slower, and within 0.02 of f1
+  // at 1 px and 0.1 px of chamfer.
   Run again = sh(bin("sv-edit") + " refine --rev HEAD --json");
   REQUIRE(again.status == 0);
   const json out2 = json::parse(again.out);
   CHECK(out2["after"]["draw_time_s"].get<double>() <= out2["before"]["draw_time_s"].get<double>());
+  CHECK(out2["before"]["f1_1px"].get<double>() - out2["after"]["f1_1px"].get<double>() <= 0.02 + 1e-9);
+  CHECK(out2["after"]["chamfer_px"].get<double>() - out2["before"]["chamfer_px"].get<double>() <= 0.1 + 1e-9);
 }
