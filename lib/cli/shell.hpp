@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "store/store.hpp"
+#include "session/options.hpp"
 
 // CLI11 only by name: its header costs a file that includes it 10 s of -O3 code generation.
 namespace CLI {
@@ -23,20 +23,8 @@ namespace sv {
 
 struct Stage;
 
-// The shared options. Which of them a command offers is a set of flags.
-struct CommonOptions {
-  std::optional<std::string> store;  // --store DIR
-  bool no_store = false;             // --no-store
-  std::string rev;                   // --rev REV
-  std::string note;                  // --note TEXT
-  std::string output;                // -o, --output FILE
-  std::string png;                   // --png FILE
-  bool embed_images = false;         // --embed-images
-  bool json = false;                 // --json
-  std::string oracle;                // --oracle CMD (default $SV_ORACLE)
-  bool quiet = false;                // -q, --quiet
-};
-
+// The shared options (CommonOptions, session/options.hpp). Which of them a command offers is a
+// set of flags.
 namespace opt {
 enum : unsigned {
   store = 1u << 0,     // --store, --no-store
@@ -54,9 +42,6 @@ enum : unsigned {
 // Declares the options named by `which` on `app`, bound to `o`.
 void add_common_options(CLI::App& app, CommonOptions& o, unsigned which);
 
-// The store the options name (--store, else $SV_STORE, else the nearest .svrev upward), none
-// with --no-store. --rev without a store, or with --no-store, is refused.
-std::optional<Store> open_store(const CommonOptions& o);
 
 // A housekeeping subcommand: its options are declared on its own CLI11 subcommand.
 struct ShellCommand {

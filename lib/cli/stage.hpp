@@ -13,6 +13,7 @@
 
 #include "core/params.hpp"
 #include "core/scene.hpp"
+#include "session/output.hpp"
 
 namespace CLI {
 class App;  // by name only, as in cli/shell.hpp
@@ -70,13 +71,6 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
 // Runs the parsed stage (argv: for the revision's recorded arguments); 0 or throws sv::Error.
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv);
 
-// Writes text to stdout ("" or "-") or to the path the user named (write_output_file: a file
-// atomically, a device or a pipe written through); any failure is io_error.
-void write_output(const std::string& path, const std::string& text);
-// The same for an output written once `revision` is recorded (the commit): a failure is still
-// io_error, its message and details saying that the revision is recorded and HEAD is at it.
-void write_after_commit(const std::string& path, const std::string& text, const std::string& revision,
-                        json details = json::object());
 
 
 // Runs `body` under the error contract: sv::Error -> its exit status, std::bad_alloc and other

@@ -15,7 +15,7 @@
 #include <new>
 #include <thread>
 
-#include "cli/tool_command.hpp"
+#include "session/tool_call.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/shell.hpp"
+#include "session/options.hpp"
 #include "tools/tool.hpp"
 
 namespace sv::mcp {
