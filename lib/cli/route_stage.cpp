@@ -13,7 +13,7 @@ namespace sv {
 
 Stage route_stage() {
   struct Opts {
-    double ppi = 0, footprint_mm = 200, pen_time_s = -1;
+    double ppi = 0, footprint_mm = kDefaultFootprintMm, pen_time_s = -1;
     std::string start;
     std::vector<std::string> settings;
   };

@@ -337,7 +337,7 @@ Scene scene_from_valid_json(const json& j) {
     Robot r;
     r.model = o["model"];
     r.ppi = o.value("ppi", 0.0);
-    r.footprint_mm = o.value("footprint_mm", 200.0);
+    r.footprint_mm = o.value("footprint_mm", kDefaultFootprintMm);
     r.pen_time_s = o.value("pen_time_s", 0.0);
     r.start = {o["start"]["x"], o["start"]["y"], o["start"]["heading_deg"]};
     r.start_fixed = o.value("start_mode", "free") == "fixed";

@@ -137,11 +137,15 @@ struct Pose {
   double x = 0, y = 0, heading_deg = 0;
 };
 
+// The drawing's longest side on paper unless told otherwise (the Doodlebot server's
+// targetFootprintMm): the one default of the scene, routing and the motion model.
+constexpr double kDefaultFootprintMm = 200;
+
 struct Robot {
   std::string model = "doodlebot";
-  double ppi = 0;             // pixels per inch the times are computed at
-  double footprint_mm = 200;  // longest side of the drawing on paper; 0 when ppi was given
-  double pen_time_s = 0;      // time of one pen lift or drop
+  double ppi = 0;                             // pixels per inch the times are computed at
+  double footprint_mm = kDefaultFootprintMm;  // longest side on paper; 0 when ppi was given
+  double pen_time_s = 0;                      // time of one pen lift or drop
   Pose start;
   // "fixed": the user gave the start and the route prices getting from it to the first stroke;
   // else "free": the route chose it, the robot placed at the first stroke facing along it, and

@@ -12,7 +12,7 @@ namespace sv::edit {
 using fitting::deviation;
 
 double join_px(const Scene& s) { return std::max(1.0, 0.5 * stroke_width_of(s)); }
-double tolerance_of(const Scene& s) { return config_value(s, "fit.tolerance_px", 1.0); }
+double tolerance_of(const Scene& s) { return fit_params_of(s).tolerance_px; }
 
 Shape through(Vec2 a, Vec2 m, Vec2 b) {
   Vec2 ab = b - a, am = m - a;

@@ -190,7 +190,7 @@ void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& o
 }
 
 FitParams fit_params_of(const Scene& s) {
-  FitParams p;
+  FitParams p = resolve_fit_params(s.source ? s.source->stroke_width_px : 0, 0, {});  // as sv-fit does
   for (const FitParam& f : fit_params()) p.*f.field = config_value(s, f.spec.key, p.*f.field);
   return p;
 }

@@ -67,7 +67,8 @@ FitParams resolve_fit_params(double stroke_width_px, double trace_noise_px, cons
 // provenance ("stroke_width", "image", "default" or "user") and a one-line doc.
 void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
                        const FitParams& p);
-// The fit thresholds the scene was fitted with (its config "fit.*"; defaults where absent).
+// The fit thresholds the scene was fitted with (its config "fit.*"; where absent, what sv-fit
+// derives from the scene's stroke width): the one reading of them every module uses.
 FitParams fit_params_of(const Scene& s);
 
 }  // namespace sv

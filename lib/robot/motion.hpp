@@ -19,7 +19,6 @@ constexpr double kTurnCruiseSteps = 3200;   // microsteps/s, outer wheel of arcs
 constexpr double kAccelSteps = 1000;        // microsteps/s²
 constexpr double kWheelbaseRadiusIn = 2.93; // centre to wheel
 constexpr double kInchesPerMicrostep = 0.055 / 16;
-constexpr double kDefaultFootprintMm = 200;  // the server's targetFootprintMm
 
 // Pen lift or drop. The client sends the servo to 45° (down) or 0° (up) and waits for the
 // firmware's reply, but neither the servo model nor the firmware's settle delay is documented

@@ -24,7 +24,7 @@ namespace sv {
 
 struct RouteOptions {
   double ppi = 0;             // 0: the primitives' longest side measures footprint_mm on paper
-  double footprint_mm = 200;
+  double footprint_mm = kDefaultFootprintMm;
   std::optional<Pose> start;  // a fixed start; none: free (at the first stroke, facing along it)
   double pen_time_s = -1;     // < 0: the robot default (kDefaultPenTimeS)
   // Tuning keys of route_param_table(), with or without the "route." prefix.

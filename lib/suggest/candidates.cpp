@@ -11,6 +11,7 @@
 #include "edit/edit.hpp"
 #include "eval/coverage.hpp"
 #include "eval/score.hpp"
+#include "fit/params.hpp"
 #include "robot/motion.hpp"
 
 namespace sv::suggest {
@@ -154,7 +155,7 @@ std::vector<MergeGroup> similar_groups(const Scene& s, const Scope& scope, bool 
   if (!s.primitives || s.primitives->size() > kMaxPairwise) return out;
   const auto& prims = *s.primitives;
   const double sw = stroke_width_of(s), cover = default_tolerance(sw);
-  const double fit_tol = config_value(s, "fit.tolerance_px", std::max(1.0, sw / 4));
+  const double fit_tol = fit_params_of(s).tolerance_px;
   const double k = aggressive ? 2.0 : 1.0;
   const double angle = 2.0 * k, offset = fit_tol * k;
   auto add = [&](std::vector<std::string> ids, const std::string& kind, const std::string& target, const std::string& why) {
@@ -254,7 +255,7 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
   if (!s.primitives || s.primitives->empty()) return out;
   const auto& prims = *s.primitives;
   const double sw = stroke_width_of(s), cover = default_tolerance(sw);
-  const double fit_tol = config_value(s, "fit.tolerance_px", std::max(1.0, sw / 4));
+  const double fit_tol = fit_params_of(s).tolerance_px;
   auto in_scope = [&](const std::string& id) {
     const Primitive* p = s.primitive(id);
     return p && scope.touches(*p);
