@@ -50,7 +50,6 @@ void add_common_options(CLI::App& app, CommonOptions& o, unsigned which) {
                  "no progress line on standard error (it is shown only when standard error is a terminal)");
 }
 
-
 namespace {
 
 // The envelope of a failure goes to stdout in store mode only (--rev, and the store tools): in

@@ -42,7 +42,6 @@ enum : unsigned {
 // Declares the options named by `which` on `app`, bound to `o`.
 void add_common_options(CLI::App& app, CommonOptions& o, unsigned which);
 
-
 // A housekeeping subcommand: its options are declared on its own CLI11 subcommand.
 struct ShellCommand {
   std::string name, summary;

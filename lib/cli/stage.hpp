@@ -71,8 +71,6 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
 // Runs the parsed stage (argv: for the revision's recorded arguments); 0 or throws sv::Error.
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv);
 
-
-
 // Runs `body` under the error contract: sv::Error -> its exit status, std::bad_alloc and other
 // exceptions -> internal (6); prints "PROG: CODE: message" on stderr, and the JSON envelope on
 // stdout when `envelope_on_stdout` is set. The flag is read when the failure happens, so `body`

@@ -2,8 +2,9 @@
 // module includes one from a layer above its own.
 #include <catch2/catch.hpp>
 
+#include "../e2e/process.hpp"
+
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -14,13 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 const fs::path kRoot = fs::path(SV_TEST_DATA) / ".." / "..";
-
-std::string page_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Each module's layer, from the page's LAYERS section: a line a layer (".B core ;",
 // ".BR raster \", \" robot ;"), the last ending with ".".
@@ -45,7 +39,7 @@ std::map<std::string, int> layers_of(const std::string& page) {
 }  // namespace
 
 TEST_CASE("man/sv.7 describes every module of lib/, and includes follow its layers", "[architecture]") {
-  const std::string page = page_text(kRoot / "man" / "sv.7");
+  const std::string page = svtest::slurp(kRoot / "man" / "sv.7");
   REQUIRE(page.find(".SH MODULES") != std::string::npos);
   const std::map<std::string, int> layer = layers_of(page);
   std::set<std::string> modules;
@@ -66,7 +60,7 @@ TEST_CASE("man/sv.7 describes every module of lib/, and includes follow its laye
     const std::string ext = e.path().extension().string();
     if (ext != ".cpp" && ext != ".hpp") continue;
     const std::string own = fs::relative(e.path(), kRoot / "lib").begin()->string();
-    const std::string text = page_text(e.path());
+    const std::string text = svtest::slurp(e.path());
     for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it) {
       const std::string other = (*it)[1].str();
       if (other == own || !modules.count(other)) continue;
