@@ -3,7 +3,7 @@
 // A process touches fresh memory page by page, and on a virtual machine each 4 KiB page fault
 // costs 10-25 us: a 512x512 drawing's sv-skeleton took 1,490 faults, a third of its run. On
 // 2 MiB pages the same memory takes a fault per 2 MiB (650 faults in all, most of them the
-// dynamic loader's; 315 once the libraries were linked statically). Linux gives such pages to
+// dynamic loader's). Linux gives such pages to
 // memory that asks (madvise mode, the usual default); mimalloc asks when large OS pages are on.
 #include <mimalloc.h>
 
