@@ -197,7 +197,6 @@ json to_json(const Scene& s, bool with_revision_id) {
     }
     j["commands"] = std::move(cs);
   }
-  if (!s.simulation.is_null()) j["simulation"] = rounded_json(s.simulation);
   if (!s.metrics.is_null()) j["metrics"] = rounded_json(s.metrics);
   if (!s.warnings.empty()) j["warnings"] = s.warnings;
   json rev = {{"tool", s.revision.tool}, {"args", s.revision.args}, {"note", s.revision.note}};
@@ -208,6 +207,56 @@ json to_json(const Scene& s, bool with_revision_id) {
 }
 
 Scene scene_from_valid_json(const json& j);
+
+std::optional<SimStep::Op> sim_op_named(const std::string& name) {
+  for (auto op : {SimStep::Op::line, SimStep::Op::spin, SimStep::Op::arc, SimStep::Op::pen_up, SimStep::Op::pen_down})
+    if (name == sim_op_name(op)) return op;
+  return std::nullopt;
+}
+
+// A simulation as written ([command, op, duration_s, x, y, heading_deg] records), or as scenes
+// stored before that held it (one object a step, its end pose, notes and trace inside).
+// A trace is null for a pen change.
+Simulation simulation_from(const json& o, size_t commands) {
+  Simulation sim;
+  sim.total_s = o["total_s"];
+  sim.motion_time_s = o["motion_time_s"];
+  sim.pen_time_s = o["pen_time_s"];
+  sim.ppi = o["ppi"];
+  const json& steps = o["steps"];
+  sim.steps.reserve(steps.size());
+  json traces = json::array();
+  for (const json& st : steps) {
+    const bool record = st.is_array();
+    const json& op = record ? st[1] : st["op"];
+    const json& end = record ? st : st["end"];
+    const size_t at = record ? 3 : 0;
+    SimStep step;
+    step.op = *sim_op_named(op);  // the schema names the five
+    const size_t command = record ? st[0].get<size_t>() : st["command"].get<size_t>();
+    if (command >= commands)
+      throw Error(Code::invalid_scene, fmt::format("simulation: step {} names command {} of {}", sim.steps.size(),
+                                                   command, commands));
+    step.command = static_cast<uint32_t>(command);
+    step.duration_s = record ? st[2] : st["duration_s"];
+    step.end = {end[at].get<double>(), end[at + 1].get<double>(), end[at + 2].get<double>()};
+    if (!record) {
+      for (const json& n : st["notes"]) sim.notes.emplace_back(sim.steps.size(), n.get<std::string>());
+      traces.push_back(st.contains("trace") ? st["trace"] : json(nullptr));
+    }
+    sim.steps.push_back(step);
+  }
+  if (std::any_of(traces.begin(), traces.end(), [](const json& t) { return !t.is_null(); })) sim.traces = std::move(traces);
+  if (o.contains("notes"))
+    for (const json& n : o["notes"]) sim.notes.emplace_back(n[0].get<size_t>(), n[1].get<std::string>());
+  if (o.contains("traces")) sim.traces = o["traces"];
+  for (const auto& [step, text] : sim.notes)
+    if (step >= sim.steps.size())
+      throw Error(Code::invalid_scene, fmt::format("simulation: a note on step {} of {}", step, sim.steps.size()));
+  if (!sim.traces.is_null() && sim.traces.size() != sim.steps.size())
+    throw Error(Code::invalid_scene, fmt::format("simulation: {} traces for {} steps", sim.traces.size(), sim.steps.size()));
+  return sim;
+}
 
 namespace {
 
@@ -372,7 +421,7 @@ Scene scene_from_valid_json(const json& j) {
     }
     s.commands = std::move(cs);
   }
-  if (j.contains("simulation")) s.simulation = j["simulation"];
+  if (j.contains("simulation")) s.simulation = simulation_from(j["simulation"], s.commands ? s.commands->size() : 0);
   if (j.contains("metrics")) s.metrics = j["metrics"];
   if (j.contains("warnings")) s.warnings = j["warnings"].get<std::vector<std::string>>();
   if (j.contains("revision")) {
@@ -469,14 +518,81 @@ Scene parse_scene(const std::string& text) {
   return scene_from_json(parse_json_limited(text, Code::invalid_scene, "scene"));
 }
 
-std::string canonical_bytes(const Scene& s) { return to_json(s, false).dump(); }
+namespace {
+
+// The simulation as dump() would write it, appended to `t`: as a tree of JSON values a step took
+// about 1 KB, written straight it takes the 50 bytes of its text. Members in key order, numbers
+// formatted by the library (rounded as rounded_json rounds).
+void append_simulation(std::string& t, const Simulation& sim) {
+  auto number = [](double v) { return json(round_to(v, 1e-6)).dump(); };
+  t += "{\"motion_time_s\":" + number(sim.motion_time_s);
+  if (!sim.notes.empty()) {
+    t += ",\"notes\":[";
+    for (const auto& [step, text] : sim.notes) t += fmt::format("[{},{}],", step, json(text).dump());
+    t.back() = ']';
+  }
+  t += ",\"pen_time_s\":" + number(sim.pen_time_s) + ",\"ppi\":" + number(sim.ppi) + ",\"steps\":[";
+  for (const SimStep& st : sim.steps) {
+    t += json::array({st.command, sim_op_name(st.op), round_to(st.duration_s, 1e-6), round_to(st.end.x, 1e-6),
+                      round_to(st.end.y, 1e-6), round_to(st.end.heading_deg, 1e-6)})
+             .dump();
+    t += ',';
+  }
+  if (t.back() == ',') t.pop_back();
+  t += "],\"total_s\":" + number(sim.total_s);
+  if (!sim.traces.is_null()) t += ",\"traces\":" + rounded_json(sim.traces).dump();
+  t += '}';
+}
+
+}  // namespace
+
+const char* sim_op_name(SimStep::Op op) {
+  static constexpr const char* kNames[] = {"line", "spin", "arc", "pen_up", "pen_down"};
+  return kNames[static_cast<int>(op)];
+}
+
+SceneMembers scene_members(const Scene& s, const json& doc) {
+  SceneMembers m;
+  for (auto it = doc.begin(); it != doc.end(); ++it) m.members.emplace_back(it.key(), it.value().dump());
+  if (s.simulation) {
+    auto at = std::find_if(m.members.begin(), m.members.end(), [](const auto& p) { return p.first > "simulation"; });
+    m.members.emplace(at, "simulation", "");
+    m.simulation = &*s.simulation;
+  }
+  return m;
+}
+
+std::string join_members(const SceneMembers& m) {
+  size_t size = 2;
+  for (const auto& [key, value] : m.members) size += key.size() + value.size() + 4;
+  // A step's record is about 50 bytes, a note's 30 to 60.
+  if (m.simulation) size += 64 * m.simulation->steps.size() + 72 * m.simulation->notes.size() + 256;
+  std::string text = "{";
+  text.reserve(size + 1);  // and a newline
+  for (const auto& [key, value] : m.members) {
+    if (text.size() > 1) text += ',';
+    text += json(key).dump() + ":";
+    if (key == "simulation" && m.simulation) append_simulation(text, *m.simulation);
+    else text += value;
+  }
+  return text + "}";
+}
+
+// The members are made from a document that is gone before they are joined.
+std::string canonical_bytes(const Scene& s) {
+  const auto members = scene_members(s, to_json(s, false));
+  return join_members(members);
+}
 
 std::string assign_revision_id(Scene& s) {
   s.revision.id = sha256_hex(canonical_bytes(s));
   return s.revision.id;
 }
 
-std::string dump_scene(const Scene& s) { return to_json(s, true).dump() + "\n"; }
+std::string dump_scene(const Scene& s) {
+  const auto members = scene_members(s, to_json(s, true));
+  return join_members(members) + "\n";
+}
 
 double round3(double v) { return round_to(v, 1e-3); }
 json point_json(Vec2 p) { return json::array({round3(p.x), round3(p.y)}); }
@@ -536,7 +652,7 @@ void drop_downstream_of_fit(Scene& s) {
 }
 
 void drop_downstream_of_route(Scene& s) {
-  s.simulation = nullptr;
+  s.simulation.reset();
   s.metrics = nullptr;
 }
 

@@ -162,6 +162,26 @@ struct Command {
   std::string primitive;  // the primitive a drawing command belongs to ("" for travel)
 };
 
+// sv-simulate's replay of the command stream (robot/simulate.hpp), one compact record a step: what
+// the robot does (the command it executes, or a pen change before it), how long it takes and the
+// pose it ends in. A step starts where the one before ended, the first at robot.start; a drawing
+// step draws commands[command].primitive. Written as [command, op, duration_s, x, y, heading_deg].
+struct SimStep {
+  enum class Op : uint8_t { line, spin, arc, pen_up, pen_down };
+  Op op = Op::line;
+  uint32_t command = 0;
+  double duration_s = 0;
+  Pose end;
+};
+const char* sim_op_name(SimStep::Op op);
+
+struct Simulation {
+  std::vector<SimStep> steps;
+  std::vector<std::pair<size_t, std::string>> notes;  // what to notice, by step index
+  json traces;  // null, or for each step its poses [x, y, heading_deg] along the way (--trace)
+  double total_s = 0, motion_time_s = 0, pen_time_s = 0, ppi = 0;
+};
+
 struct RevisionInfo {
   std::string id;  // not hashed; filled from the content hash
   std::string parent;
@@ -180,7 +200,7 @@ struct Scene {
   std::optional<std::vector<TourStep>> tour;
   std::optional<Robot> robot;
   std::optional<std::vector<Command>> commands;
-  json simulation;  // null when absent
+  std::optional<Simulation> simulation;
   json metrics;     // null when absent
   std::vector<std::string> warnings;
   RevisionInfo revision;
@@ -200,7 +220,8 @@ void set_config(Scene& s, const std::string& key, double value, const std::strin
 double config_value(const Scene& s, const std::string& key, double fallback);
 
 // Conversion. to_json rounds every coordinate to 1e-4 (times to 1e-6) so the serialization
-// is canonical; from_json validates against the schema and refuses unknown major versions.
+// is canonical; it leaves the simulation out (scene_members writes it). from_json validates
+// against the schema and refuses unknown major versions.
 json to_json(const Scene& s, bool with_revision_id = true);
 Scene scene_from_json(const json& j);
 
@@ -222,6 +243,16 @@ json parse_json_limited(const std::string& text, Code code, const std::string& w
 
 // Parses text (refuses malformed or truncated JSON, or JSON beyond the limits, with invalid_scene).
 Scene parse_scene(const std::string& text);
+// The scene's text as (key, serialised value) members in key order: those of `doc` (to_json of the
+// scene), and the simulation, which to_json leaves out and join_members writes record by record
+// straight into the text (its member's value here is empty).
+struct SceneMembers {
+  std::vector<std::pair<std::string, std::string>> members;
+  const Simulation* simulation = nullptr;
+};
+SceneMembers scene_members(const Scene& s, const json& doc);
+// The members joined as dump() joins an object's.
+std::string join_members(const SceneMembers& m);
 // Canonical bytes: sorted keys, fixed number formatting, revision.id left out.
 std::string canonical_bytes(const Scene& s);
 // SHA-256 of canonical_bytes; sets s.revision.id and returns it.

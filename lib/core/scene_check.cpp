@@ -121,27 +121,16 @@ std::string sealed_scene_text(Scene& s) {
   json doc = to_json(s, false);
   require_writable_scene(s, doc);
   // The text hashed (without the id) and the text written (with it) differ only in the
-  // revision: every other top-level member is serialised once, and both are joined as dump()
-  // joins an object's members.
-  std::vector<std::string> members;
-  size_t revision = 0;
-  for (auto it = doc.begin(); it != doc.end(); ++it) {
-    if (it.key() == "revision") revision = members.size();
-    members.push_back(json(it.key()).dump() + ":" + (it.key() == "revision" ? "" : it.value().dump()));
-  }
-  auto text = [&](const json& rev) {
-    std::string t = "{";
-    for (size_t i = 0; i < members.size(); ++i) {
-      if (i > 0) t += ',';
-      t += members[i];
-      if (i == revision) t += rev.dump();
-    }
-    return t + "}";
-  };
-  json& rev = doc["revision"];
-  s.revision.id = sha256_hex(text(rev));
+  // revision: every other top-level member is serialised once.
+  auto members = scene_members(s, doc);
+  json rev = std::move(doc["revision"]);
+  doc = nullptr;  // gone before the texts are joined
+  auto revision = std::find_if(members.members.begin(), members.members.end(),
+                               [](const auto& m) { return m.first == "revision"; });
+  s.revision.id = sha256_hex(join_members(members));
   rev["id"] = s.revision.id;
-  return text(rev) + "\n";
+  revision->second = rev.dump();
+  return join_members(members) + "\n";
 }
 
 std::string revision_id_of(const Scene& s, const std::string& text) {

@@ -130,9 +130,9 @@ void settle(const Scene& before, Scene& after, const std::set<std::string>& touc
     // The scale stays the one the drawing was routed at, and so does its description.
     if (before.robot && after.robot) after.robot->footprint_mm = before.robot->footprint_mm;
   }
-  after.simulation = nullptr;
+  after.simulation.reset();
   after.metrics = nullptr;
-  if (!before.simulation.is_null() && after.commands && !after.commands->empty() && after.robot)
+  if (before.simulation && after.commands && !after.commands->empty() && after.robot)
     simulate(after, SimulateOptions{});
 }
 

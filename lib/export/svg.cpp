@@ -54,7 +54,7 @@ double piece_length(const DrawnPiece& p) {
 SvgDrawing svg_drawing(const Scene& scene) {
   SvgDrawing g;
   g.t = view_transform(scene, ViewOptions{});
-  g.stroke_width = scene.source && scene.source->stroke_width_px > 0 ? scene.source->stroke_width_px : 1;
+  g.stroke_width = stroke_width_of(scene);
   g.pieces = drawn_pieces(scene, 1.0);
   SvgStroke cur;
   std::set<std::string> ids;
@@ -141,15 +141,14 @@ std::string render_svg_animated(const Scene& scene, double speedup) {
   if (!(speedup > 0)) throw Error(Code::internal, "animated SVG: the speed-up must be positive");
   // Every step's time from the simulation (made here when the scene has none yet).
   Scene timed;
-  const bool simulated = scene.simulation.is_object() && scene.simulation.contains("steps");
-  if (!simulated) {
+  if (!scene.simulation) {
     timed = scene;
     simulate(timed, {});
   }
-  const json& sim = simulated ? scene.simulation : timed.simulation;
+  const Simulation& sim = scene.simulation ? *scene.simulation : *timed.simulation;
   const auto when = command_times(sim);
   double total = 0;
-  for (const json& st : sim["steps"]) total += st["duration_s"].get<double>();
+  for (const SimStep& st : sim.steps) total += st.duration_s;
   if (!(total > 0)) return render_svg(scene);  // nothing takes time: the still drawing is all there is
   const SvgDrawing g = svg_drawing(scene);
   // Each stroke is revealed by its dash offset as its pieces are drawn; before its first piece

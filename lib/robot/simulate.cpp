@@ -34,7 +34,7 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
       if (c.pen_down && c.distance == 0) notes.push_back("dot: pen touches down without moving");
       if (c.distance < 0) notes.push_back("drives backwards");
       if (!c.pen_down) notes.push_back(fmt::format("pen-up travel {:.0f} px", std::abs(c.distance)));
-      if (!c.pen_down && stroke_width_px > 0 && std::abs(c.distance) < stroke_width_px)
+      if (!c.pen_down && std::abs(c.distance) < stroke_width_px)
         notes.push_back(fmt::format("pen-up shorter than a stroke width ({:.2f} < {:.2f} px): it could be drawn "
                                     "instead, saving a pen lift and drop",
                                     std::abs(c.distance), stroke_width_px));
@@ -79,13 +79,12 @@ json trace_of(const Move& m, const Command& c, double spacing) {
 
 bool long_way_spin(const Command& c) { return c.kind == Command::Kind::spin && std::abs(c.degrees) > 180; }
 
-std::map<size_t, std::pair<double, double>> command_times(const json& simulation) {
+std::map<size_t, std::pair<double, double>> command_times(const Simulation& simulation) {
   std::map<size_t, std::pair<double, double>> when;
   double t = 0;
-  for (const json& st : simulation["steps"]) {
-    const double d = st["duration_s"].get<double>();
-    if (st["op"] != "pen_up" && st["op"] != "pen_down") when[st["command"].get<size_t>()] = {t, t + d};
-    t += d;
+  for (const SimStep& st : simulation.steps) {
+    if (st.op != SimStep::Op::pen_up && st.op != SimStep::Op::pen_down) when[st.command] = {t, t + st.duration_s};
+    t += st.duration_s;
   }
   return when;
 }
@@ -96,41 +95,43 @@ void simulate(Scene& scene, const SimulateOptions& options) {
   const Robot& robot = *scene.robot;
   if (!(robot.ppi > 0)) throw Error(Code::invalid_scene, "simulate: robot.ppi must be positive");
   const auto& commands = *scene.commands;
-  double stroke_w = scene.source ? scene.source->stroke_width_px : 0;
+  const double stroke_w = stroke_width_of(scene);
 
-  json steps = json::array();
+  Simulation sim;
   double t_down = 0, t_up = 0, t_spin = 0, len_down = 0, len_up = 0, spin_deg = 0;
   int pen_up_moves = 0, pen_lifts = 0, pen_changes = 0, spins = 0, strokes = 0;
   bool down = false;
-  auto add_step = [&](const char* op, const Move& m, const Pose& a, const Pose& b, double dur,
-                      std::vector<std::string> notes, const std::string& prim) {
-    json s = {{"index", steps.size()},       {"command", m.command},       {"op", op},
-              {"duration_s", round_to(dur, 1e-6)}, {"start", pose_json(a)}, {"end", pose_json(b)},
-              {"notes", std::move(notes)}};
-    s["primitive"] = prim.empty() ? json(nullptr) : json(prim);
-    steps.push_back(std::move(s));
+  auto add_step = [&](SimStep::Op op, const Move& m, const Pose& end, double dur) {
+    sim.steps.push_back({op, static_cast<uint32_t>(m.command), round_to(dur, 1e-6),
+                         {round_to(end.x, 1e-4), round_to(end.y, 1e-4), round_to(wrap_deg(end.heading_deg), 1e-4)}});
   };
   const std::vector<Move> moves = replay_moves(commands, robot.start);
+  sim.steps.reserve(2 * moves.size());  // at most a pen change before each move
   // A pose every pixel of the paths, or farther apart when they are longer than kMaxTracePoses px.
   double trace_spacing = 1;
   if (options.trace) {
     double paths = 0;
     for (const Move& m : moves) paths += polyline_length(m.path);
     trace_spacing = std::max(1.0, paths / kMaxTracePoses);
+    sim.traces = json::array();
   }
   for (const Move& m : moves) {
     const Command& c = commands[m.command];
     double dur = command_time_s(c, robot.ppi);
     if (m.kind != Command::Kind::spin && m.pen_down != down) {
-      add_step(m.pen_down ? "pen_down" : "pen_up", m, m.start, m.start, robot.pen_time_s, {}, "");
+      add_step(m.pen_down ? SimStep::Op::pen_down : SimStep::Op::pen_up, m, m.start, robot.pen_time_s);
+      if (options.trace) sim.traces.push_back(nullptr);
       ++pen_changes;
       pen_lifts += !m.pen_down;
       strokes += m.pen_down;
       down = m.pen_down;
     }
-    const char* op = m.kind == Command::Kind::spin ? "spin" : m.kind == Command::Kind::arc ? "arc" : "line";
-    add_step(op, m, m.start, m.end, dur, notes_for(c, robot.ppi, stroke_w), c.primitive);
-    if (options.trace) steps.back()["trace"] = trace_of(m, c, trace_spacing);
+    add_step(m.kind == Command::Kind::spin  ? SimStep::Op::spin
+             : m.kind == Command::Kind::arc ? SimStep::Op::arc
+                                            : SimStep::Op::line,
+             m, m.end, dur);
+    for (std::string& note : notes_for(c, robot.ppi, stroke_w)) sim.notes.emplace_back(sim.steps.size() - 1, std::move(note));
+    if (options.trace) sim.traces.push_back(trace_of(m, c, trace_spacing));
     if (m.kind == Command::Kind::spin) {
       t_spin += dur;
       spin_deg += std::abs(c.degrees);
@@ -145,11 +146,11 @@ void simulate(Scene& scene, const SimulateOptions& options) {
     }
   }
   double motion = t_down + t_up + t_spin, pen = pen_changes * robot.pen_time_s;
-  scene.simulation = {{"steps", std::move(steps)},
-                      {"total_s", round_to(motion + pen, 1e-6)},
-                      {"motion_time_s", round_to(motion, 1e-6)},
-                      {"pen_time_s", round_to(pen, 1e-6)},
-                      {"ppi", round_to(robot.ppi, 1e-4)}};
+  sim.total_s = round_to(motion + pen, 1e-6);
+  sim.motion_time_s = round_to(motion, 1e-6);
+  sim.pen_time_s = round_to(pen, 1e-6);
+  sim.ppi = round_to(robot.ppi, 1e-4);
+  scene.simulation = std::move(sim);
   json prims = {{"line", 0}, {"arc", 0}, {"circle", 0}};
   if (scene.primitives)
     for (const Primitive& p : *scene.primitives) prims[prim_type_name(p.shape.type)] = prims[prim_type_name(p.shape.type)].get<int>() + 1;

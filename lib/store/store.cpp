@@ -227,11 +227,13 @@ std::string Store::put_blob(std::string_view bytes) { return put_object(bytes); 
 
 std::string Store::put_scene(Scene& scene) {
   // The canonical serialization (canonical_bytes), checked before it can become an object.
-  const json doc = to_json(scene, false);
+  json doc = to_json(scene, false);
   require_writable_scene(scene, doc);
   // The marks first: a writer killed in between only leaves ids unused, never used unrecorded.
   raise_id_marks(doc);
-  scene.revision.id = put_object(doc.dump());
+  const SceneMembers members = scene_members(scene, doc);
+  doc = nullptr;  // gone before the text is joined
+  scene.revision.id = put_object(join_members(members));
   return scene.revision.id;
 }
 

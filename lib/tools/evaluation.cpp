@@ -306,31 +306,9 @@ Tool project_pareto_position_entry() {
 
 // ---------------------------------------------------------------- RobotSimulate
 
-// The catalog's SimStep from a step of the scene's simulation (seconds -> milliseconds).
-json sim_step(const json& st) {
-  json ids = json::array();
-  if (st["primitive"].is_string()) {
-    const std::string list = st["primitive"];
-    for (size_t a = 0; a < list.size();) {
-      const size_t b = std::min(list.find(',', a), list.size());
-      ids.push_back(list.substr(a, b - a));
-      a = b + 1;
-    }
-  }
-  json step = {{"op", st["op"]},
-               {"primitive_id", ids.empty() ? json(nullptr) : ids[0]},
-               {"primitive_ids", ids},
-               {"duration_ms", round_to(st["duration_s"].get<double>() * 1000, 1e-3)},
-               {"start_pose", st["start"]},
-               {"end_pose", st["end"]},
-               {"notes", st["notes"]}};
-  if (st.contains("trace")) step["trace"] = st["trace"];
-  return step;
-}
+json pose_json(const Pose& p) { return json::array({p.x, p.y, p.heading_deg}); }
 
-std::string pose_text(const json& p) {
-  return fmt::format("({:.1f}, {:.1f}, {:.1f}°)", p[0].get<double>(), p[1].get<double>(), p[2].get<double>());
-}
+std::string pose_text(const Pose& p) { return fmt::format("({:.1f}, {:.1f}, {:.1f}°)", p.x, p.y, p.heading_deg); }
 
 constexpr size_t kLoggedSteps = 150;  // steps the text lists; `steps` has them all
 
@@ -348,33 +326,55 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
   }
   // The same replay sv-simulate runs, so the times are the scene's simulated metrics.
   simulate(run, SimulateOptions{req["return_trace"].get<bool>()});
-  const json& sim = run.simulation;
-  const double total_ms = round_to(sim["total_s"].get<double>() * 1000, 1e-3);
+  const Simulation& sim = *run.simulation;
+  const double total_ms = round_to(sim.total_s * 1000, 1e-3);
+  std::vector<std::vector<std::string>> notes(sim.steps.size());
+  for (const auto& [step, text] : sim.notes) notes[step].push_back(text);
   json steps = json::array();
   std::string log;
   size_t noted = 0;
-  for (const json& st : sim["steps"]) {
-    json step = sim_step(st);
-    noted += !step["notes"].empty();
+  const Pose& from = run.robot->start;  // rounded as a step's pose is
+  Pose at{round_to(from.x, 1e-4), round_to(from.y, 1e-4), round_to(wrap_deg(from.heading_deg), 1e-4)};
+  for (size_t i = 0; i < sim.steps.size(); ++i) {
+    // The catalog's SimStep (milliseconds); a drawing step draws its command's primitives.
+    const SimStep& st = sim.steps[i];
+    const bool drawing = st.op != SimStep::Op::pen_up && st.op != SimStep::Op::pen_down;
+    const std::string& drawn = drawing ? (*run.commands)[st.command].primitive : std::string();
+    json ids = json::array();
+    for (size_t a = 0; a < drawn.size();) {
+      const size_t b = std::min(drawn.find(',', a), drawn.size());
+      ids.push_back(drawn.substr(a, b - a));
+      a = b + 1;
+    }
+    json step = {{"op", sim_op_name(st.op)},
+                 {"primitive_id", ids.empty() ? json(nullptr) : ids[0]},
+                 {"primitive_ids", ids},
+                 {"duration_ms", round_to(st.duration_s * 1000, 1e-3)},
+                 {"start_pose", pose_json(at)},
+                 {"end_pose", pose_json(st.end)},
+                 {"notes", notes[i]}};
+    if (!sim.traces.is_null() && !sim.traces[i].is_null()) step["trace"] = sim.traces[i];
+    noted += !notes[i].empty();
     if (steps.size() < kLoggedSteps) {
-      std::string notes;
-      for (const auto& n : step["notes"]) notes += "; " + n.get<std::string>();
-      log += fmt::format("{:>4} {:<8} {:<8} {:>9.1f} ms {} -> {}{}\n", steps.size(), step["op"].get<std::string>(),
-                         st["primitive"].is_null() ? "-" : st["primitive"].get<std::string>(),
-                         step["duration_ms"].get<double>(), pose_text(st["start"]), pose_text(st["end"]), notes);
+      std::string text;
+      for (const auto& n : notes[i]) text += "; " + n;
+      log += fmt::format("{:>4} {:<8} {:<8} {:>9.1f} ms {} -> {}{}\n", steps.size(), sim_op_name(st.op),
+                         drawn.empty() ? "-" : drawn, step["duration_ms"].get<double>(), pose_text(at),
+                         pose_text(st.end), text);
     }
     steps.push_back(std::move(step));
+    at = st.end;
   }
   if (steps.size() > kLoggedSteps) log += fmt::format("... {} more steps (all in `steps`)\n", steps.size() - kLoggedSteps);
   r.fields = {{"total_time_ms", total_ms},
-              {"motion_time_ms", round_to(sim["motion_time_s"].get<double>() * 1000, 1e-3)},
-              {"pen_time_ms", round_to(sim["pen_time_s"].get<double>() * 1000, 1e-3)},
-              {"ppi", sim["ppi"]},
+              {"motion_time_ms", round_to(sim.motion_time_s * 1000, 1e-3)},
+              {"pen_time_ms", round_to(sim.pen_time_s * 1000, 1e-3)},
+              {"ppi", sim.ppi},
               {"steps", steps}};
   r.llm_text = fmt::format("{}: {} steps, {:.1f} s ({:.1f} s moving, {:.1f} s pen lifts and drops) at {:.1f} px/in; {} with "
                            "notes\n",
-                           rid.substr(0, 12), steps.size(), total_ms / 1000, sim["motion_time_s"].get<double>(),
-                           sim["pen_time_s"].get<double>(), sim["ppi"].get<double>(), noted) + log;
+                           rid.substr(0, 12), steps.size(), total_ms / 1000, sim.motion_time_s, sim.pen_time_s,
+                           sim.ppi, noted) + log;
   r.human_text = r.llm_text + "(an animated SVG of the robot drawing it: sv-simulate --animate FILE)";
 
   // The trace over the drawing: pen-down paths coloured by when they are drawn (blue first, red
@@ -382,15 +382,15 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
   const Scope scope = scope_of(run, req);
   View v = scene_view(ctx, run, scope, fmt::format("{} robot: {:.1f} s, {} steps", rid.substr(0, 12), total_ms / 1000, steps.size()));
   const auto when = command_times(sim);
-  const double total_s = std::max(sim["total_s"].get<double>(), 1e-9);
+  const double total_s = std::max(sim.total_s, 1e-9);
   for (const DrawnPiece& p : drawn_pieces(run, 1.0)) {
     if (p.pen_down) v.polyline(p.path, color::ramp(when.at(p.command).first / total_s), 2);
     else v.polyline(p.path, color::pen_up, 1, true);
   }
-  for (const json& st : sim["steps"]) {
-    const Command& c = (*run.commands)[st["command"].get<size_t>()];
-    if (st["op"] != "spin" || !long_way_spin(c)) continue;
-    const Vec2 at{st["start"][0].get<double>(), st["start"][1].get<double>()};
+  for (const SimStep& st : sim.steps) {
+    const Command& c = (*run.commands)[st.command];
+    if (st.op != SimStep::Op::spin || !long_way_spin(c)) continue;
+    const Vec2 at{st.end.x, st.end.y};  // a spin turns in place
     v.ring(at, 8, color::circle, 2);
     v.text(at, fmt::format("spin {:.0f} deg", c.degrees), color::circle);
   }

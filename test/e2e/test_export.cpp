@@ -295,7 +295,7 @@ TEST_CASE("the animated SVG plays the simulation's times and its still image is 
     for (size_t at = a.find("<animate "); at != std::string::npos; at = a.find("<animate ", at + 1))
       animations.push_back(a.substr(at, a.find("/>", at) - at));
     long strokes = 0;
-    const double total = s.simulation["total_s"].get<double>();
+    const double total = s.simulation->total_s;
     for (const std::string& e : animations) {
       INFO(e.substr(0, 120));
       const bool offset = attributes(e, "attributeName").at(0) == "stroke-dashoffset";

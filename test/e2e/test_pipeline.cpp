@@ -162,7 +162,7 @@ TEST_CASE("sv-fit --fast draws faster within the stroke's ink", "[e2e][pipeline]
       primitives[fast] = s.primitives->size();
       f1[fast] = sv::measure_coverage(sv::replay(*s.commands, s.robot->start).strokes, sv::ground_truth_polylines(gt), tol, diag).f1;
       sv::simulate(s, {});
-      seconds[fast] = s.simulation["motion_time_s"].get<double>();
+      seconds[fast] = s.simulation->motion_time_s;
     }
     INFO(fmt::format("{} -> {} primitives, {:.1f} -> {:.1f} s, f1 {:.3f} -> {:.3f}", primitives[0], primitives[1], seconds[0],
                      seconds[1], f1[0], f1[1]));

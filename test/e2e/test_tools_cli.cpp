@@ -164,7 +164,7 @@ TEST_CASE("RobotSimulate: the firmware's steps add up to sv-simulate's time; a p
   CHECK(total == Approx(s.metrics["draw_time_s"].get<double>() * 1000).margin(1e-3));
   CHECK(total > 0);
   const auto& steps = env["steps"];
-  REQUIRE(steps.size() == s.simulation["steps"].size());
+  REQUIRE(steps.size() == s.simulation->steps.size());
   double sum = 0;
   for (const auto& st : steps) {
     sum += st["duration_ms"].get<double>();

@@ -55,7 +55,7 @@ TEST_CASE("DeletePrimitive refuses to disconnect the drawing unless told, and re
   CHECK(one.removed == std::vector<std::string>{"p_0002"});
   CHECK(one.results[0]["coverage_loss_px"].get<int>() == Approx(80).margin(6));
   check_consistent(one.scene);
-  CHECK(!one.scene.simulation.is_null());  // the simulation was re-run, not left stale
+  CHECK(one.scene.simulation.has_value());  // the simulation was re-run, not left stale
   CHECK(one.after["primitive_count"] == 7);
 
   SceneBuilder b(200, 100, 3);

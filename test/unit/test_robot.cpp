@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "robot/motion.hpp"
@@ -149,28 +150,33 @@ TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot
   CHECK(s.metrics["spins"] == 1);
   CHECK(s.metrics["pen_down_length_px"].get<double>() == Approx(100 + 100 * kPi / 2).margin(1e-3));
   CHECK(s.metrics["commands"] == 4);
-  const json& steps = s.simulation["steps"];
+  const Simulation& sim = *s.simulation;
   std::vector<std::string> ops;
-  for (const auto& st : steps) ops.push_back(st["op"]);
+  for (const SimStep& st : sim.steps) ops.push_back(sim_op_name(st.op));
   CHECK(ops == std::vector<std::string>{"pen_down", "line", "spin", "pen_up", "line", "pen_down", "arc"});
-  CHECK(steps[1]["primitive"] == "p_0001");
-  CHECK(steps[2]["primitive"].is_null());
-  CHECK(steps[2]["notes"][0] == "spin of 270.0°: the robot turns the long way (-90.0° faces the same way)");
-  CHECK(steps[4]["notes"].dump().find("pen-up shorter than a stroke width") != std::string::npos);
-  CHECK(steps[4]["notes"].dump().find("pen-up travel 4 px") != std::string::npos);
-  CHECK(steps[4]["end"][1].get<double>() == Approx(4));  // backwards while facing -y
-  CHECK(s.simulation["total_s"].get<double>() == Approx(motion + 1.5).margin(1e-6));
+  CHECK((*s.commands)[sim.steps[1].command].primitive == "p_0001");
+  const auto notes_of = [&](size_t step) {
+    std::string all;
+    for (const auto& [i, text] : s.simulation->notes)
+      if (i == step) all += text + "\n";
+    return all;
+  };
+  CHECK(notes_of(2) == "spin of 270.0°: the robot turns the long way (-90.0° faces the same way)\n");
+  CHECK(notes_of(4).find("pen-up shorter than a stroke width") != std::string::npos);
+  CHECK(notes_of(4).find("pen-up travel 4 px") != std::string::npos);
+  CHECK(sim.steps[4].end.y == Approx(4));  // backwards while facing -y
+  CHECK(sim.total_s == Approx(motion + 1.5).margin(1e-6));
 
   simulate(s, {true});
-  CHECK(s.simulation["steps"][1]["trace"].size() >= 100);
+  CHECK(s.simulation->traces[1].size() >= 100);
   // A trace of moves longer than a million pixels together has a million poses along them.
   s.commands = std::vector<Command>{line_cmd(4e6), spin_cmd(1e6), line_cmd(-1e6)};
   simulate(s, {true});
   size_t poses = 0;
-  for (const auto& st : s.simulation["steps"]) poses += st.value("trace", json::array()).size();
+  for (const json& t : s.simulation->traces) poses += t.is_null() ? 0 : t.size();
   CHECK(poses <= 1000000 + 49 + 3 * 2);
   CHECK(poses >= 1000000);
-  CHECK(s.simulation["steps"][2]["trace"].size() == 49);  // the spin: 48 steps of its turn
+  CHECK(s.simulation->traces[2].size() == 49);  // the spin: 48 steps of its turn
 
   Scene empty;
   CHECK_THROWS_AS(simulate(empty, {}), Error);
@@ -185,31 +191,100 @@ TEST_CASE("the step log: its durations add up to the total, a planted 359 degree
   s.commands = std::vector<Command>{line_cmd(40), spin_cmd(359), line_cmd(310, false), spin_cmd(-90), arc_cmd(30, 200),
                                     spin_cmd(12), line_cmd(25)};
   simulate(s, {true});
-  const json& steps = s.simulation["steps"];
+  const Simulation& sim = *s.simulation;
   double sum = 0;
-  for (const auto& st : steps) sum += st["duration_s"].get<double>();
+  for (const SimStep& st : sim.steps) sum += st.duration_s;
   // Each step and the total are rounded to the microsecond.
-  CHECK(sum == Approx(s.simulation["total_s"].get<double>()).margin(1e-6 * steps.size()));
-  CHECK(s.simulation["total_s"] == s.metrics["draw_time_s"]);
+  CHECK(sum == Approx(sim.total_s).margin(1e-6 * sim.steps.size()));
+  CHECK(sim.total_s == s.metrics["draw_time_s"].get<double>());
+  std::vector<std::string> notes(sim.steps.size());
+  for (const auto& [i, text] : sim.notes) notes.at(i) += text + "\n";
   int long_way = 0;
-  for (const auto& st : steps) {
-    const std::string notes = st["notes"].dump();
-    const bool noted = notes.find("the robot turns the long way") != std::string::npos;
+  for (size_t i = 0; i < sim.steps.size(); ++i) {
+    const SimStep& st = sim.steps[i];
+    const bool noted = notes[i].find("the robot turns the long way") != std::string::npos;
     long_way += noted;
-    if (st["command"] == 1 && st["op"] == "spin") {
+    if (st.command == 1 && st.op == SimStep::Op::spin) {
       CHECK(noted);
-      CHECK(notes.find("spin of 359.0°") != std::string::npos);
-      CHECK(notes.find("-1.0° faces the same way") != std::string::npos);
+      CHECK(notes[i].find("spin of 359.0°") != std::string::npos);
+      CHECK(notes[i].find("-1.0° faces the same way") != std::string::npos);
     }
-    if (st["op"] == "line" && st["command"] == 2) CHECK(notes.find("pen-up travel 310 px") != std::string::npos);
+    if (st.op == SimStep::Op::line && st.command == 2) CHECK(notes[i].find("pen-up travel 310 px") != std::string::npos);
   }
   CHECK(long_way == 1);  // the 90 and 12 degree spins are the short way
-  // Each step ends where the next begins, and its trace runs from its start to its end.
-  for (size_t i = 0; i < steps.size(); ++i) {
-    if (i + 1 < steps.size()) CHECK(steps[i]["end"] == steps[i + 1]["start"]);
-    if (!steps[i].contains("trace")) continue;  // pen lifts and drops do not move
-    const json& tr = steps[i]["trace"];
-    CHECK(tr.front() == steps[i]["start"]);
-    for (int k = 0; k < 2; ++k) CHECK(tr.back()[k].get<double>() == Approx(steps[i]["end"][k].get<double>()).margin(1e-3));
+  // Each step's trace runs from where the step before ended (the start, for the first) to its end.
+  REQUIRE(sim.traces.size() == sim.steps.size());
+  Pose from = s.robot->start;
+  for (size_t i = 0; i < sim.steps.size(); ++i) {
+    const Pose& end = sim.steps[i].end;
+    const json& tr = sim.traces[i];
+    if (tr.is_null()) {  // pen lifts and drops do not move
+      CHECK(sim.steps[i].op >= SimStep::Op::pen_up);
+      CHECK((end.x == from.x && end.y == from.y && end.heading_deg == from.heading_deg));
+    } else {
+      CHECK(tr.front()[0].get<double>() == Approx(from.x).margin(1e-4));
+      CHECK(tr.front()[1].get<double>() == Approx(from.y).margin(1e-4));
+      CHECK(tr.back()[0].get<double>() == Approx(end.x).margin(1e-3));
+      CHECK(tr.back()[1].get<double>() == Approx(end.y).margin(1e-3));
+    }
+    from = end;
   }
+}
+
+TEST_CASE("a simulation is written as compact records, read back the same, and read from the older form", "[robot]") {
+  Scene s;
+  Robot robot;
+  robot.ppi = 72;
+  robot.pen_time_s = 0.25;
+  s.robot = robot;
+  Command drawn = line_cmd(40);
+  drawn.primitive = "p_0001";
+  s.commands = std::vector<Command>{drawn, spin_cmd(359), line_cmd(310, false), arc_cmd(30, 200)};
+  simulate(s, {});
+  const std::string text = dump_scene(s);
+  const json doc = json::parse(text);
+  const json& steps = doc["simulation"]["steps"];
+  REQUIRE(steps.size() == s.simulation->steps.size());
+  CHECK(steps[1] == json::parse(fmt::format("[0,\"line\",{},{},{},{}]", json(s.simulation->steps[1].duration_s).dump(),
+                                           json(s.simulation->steps[1].end.x).dump(), json(s.simulation->steps[1].end.y).dump(),
+                                           json(s.simulation->steps[1].end.heading_deg).dump())));
+  CHECK(doc["simulation"]["notes"][0][0] == 2);  // the long-way spin
+  // What is read is what was written: the same text, so the same revision id.
+  Scene back = parse_scene(text);
+  CHECK(dump_scene(back) == text);
+  CHECK(canonical_bytes(back) == canonical_bytes(s));
+  // A few dozen bytes a step: the whole text is within 64 bytes a step besides the rest.
+  Scene bare = s;
+  bare.simulation.reset();
+  CHECK(text.size() - dump_scene(bare).size() < 64 * s.simulation->steps.size() + 400);
+
+  // Scenes recorded before held a step as an object: read into the same records.
+  json old = doc;
+  json old_steps = json::array();
+  Pose from = s.robot->start;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const SimStep& st = s.simulation->steps[i];
+    json notes = json::array();
+    for (const auto& [at, n] : s.simulation->notes)
+      if (at == i) notes.push_back(n);
+    old_steps.push_back({{"index", i}, {"command", st.command}, {"op", sim_op_name(st.op)}, {"primitive", nullptr},
+                         {"duration_s", st.duration_s}, {"start", {from.x, from.y, from.heading_deg}},
+                         {"end", {st.end.x, st.end.y, st.end.heading_deg}}, {"notes", notes}});
+    from = st.end;
+  }
+  old["simulation"]["steps"] = old_steps;
+  old["simulation"].erase("notes");
+  Scene read_old = scene_from_json(old);
+  CHECK(dump_scene(read_old) == text);
+
+  // A step naming a command the scene does not have, or an unknown op, is refused.
+  json bad = doc;
+  bad["simulation"]["steps"][0][0] = 4;
+  CHECK_THROWS_AS(scene_from_json(bad), Error);
+  bad = doc;
+  bad["simulation"]["steps"][0][1] = "hop";
+  CHECK_THROWS_AS(scene_from_json(bad), Error);
+  bad = doc;
+  bad["simulation"]["notes"] = json::array({json::array({99, "far"})});
+  CHECK_THROWS_AS(scene_from_json(bad), Error);
 }
