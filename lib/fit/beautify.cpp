@@ -1122,16 +1122,11 @@ bool is_round(const Shape& s) {
   return s.type == PrimType::circle || (s.type == PrimType::arc && std::isfinite(s.radius));
 }
 
-}  // namespace
 
-EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains_in,
-                       const std::vector<RelationSpec>& specs, const FitParams& p) {
-  EnforceOutcome out;
-  out.residuals.assign(specs.size(), 0.0);
-  out.units.assign(specs.size(), "px");
-  Relations rel;
-  std::vector<int> slot(specs.size(), -1);
-  const double joint_eps = std::max(1e-3, 0.5 * p.tolerance_px);
+// The solver's relation for each spec (slot[k]: spec k's index among those of its kind), or false,
+// the outcome saying why, for a spec the solver cannot take.
+bool solver_relations(const std::vector<Primitive>& prims, const std::vector<RelationSpec>& specs, double joint_eps,
+                      Relations& rel, std::vector<int>& slot, EnforceOutcome& out) {
   for (size_t k = 0; k < specs.size(); ++k) {
     const RelationSpec& r = specs[k];
     const auto& ids = r.prims;
@@ -1171,7 +1166,7 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       if (ids.size() != 2) {
         out.failed = static_cast<int>(k);
         out.reason = "tangent_continuity relates exactly two primitives";
-        return out;
+        return false;
       }
       const Shape &a = prims[ids[0]].shape, &b = prims[ids[1]].shape;
       auto [ea, eb] = shared_ends(a, b, joint_eps);
@@ -1182,7 +1177,7 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
         else {
           out.failed = static_cast<int>(k);
           out.reason = "the two primitives share no end (tangent continuity holds at a joint, or between a line and an arc or circle)";
-          return out;
+          return false;
         }
         out.units[k] = "px";
       } else {
@@ -1199,25 +1194,30 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
     } else {
       out.failed = static_cast<int>(k);
       out.reason = std::string(relation_kind_name(kind)) + " is not one the solver enforces";  // coincident
-      return out;
+      return false;
     }
   }
-  // The chains: those with a related primitive, and, through their junctions, their neighbours.
-  std::vector<int> chain_of(prims.size(), -1);
-  for (size_t c = 0; c < chains_in.size(); ++c)
-    for (int i : chains_in[c].prims) chain_of[i] = static_cast<int>(c);
+  return true;
+}
+
+// The chains the solve moves: those with a related primitive and, through their junctions, their
+// neighbours. An end at a junction of a related chain moves with the other ends there (rel.ends);
+// every other end is pinned. False, the outcome saying why, when a related primitive is in no chain.
+bool solved_chains(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains_in,
+                   const std::vector<RelationSpec>& specs, const std::vector<int>& chain_of, Relations& rel,
+                   std::vector<ChainRef>& chains, EnforceOutcome& out) {
   std::set<int> live;
   for (const RelationSpec& r : specs)
     for (int i : r.prims) {
       if (chain_of[i] < 0) {
         out.reason = "primitive " + prims[i].id + " belongs to no chain";
-        return out;
+        return false;
       }
       const ChainRef& ch = chains_in[chain_of[i]];
       for (int j : {ch.junction_start, ch.junction_end})
         if (j >= 0) live.insert(j);
     }
-  std::vector<ChainRef> chains = chains_in;
+  chains = chains_in;
   std::map<int, std::vector<int>> joined;
   for (size_t c = 0; c < chains.size(); ++c) {
     ChainRef& ch = chains[c];
@@ -1232,10 +1232,15 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
   }
   for (auto& [j, members] : joined)
     if (members.size() >= 2) rel.ends.push_back({members, std::nullopt});
+  return true;
+}
 
-  Model model(prims, chains, rel);
-  std::vector<double> x = model.solve(200);
-  std::vector<Primitive> next = prims;
+// The solved shapes into `next`, each held primitive's deviation from its points measured;
+// out.broken names the one pushed farthest beyond max(tolerance, its deviation before). False,
+// the outcome saying why, when the solve leaves a shape degenerate.
+bool solved_shapes(const Model& model, const std::vector<double>& x, const std::vector<Primitive>& prims,
+                   const std::vector<ChainRef>& chains, const std::vector<int>& chain_of, const FitParams& p,
+                   std::vector<Primitive>& next, EnforceOutcome& out) {
   double worst_excess = 0;
   for (int i : model.included()) {
     Shape s = sanitized(model.shape(i, x));
@@ -1243,7 +1248,7 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       out.broken = i;
       out.broken_max_px = INFINITY;
       out.reason = "the solve left " + prims[i].id + " degenerate";
-      return out;
+      return false;
     }
     next[i].shape = s;
     const ChainRef& ch = chains[chain_of[i]];
@@ -1260,74 +1265,120 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       out.broken_max_px = d.max;
     }
   }
-  // Residuals, measured on the solved shapes.
+  return true;
+}
+
+// How far a relation is from exact on the solved shapes (degrees or pixels, as its unit says).
+double residual(const RelationSpec& r, int slot, const Relations& rel, const Model& model, const std::vector<double>& x,
+                const std::vector<Primitive>& next) {
   auto sh = [&](int i) -> const Shape& { return next[i].shape; };
-  for (size_t k = 0; k < specs.size(); ++k) {
-    const RelationSpec& r = specs[k];
-    const auto& ids = r.prims;
-    if (ids.empty()) continue;
-    double res = 0;
-    const RelationKind kind = r.kind;
-    if (kind == RelationKind::parallel || kind == RelationKind::horizontal || kind == RelationKind::vertical) {
-      double ref = rel.families[slot[k]].fixed ? rel.families[slot[k]].angle : line_dir(sh(ids[0]));
-      for (int i : ids) res = std::max(res, std::abs(wrap_half_turn(line_dir(sh(i)) - ref)));
-      res = rad2deg(res);
-    } else if (kind == RelationKind::perpendicular) {
-      double ref = line_dir(sh(ids[0]));
-      if (r.angle_rad) res = std::abs(wrap_half_turn(ref - *r.angle_rad));
-      for (size_t m = 1; m < ids.size(); ++m)
-        res = std::max(res, std::abs(std::abs(wrap_half_turn(line_dir(sh(ids[m])) - ref)) - kPi / 2));
-      res = rad2deg(res);
-    } else if (kind == RelationKind::collinear) {
-      const Shape& f = sh(ids[0]);
-      Vec2 u = unit(f.p1 - f.p0);
-      for (int i : ids) res = std::max({res, std::abs(cross(u, sh(i).p0 - f.p0)), std::abs(cross(u, sh(i).p1 - f.p0))});
-    } else if (kind == RelationKind::equal_radius) {
-      double lo = INFINITY, hi = -INFINITY;
-      for (int i : ids) lo = std::min(lo, sh(i).radius), hi = std::max(hi, sh(i).radius);
-      res = hi - lo;
-    } else if (kind == RelationKind::concentric) {
-      Vec2 c = r.centre ? *r.centre : sh(ids[0]).center;
-      for (int i : ids) res = std::max(res, dist(sh(i).center, c));
-    } else if (kind == RelationKind::tangent_continuity) {
-      const Tangent& t = rel.tangents[slot[k]];
-      const Shape &a = sh(t.a), &b = sh(t.b);
-      if (t.end_a < 0) {
-        res = std::abs(std::abs(cross(unit(a.p1 - a.p0), b.center - a.p0)) - b.radius);
-      } else {
-        Vec2 ua = t.end_a == 0 ? a.start_tangent() : -a.end_tangent();
-        Vec2 ub = t.end_b == 0 ? b.start_tangent() : -b.end_tangent();
-        res = rad2deg(std::atan2(std::abs(cross(ua, ub)), -dot(ua, ub)));
-        if (dist(t.end_a ? a.p1 : a.p0, t.end_b ? b.p1 : b.p0) > 1e-6) res = std::max(res, 180.0);
-      }
-    } else if (kind == RelationKind::mirror) {
-      const Mirror& m = rel.mirrors[slot[k]];
-      double an = 0, off = 0;
-      if (auto ax = model.mirror_axis(static_cast<size_t>(slot[k]), x)) {
-        std::tie(an, off) = *ax;
-      } else {
-        Vec2 d = unit(m.axis->second - m.axis->first);
-        an = angle_of(perp(d));
-        off = dot(from_angle(an), m.axis->first);
-      }
-      auto refl = [&](Vec2 q) {
-        Vec2 n = from_angle(an);
-        return q - n * (2 * (dot(n, q) - off));
-      };
-      for (auto [a, b] : m.pairs) {
-        const Shape &u = sh(a), &v = sh(b);
-        if (u.type == PrimType::circle) {
-          res = std::max({res, dist(refl(u.center), v.center), std::abs(u.radius - v.radius)});
-          continue;
-        }
-        double straight = std::max(dist(refl(u.p0), v.p0), dist(refl(u.p1), v.p1));
-        double crossed = std::max(dist(refl(u.p0), v.p1), dist(refl(u.p1), v.p0));
-        res = std::max(res, a == b ? crossed : std::min(straight, crossed));
-        if (u.type == PrimType::arc) res = std::max(res, dist(refl(u.at(0.5)), v.at(0.5)));
-      }
+  const auto& ids = r.prims;
+  double res = 0;
+  const RelationKind kind = r.kind;
+  if (kind == RelationKind::parallel || kind == RelationKind::horizontal || kind == RelationKind::vertical) {
+    double ref = rel.families[slot].fixed ? rel.families[slot].angle : line_dir(sh(ids[0]));
+    for (int i : ids) res = std::max(res, std::abs(wrap_half_turn(line_dir(sh(i)) - ref)));
+    res = rad2deg(res);
+  } else if (kind == RelationKind::perpendicular) {
+    double ref = line_dir(sh(ids[0]));
+    if (r.angle_rad) res = std::abs(wrap_half_turn(ref - *r.angle_rad));
+    for (size_t m = 1; m < ids.size(); ++m)
+      res = std::max(res, std::abs(std::abs(wrap_half_turn(line_dir(sh(ids[m])) - ref)) - kPi / 2));
+    res = rad2deg(res);
+  } else if (kind == RelationKind::collinear) {
+    const Shape& f = sh(ids[0]);
+    Vec2 u = unit(f.p1 - f.p0);
+    for (int i : ids) res = std::max({res, std::abs(cross(u, sh(i).p0 - f.p0)), std::abs(cross(u, sh(i).p1 - f.p0))});
+  } else if (kind == RelationKind::equal_radius) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i : ids) lo = std::min(lo, sh(i).radius), hi = std::max(hi, sh(i).radius);
+    res = hi - lo;
+  } else if (kind == RelationKind::concentric) {
+    Vec2 c = r.centre ? *r.centre : sh(ids[0]).center;
+    for (int i : ids) res = std::max(res, dist(sh(i).center, c));
+  } else if (kind == RelationKind::tangent_continuity) {
+    const Tangent& t = rel.tangents[slot];
+    const Shape &a = sh(t.a), &b = sh(t.b);
+    if (t.end_a < 0) {
+      res = std::abs(std::abs(cross(unit(a.p1 - a.p0), b.center - a.p0)) - b.radius);
+    } else {
+      Vec2 ua = t.end_a == 0 ? a.start_tangent() : -a.end_tangent();
+      Vec2 ub = t.end_b == 0 ? b.start_tangent() : -b.end_tangent();
+      res = rad2deg(std::atan2(std::abs(cross(ua, ub)), -dot(ua, ub)));
+      if (dist(t.end_a ? a.p1 : a.p0, t.end_b ? b.p1 : b.p0) > 1e-6) res = std::max(res, 180.0);
     }
-    out.residuals[k] = res;
+  } else if (kind == RelationKind::mirror) {
+    const Mirror& m = rel.mirrors[slot];
+    double an = 0, off = 0;
+    if (auto ax = model.mirror_axis(static_cast<size_t>(slot), x)) {
+      std::tie(an, off) = *ax;
+    } else {
+      Vec2 d = unit(m.axis->second - m.axis->first);
+      an = angle_of(perp(d));
+      off = dot(from_angle(an), m.axis->first);
+    }
+    auto refl = [&](Vec2 q) {
+      Vec2 n = from_angle(an);
+      return q - n * (2 * (dot(n, q) - off));
+    };
+    for (auto [a, b] : m.pairs) {
+      const Shape &u = sh(a), &v = sh(b);
+      if (u.type == PrimType::circle) {
+        res = std::max({res, dist(refl(u.center), v.center), std::abs(u.radius - v.radius)});
+        continue;
+      }
+      double straight = std::max(dist(refl(u.p0), v.p0), dist(refl(u.p1), v.p1));
+      double crossed = std::max(dist(refl(u.p0), v.p1), dist(refl(u.p1), v.p0));
+      res = std::max(res, a == b ? crossed : std::min(straight, crossed));
+      if (u.type == PrimType::arc) res = std::max(res, dist(refl(u.at(0.5)), v.at(0.5)));
+    }
   }
+  return res;
+}
+
+// A chain none of whose pieces moved by more than the scene's coordinate quantum stays as it
+// was (its junction neighbours may then be that little apart from it). The primitives that moved.
+std::vector<int> keep_still_chains(const std::vector<Primitive>& prims, const std::vector<ChainRef>& chains,
+                                   std::vector<Primitive>& next) {
+  std::vector<int> moved;
+  auto shift = [&](size_t i) {
+    const Shape &a = prims[i].shape, &b = next[i].shape;
+    if (a.type != b.type) return double(INFINITY);
+    if (a.type == PrimType::circle) return std::max(dist(a.center, b.center), std::abs(a.radius - b.radius));
+    return std::max({dist(a.p0, b.p0), dist(a.p1, b.p1), dist(a.at(0.5), b.at(0.5))});
+  };
+  for (const ChainRef& ch : chains) {
+    bool still = std::all_of(ch.prims.begin(), ch.prims.end(), [&](int i) { return !(shift(i) > 1e-4); });
+    for (int i : ch.prims) {
+      if (still) next[i] = prims[i];
+      else if (shift(i) > 0) moved.push_back(i);
+    }
+  }
+  std::sort(moved.begin(), moved.end());
+  return moved;
+}
+}  // namespace
+
+EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef>& chains_in,
+                       const std::vector<RelationSpec>& specs, const FitParams& p) {
+  EnforceOutcome out;
+  out.residuals.assign(specs.size(), 0.0);
+  out.units.assign(specs.size(), "px");
+  Relations rel;
+  std::vector<int> slot(specs.size(), -1);
+  if (!solver_relations(prims, specs, std::max(1e-3, 0.5 * p.tolerance_px), rel, slot, out)) return out;
+  std::vector<int> chain_of(prims.size(), -1);
+  for (size_t c = 0; c < chains_in.size(); ++c)
+    for (int i : chains_in[c].prims) chain_of[i] = static_cast<int>(c);
+  std::vector<ChainRef> chains;
+  if (!solved_chains(prims, chains_in, specs, chain_of, rel, chains, out)) return out;
+
+  Model model(prims, chains, rel);
+  const std::vector<double> x = model.solve(200);
+  std::vector<Primitive> next = prims;
+  if (!solved_shapes(model, x, prims, chains, chain_of, p, next, out)) return out;
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (!specs[k].prims.empty()) out.residuals[k] = residual(specs[k], slot[k], rel, model, x, next);
   if (out.broken >= 0) {
     out.reason = fmt::format("{} would leave its tolerance: {:.2f} px from its points (tolerance {:.2f} px)",
                              prims[out.broken].id, out.broken_max_px, p.tolerance_px);
@@ -1343,25 +1394,9 @@ EnforceOutcome enforce(std::vector<Primitive>& prims, const std::vector<ChainRef
       return out;
     }
   }
-  // A chain none of whose pieces moved by more than the scene's coordinate quantum stays as it
-  // was (its junction neighbours may then be that little apart from it).
-  auto shift = [&](size_t i) {
-    const Shape &a = prims[i].shape, &b = next[i].shape;
-    if (a.type != b.type) return double(INFINITY);
-    if (a.type == PrimType::circle) return std::max(dist(a.center, b.center), std::abs(a.radius - b.radius));
-    return std::max({dist(a.p0, b.p0), dist(a.p1, b.p1), dist(a.at(0.5), b.at(0.5))});
-  };
-  for (const ChainRef& ch : chains) {
-    bool still = std::all_of(ch.prims.begin(), ch.prims.end(), [&](int i) { return !(shift(i) > 1e-4); });
-    for (int i : ch.prims) {
-      if (still) next[i] = prims[i];
-      else if (shift(i) > 0) out.moved.push_back(i);
-    }
-  }
-  std::sort(out.moved.begin(), out.moved.end());
+  out.moved = keep_still_chains(prims, chains, next);
   prims = std::move(next);
   out.ok = true;
   return out;
 }
-
 }  // namespace sv::fitting

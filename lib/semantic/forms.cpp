@@ -129,6 +129,225 @@ double border_fraction(const Form& f, const std::vector<Polyline>& samples, doub
   return all > 0 ? near / all : 0;
 }
 
+// Forms: the strokes each group (by `group`) gathers, with their extent, length and centroid,
+// largest first; and the whole ink's.
+void gather_forms(Analysis& a, const std::vector<int>& group) {
+  std::map<int, std::vector<int>> members;
+  for (size_t i = 0; i < group.size(); ++i) members[group[i]].push_back(int(i));
+  for (auto& [g, ids] : members) {
+    Form f;
+    f.strokes = ids;
+    double sx = 0, sy = 0;
+    for (int s : ids) {
+      const Polyline& pl = a.strokes[s].points;
+      for (Vec2 p : pl) f.box.add(p);
+      for (size_t k = 1; k < pl.size(); ++k) {
+        const double l = dist(pl[k - 1], pl[k]);
+        const Vec2 m = (pl[k - 1] + pl[k]) * 0.5;
+        sx += m.x * l, sy += m.y * l, f.length_px += l;
+      }
+      if (!a.strokes[s].id.empty()) f.primitive_ids.push_back(a.strokes[s].id);
+    }
+    f.centroid = f.length_px > 0 ? Vec2{sx / f.length_px, sy / f.length_px}
+                                 : Vec2{(f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2};
+    std::sort(f.primitive_ids.begin(), f.primitive_ids.end());
+    f.primitive_ids.erase(std::unique(f.primitive_ids.begin(), f.primitive_ids.end()), f.primitive_ids.end());
+    a.forms.push_back(std::move(f));
+  }
+  std::sort(a.forms.begin(), a.forms.end(), [](const Form& x, const Form& y) {
+    return std::make_tuple(-x.length_px, x.box.x0, x.box.y0) < std::make_tuple(-y.length_px, y.box.x0, y.box.y0);
+  });
+  a.form_of.assign(a.strokes.size(), -1);
+  double sx = 0, sy = 0;
+  for (size_t i = 0; i < a.forms.size(); ++i) {
+    Form& f = a.forms[i];
+    f.number = int(i) + 1;
+    for (int s : f.strokes) a.form_of[s] = int(i);
+    a.ink_box.add({f.box.x0, f.box.y0});
+    a.ink_box.add({f.box.x1, f.box.y1});
+    sx += f.centroid.x * f.length_px, sy += f.centroid.y * f.length_px;
+    a.ink_length_px += f.length_px;
+  }
+  a.ink_centroid = a.ink_length_px > 0 ? Vec2{sx / a.ink_length_px, sy / a.ink_length_px} : Vec2{};
+}
+
+// Closed regions: of each form alone (for containment) and of the whole drawing.
+void find_holes(Analysis& a, const Raster& raster, const FormParams& P) {
+  const double sw = a.sw;
+  const double min_hole = P.min_hole_sw2 * sw * sw;
+  for (Form& f : a.forms) {
+    std::vector<const Polyline*> polys;
+    for (int s : f.strokes) polys.push_back(&a.strokes[s].points);
+    f.holes = holes_in(polys, raster, cell_box(raster, f.box, a.join_px + 2), a.join_px, min_hole);
+    f.closed = !f.holes.empty();
+  }
+  {
+    std::vector<const Polyline*> polys;
+    for (const Stroke& s : a.strokes) polys.push_back(&s.points);
+    a.holes = holes_in(polys, raster, cv::Rect(0, 0, raster.size.width, raster.size.height), a.join_px, min_hole);
+  }
+}
+
+// Containment: the innermost closed region holding nearly all of a form's samples.
+void nest_forms(Analysis& a, const std::vector<Polyline>& samples, const Raster& raster, const FormParams& P) {
+  for (size_t j = 0; j < a.forms.size(); ++j) {
+    Form& inner = a.forms[j];
+    double best_area = INFINITY;
+    for (size_t i = 0; i < a.forms.size(); ++i) {
+      const Form& outer = a.forms[i];
+      if (i == j || !outer.closed || outer.box.x0 > inner.box.x0 || outer.box.y0 > inner.box.y0 ||
+          outer.box.x1 < inner.box.x1 || outer.box.y1 < inner.box.y1)
+        continue;
+      for (const Hole& h : outer.holes) {
+        if (h.area_px >= best_area) continue;
+        int in = 0, n = 0;
+        for (int s : inner.strokes)
+          for (Vec2 p : samples[s]) in += inside_hole(h, raster.to_cell(p)), ++n;
+        if (n > 0 && in >= P.inside_fraction * n) best_area = h.area_px, inner.parent = int(i), inner.inside_share = double(in) / n;
+      }
+    }
+  }
+  for (size_t j = 0; j < a.forms.size(); ++j)
+    if (a.forms[j].parent >= 0) a.forms[a.forms[j].parent].children.push_back(int(j));
+}
+
+// How much each form's strokes turn, each measured over an eighth of the form's length (a stroke
+// width at least).
+std::vector<double> turning_of_forms(const Analysis& a) {
+  std::vector<double> turn(a.forms.size(), 0);
+  for (size_t i = 0; i < a.forms.size(); ++i) {
+    const Form& f = a.forms[i];
+    for (int s : f.strokes) turn[i] += turning_deg(a.strokes[s].points, std::max(a.sw, f.length_px / 8));
+  }
+  return turn;
+}
+
+// Texture: clusters of short marks that hardly turn and have neighbours of about their length.
+// Each form's texture (-1: none).
+std::vector<int> find_textures(Analysis& a, const std::vector<double>& turn, const FormParams& P) {
+  const double sw = a.sw;
+  std::vector<int> marks;
+  const double drawing_diag = bbox_diagonal(a.ink_box);
+  for (size_t i = 0; i < a.forms.size(); ++i) {
+    const Form& f = a.forms[i];
+    if (!f.closed && f.strokes.size() <= 2 && turn[i] <= P.mark_max_turn_deg && f.length_px > sw &&
+        f.length_px <= 0.25 * drawing_diag)
+      marks.push_back(int(i));
+  }
+  {
+    UnionFind uf(marks.size());
+    for (size_t x = 0; x < marks.size(); ++x)
+      for (size_t y = x + 1; y < marks.size(); ++y) {
+        const Form &fa = a.forms[marks[x]], &fb = a.forms[marks[y]];
+        if (fa.parent != fb.parent) continue;
+        const double lo = std::min(fa.length_px, fb.length_px), hi = std::max(fa.length_px, fb.length_px);
+        if (hi <= P.texture_length_ratio * lo && dist(fa.centroid, fb.centroid) <= P.texture_reach * hi)
+          uf.join(int(x), int(y));
+      }
+    std::map<int, std::vector<int>> clusters;
+    for (size_t x = 0; x < marks.size(); ++x) clusters[uf.find(int(x))].push_back(marks[x]);
+    for (auto& [k, c] : clusters)
+      if (int(c.size()) >= P.texture_min_marks) a.textures.push_back(c);
+  }
+  std::vector<int> texture_of(a.forms.size(), -1);
+  for (size_t t = 0; t < a.textures.size(); ++t)
+    for (int i : a.textures[t]) texture_of[i] = int(t);
+  return texture_of;
+}
+
+// Shared baselines: siblings side by side, bottoms level, heights alike, gaps under a letter's
+// height or so.
+// Each form's row (-1: none).
+std::vector<int> find_baselines(Analysis& a, const std::vector<int>& texture_of, const FormParams& P) {
+  const double sw = a.sw;
+  std::vector<int> row_of(a.forms.size(), -1);
+  {
+    std::vector<int> cand;
+    for (size_t i = 0; i < a.forms.size(); ++i)
+      if (texture_of[i] < 0 && a.forms[i].children.empty()) cand.push_back(int(i));
+    std::sort(cand.begin(), cand.end(), [&](int x, int y) {
+      return std::make_pair(a.forms[x].box.x0, x) < std::make_pair(a.forms[y].box.x0, y);
+    });
+    for (size_t start = 0; start < cand.size(); ++start) {
+      if (row_of[cand[start]] >= 0) continue;
+      std::vector<int> row{cand[start]};
+      const Form& first = a.forms[cand[start]];
+      const double h = std::max(first.box.height(), sw);
+      const double tol = std::max(P.baseline_sw * sw, 0.2 * h);
+      for (size_t k = start + 1; k < cand.size(); ++k) {
+        const Form& f = a.forms[cand[k]];
+        const Form& last = a.forms[row.back()];
+        if (row_of[cand[k]] >= 0 || f.parent != first.parent) continue;
+        const double fh = std::max(f.box.height(), sw);
+        const double gap = f.box.x0 - last.box.x1;
+        const double overlap = -gap / std::max(1.0, std::min(f.box.width(), last.box.width()));
+        if (std::abs(f.box.y1 - first.box.y1) <= tol && fh <= 3 * h && h <= 3 * fh && overlap <= 0.3 &&
+            gap <= P.baseline_gap_heights * h)
+          row.push_back(cand[k]);
+        else if (gap > P.baseline_gap_heights * h)
+          break;
+      }
+      if (int(row.size()) >= P.baseline_min_forms) {
+        for (int i : row) row_of[i] = int(a.rows.size());
+        a.rows.push_back({row, first.box.y1, tol});
+      }
+    }
+  }
+  return row_of;
+}
+
+// Roles, most specific first; outer forms before the forms inside them (a frame's contents
+// are not its interior features).
+void assign_roles(Analysis& a, const std::vector<Polyline>& samples, const std::vector<double>& turn,
+                  const std::vector<int>& texture_of, const std::vector<int>& row_of, const FormParams& P) {
+  const double sw = a.sw, drawing_diag = bbox_diagonal(a.ink_box);
+  std::vector<int> depth(a.forms.size(), 0), order(a.forms.size());
+  for (size_t i = 0; i < a.forms.size(); ++i)
+    for (int p = a.forms[i].parent; p >= 0; p = a.forms[p].parent) ++depth[i];
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return depth[x] < depth[y]; });
+  for (int i : order) {
+    Form& f = a.forms[i];
+    const bool top = f.parent < 0;
+    std::vector<Evidence>& ev = f.evidence;
+    if (texture_of[i] >= 0) {
+      const auto& c = a.textures[texture_of[i]];
+      f.role = "texture";
+      ev.push_back(measured("similar_marks", double(c.size()), ">=", P.texture_min_marks, "count"));
+      ev.push_back(measured("turning", turn[i], "<=", P.mark_max_turn_deg, "deg"));
+      ev.push_back(measured("length", f.length_px / sw, "<=", 0.25 * drawing_diag / sw, "sw"));
+    } else if (row_of[i] >= 0) {
+      f.role = "annotation";
+      ev.push_back(measured("forms_on_baseline", double(a.rows[row_of[i]].forms.size()), ">=", P.baseline_min_forms, "count"));
+    } else if (top && !f.children.empty() &&
+               border_fraction(f, samples, P.border_reach_sw * sw) >= P.frame_border_fraction) {
+      f.role = "frame";
+      ev.push_back(measured("border_fraction", border_fraction(f, samples, P.border_reach_sw * sw), ">=",
+                            P.frame_border_fraction, "ratio"));
+      ev.push_back(measured("forms_inside", double(f.children.size()), ">=", 1, "count"));
+    } else if (!top && a.forms[f.parent].role != "frame") {
+      f.role = "interior_feature";
+      ev.push_back(measured("inside_share", f.inside_share, ">=", P.inside_fraction, "ratio"));
+    } else {
+      const double len_share = a.ink_length_px > 0 ? f.length_px / a.ink_length_px : 1;
+      const double size_share = drawing_diag > 0 ? bbox_diagonal(f.box) / drawing_diag : 1;
+      if (a.forms.size() > 1 && len_share <= P.decoration_length_share && size_share <= P.decoration_size_share) {
+        f.role = "decoration";
+        ev.push_back(measured("length_share", len_share, "<=", P.decoration_length_share, "ratio"));
+        ev.push_back(measured("size_share", size_share, "<=", P.decoration_size_share, "ratio"));
+      } else {
+        f.role = "silhouette";
+        ev.push_back(measured(len_share > P.decoration_length_share ? "length_share" : "size_share",
+                              len_share > P.decoration_length_share ? len_share : size_share, ">",
+                              len_share > P.decoration_length_share ? P.decoration_length_share
+                                                                    : P.decoration_size_share,
+                              "ratio"));
+      }
+    }
+    f.confidence = confidence_of(ev);
+  }
+}
+
 }  // namespace
 
 std::string Evidence::text() const {
@@ -251,195 +470,13 @@ Analysis analyze_forms(std::vector<Stroke> strokes, double sw, const Raster& ras
   for (const Stroke& s : a.strokes) samples.push_back(resample(s.points, step));
   std::vector<int> all(a.strokes.size());
   std::iota(all.begin(), all.end(), 0);
-  const std::vector<int> group = group_strokes(samples, all, a.join_px, -1);
-
-  // Forms, largest first.
-  std::map<int, std::vector<int>> members;
-  for (size_t i = 0; i < group.size(); ++i) members[group[i]].push_back(int(i));
-  for (auto& [g, ids] : members) {
-    Form f;
-    f.strokes = ids;
-    double sx = 0, sy = 0;
-    for (int s : ids) {
-      const Polyline& pl = a.strokes[s].points;
-      for (Vec2 p : pl) f.box.add(p);
-      for (size_t k = 1; k < pl.size(); ++k) {
-        const double l = dist(pl[k - 1], pl[k]);
-        const Vec2 m = (pl[k - 1] + pl[k]) * 0.5;
-        sx += m.x * l, sy += m.y * l, f.length_px += l;
-      }
-      if (!a.strokes[s].id.empty()) f.primitive_ids.push_back(a.strokes[s].id);
-    }
-    f.centroid = f.length_px > 0 ? Vec2{sx / f.length_px, sy / f.length_px}
-                                 : Vec2{(f.box.x0 + f.box.x1) / 2, (f.box.y0 + f.box.y1) / 2};
-    std::sort(f.primitive_ids.begin(), f.primitive_ids.end());
-    f.primitive_ids.erase(std::unique(f.primitive_ids.begin(), f.primitive_ids.end()), f.primitive_ids.end());
-    a.forms.push_back(std::move(f));
-  }
-  std::sort(a.forms.begin(), a.forms.end(), [](const Form& x, const Form& y) {
-    return std::make_tuple(-x.length_px, x.box.x0, x.box.y0) < std::make_tuple(-y.length_px, y.box.x0, y.box.y0);
-  });
-  a.form_of.assign(a.strokes.size(), -1);
-  double sx = 0, sy = 0;
-  for (size_t i = 0; i < a.forms.size(); ++i) {
-    Form& f = a.forms[i];
-    f.number = int(i) + 1;
-    for (int s : f.strokes) a.form_of[s] = int(i);
-    a.ink_box.add({f.box.x0, f.box.y0});
-    a.ink_box.add({f.box.x1, f.box.y1});
-    sx += f.centroid.x * f.length_px, sy += f.centroid.y * f.length_px;
-    a.ink_length_px += f.length_px;
-  }
-  a.ink_centroid = a.ink_length_px > 0 ? Vec2{sx / a.ink_length_px, sy / a.ink_length_px} : Vec2{};
-
-  // Closed regions: of each form alone (for containment) and of the whole drawing.
-  const double min_hole = P.min_hole_sw2 * sw * sw;
-  for (Form& f : a.forms) {
-    std::vector<const Polyline*> polys;
-    for (int s : f.strokes) polys.push_back(&a.strokes[s].points);
-    f.holes = holes_in(polys, raster, cell_box(raster, f.box, a.join_px + 2), a.join_px, min_hole);
-    f.closed = !f.holes.empty();
-  }
-  {
-    std::vector<const Polyline*> polys;
-    for (const Stroke& s : a.strokes) polys.push_back(&s.points);
-    a.holes = holes_in(polys, raster, cv::Rect(0, 0, raster.size.width, raster.size.height), a.join_px, min_hole);
-  }
-
-  // Containment: the innermost closed region holding nearly all of a form's samples.
-  for (size_t j = 0; j < a.forms.size(); ++j) {
-    Form& inner = a.forms[j];
-    double best_area = INFINITY;
-    for (size_t i = 0; i < a.forms.size(); ++i) {
-      const Form& outer = a.forms[i];
-      if (i == j || !outer.closed || outer.box.x0 > inner.box.x0 || outer.box.y0 > inner.box.y0 ||
-          outer.box.x1 < inner.box.x1 || outer.box.y1 < inner.box.y1)
-        continue;
-      for (const Hole& h : outer.holes) {
-        if (h.area_px >= best_area) continue;
-        int in = 0, n = 0;
-        for (int s : inner.strokes)
-          for (Vec2 p : samples[s]) in += inside_hole(h, raster.to_cell(p)), ++n;
-        if (n > 0 && in >= P.inside_fraction * n) best_area = h.area_px, inner.parent = int(i), inner.inside_share = double(in) / n;
-      }
-    }
-  }
-  for (size_t j = 0; j < a.forms.size(); ++j)
-    if (a.forms[j].parent >= 0) a.forms[a.forms[j].parent].children.push_back(int(j));
-
-  // Texture: clusters of short marks that hardly turn and have neighbours of about their length.
-  std::vector<int> marks;
-  std::vector<double> turn(a.forms.size(), 0);
-  const double drawing_diag = bbox_diagonal(a.ink_box);
-  for (size_t i = 0; i < a.forms.size(); ++i) {
-    const Form& f = a.forms[i];
-    for (int s : f.strokes) turn[i] += turning_deg(a.strokes[s].points, std::max(sw, f.length_px / 8));
-    if (!f.closed && f.strokes.size() <= 2 && turn[i] <= P.mark_max_turn_deg && f.length_px > sw &&
-        f.length_px <= 0.25 * drawing_diag)
-      marks.push_back(int(i));
-  }
-  {
-    UnionFind uf(marks.size());
-    for (size_t x = 0; x < marks.size(); ++x)
-      for (size_t y = x + 1; y < marks.size(); ++y) {
-        const Form &fa = a.forms[marks[x]], &fb = a.forms[marks[y]];
-        if (fa.parent != fb.parent) continue;
-        const double lo = std::min(fa.length_px, fb.length_px), hi = std::max(fa.length_px, fb.length_px);
-        if (hi <= P.texture_length_ratio * lo && dist(fa.centroid, fb.centroid) <= P.texture_reach * hi)
-          uf.join(int(x), int(y));
-      }
-    std::map<int, std::vector<int>> clusters;
-    for (size_t x = 0; x < marks.size(); ++x) clusters[uf.find(int(x))].push_back(marks[x]);
-    for (auto& [k, c] : clusters)
-      if (int(c.size()) >= P.texture_min_marks) a.textures.push_back(c);
-  }
-  std::vector<int> texture_of(a.forms.size(), -1);
-  for (size_t t = 0; t < a.textures.size(); ++t)
-    for (int i : a.textures[t]) texture_of[i] = int(t);
-
-  // Shared baselines: siblings side by side, bottoms level, heights alike, gaps under a letter's
-  // height or so.
-  std::vector<int> row_of(a.forms.size(), -1);
-  {
-    std::vector<int> cand;
-    for (size_t i = 0; i < a.forms.size(); ++i)
-      if (texture_of[i] < 0 && a.forms[i].children.empty()) cand.push_back(int(i));
-    std::sort(cand.begin(), cand.end(), [&](int x, int y) {
-      return std::make_pair(a.forms[x].box.x0, x) < std::make_pair(a.forms[y].box.x0, y);
-    });
-    for (size_t start = 0; start < cand.size(); ++start) {
-      if (row_of[cand[start]] >= 0) continue;
-      std::vector<int> row{cand[start]};
-      const Form& first = a.forms[cand[start]];
-      const double h = std::max(first.box.height(), sw);
-      const double tol = std::max(P.baseline_sw * sw, 0.2 * h);
-      for (size_t k = start + 1; k < cand.size(); ++k) {
-        const Form& f = a.forms[cand[k]];
-        const Form& last = a.forms[row.back()];
-        if (row_of[cand[k]] >= 0 || f.parent != first.parent) continue;
-        const double fh = std::max(f.box.height(), sw);
-        const double gap = f.box.x0 - last.box.x1;
-        const double overlap = -gap / std::max(1.0, std::min(f.box.width(), last.box.width()));
-        if (std::abs(f.box.y1 - first.box.y1) <= tol && fh <= 3 * h && h <= 3 * fh && overlap <= 0.3 &&
-            gap <= P.baseline_gap_heights * h)
-          row.push_back(cand[k]);
-        else if (gap > P.baseline_gap_heights * h)
-          break;
-      }
-      if (int(row.size()) >= P.baseline_min_forms) {
-        for (int i : row) row_of[i] = int(a.rows.size());
-        a.rows.push_back({row, first.box.y1, tol});
-      }
-    }
-  }
-
-  // Roles, most specific first; outer forms before the forms inside them (a frame's contents
-  // are not its interior features).
-  std::vector<int> depth(a.forms.size(), 0), order(a.forms.size());
-  for (size_t i = 0; i < a.forms.size(); ++i)
-    for (int p = a.forms[i].parent; p >= 0; p = a.forms[p].parent) ++depth[i];
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return depth[x] < depth[y]; });
-  for (int i : order) {
-    Form& f = a.forms[i];
-    const bool top = f.parent < 0;
-    std::vector<Evidence>& ev = f.evidence;
-    if (texture_of[i] >= 0) {
-      const auto& c = a.textures[texture_of[i]];
-      f.role = "texture";
-      ev.push_back(measured("similar_marks", double(c.size()), ">=", P.texture_min_marks, "count"));
-      ev.push_back(measured("turning", turn[i], "<=", P.mark_max_turn_deg, "deg"));
-      ev.push_back(measured("length", f.length_px / sw, "<=", 0.25 * drawing_diag / sw, "sw"));
-    } else if (row_of[i] >= 0) {
-      f.role = "annotation";
-      ev.push_back(measured("forms_on_baseline", double(a.rows[row_of[i]].forms.size()), ">=", P.baseline_min_forms, "count"));
-    } else if (top && !f.children.empty() &&
-               border_fraction(f, samples, P.border_reach_sw * sw) >= P.frame_border_fraction) {
-      f.role = "frame";
-      ev.push_back(measured("border_fraction", border_fraction(f, samples, P.border_reach_sw * sw), ">=",
-                            P.frame_border_fraction, "ratio"));
-      ev.push_back(measured("forms_inside", double(f.children.size()), ">=", 1, "count"));
-    } else if (!top && a.forms[f.parent].role != "frame") {
-      f.role = "interior_feature";
-      ev.push_back(measured("inside_share", f.inside_share, ">=", P.inside_fraction, "ratio"));
-    } else {
-      const double len_share = a.ink_length_px > 0 ? f.length_px / a.ink_length_px : 1;
-      const double size_share = drawing_diag > 0 ? bbox_diagonal(f.box) / drawing_diag : 1;
-      if (a.forms.size() > 1 && len_share <= P.decoration_length_share && size_share <= P.decoration_size_share) {
-        f.role = "decoration";
-        ev.push_back(measured("length_share", len_share, "<=", P.decoration_length_share, "ratio"));
-        ev.push_back(measured("size_share", size_share, "<=", P.decoration_size_share, "ratio"));
-      } else {
-        f.role = "silhouette";
-        ev.push_back(measured(len_share > P.decoration_length_share ? "length_share" : "size_share",
-                              len_share > P.decoration_length_share ? len_share : size_share, ">",
-                              len_share > P.decoration_length_share ? P.decoration_length_share
-                                                                    : P.decoration_size_share,
-                              "ratio"));
-      }
-    }
-    f.confidence = confidence_of(ev);
-  }
+  gather_forms(a, group_strokes(samples, all, a.join_px, -1));
+  find_holes(a, raster, P);
+  nest_forms(a, samples, raster, P);
+  const std::vector<double> turn = turning_of_forms(a);
+  const std::vector<int> texture_of = find_textures(a, turn, P);
+  const std::vector<int> row_of = find_baselines(a, texture_of, P);
+  assign_roles(a, samples, turn, texture_of, row_of, P);
   label_forms(a);
   return a;
 }

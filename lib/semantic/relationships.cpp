@@ -82,20 +82,41 @@ bool is_round(const Shape& s) {
   return s.type == PrimType::circle || (s.type == PrimType::arc && std::isfinite(s.radius) && s.radius > 0);
 }
 
-}  // namespace
 
-std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* scene, const RelationParams& P) {
-  static const std::vector<Primitive> no_primitives;
-  const std::vector<Primitive>& prims = scene && scene->primitives ? *scene->primitives : no_primitives;
+// What every kind of relationship is found from, and what is found: the analysis and its
+// primitives, the forms' samples, and the forms a texture, a row or a repetition already holds
+// (not paired or aligned again).
+struct RelationFinder {
+  RelationFinder(const Analysis& analysis, const Scene* s, const RelationParams& params)
+      : a(analysis), scene(s), prims(s && s->primitives ? *s->primitives : no_primitives()), P(params), sw(a.sw),
+        fs(samples_of(a, std::min(1.0, sw / 2))), n(a.forms.size()), grouped(n, false) {
+    for (const auto& t : a.textures)
+      for (int i : t) grouped[i] = true;
+  }
+  static const std::vector<Primitive>& no_primitives() {
+    static const std::vector<Primitive> none;
+    return none;
+  }
+  void containment();
+  void shared_baselines();
+  void repetition();
+  void mirrors();
+  void alignment();
+  void tangency();
+
+  const Analysis& a;
+  const Scene* scene;
+  const std::vector<Primitive>& prims;
+  const RelationParams& P;
+  const double sw;
+  const FormSamples fs;
+  const size_t n;
+  std::vector<bool> grouped;
   std::vector<Relationship> out;
-  const double sw = a.sw;
-  const FormSamples fs = samples_of(a, std::min(1.0, sw / 2));
-  const size_t n = a.forms.size();
-  std::vector<bool> grouped(n, false);  // in a repetition, a row or a texture: not paired or aligned again
-  for (const auto& t : a.textures)
-    for (int i : t) grouped[i] = true;
+};
 
-  // Containment: each container with the forms in its closed regions.
+// Containment: each container with the forms in its closed regions.
+void RelationFinder::containment() {
   for (size_t i = 0; i < n; ++i) {
     const Form& f = a.forms[i];
     if (f.children.empty()) continue;
@@ -118,8 +139,10 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* 
                               f.number, kids.size() == 1 ? "" : "s", form_list(kids));
     out.push_back(r);
   }
+}
 
-  // Shared baselines: the rows of annotation.
+// Shared baselines: the rows of annotation.
+void RelationFinder::shared_baselines() {
   for (const auto& row : a.rows) {
     Relationship r;
     r.kind = "shared_baseline";
@@ -140,75 +163,77 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* 
                               row.baseline_px, evidence_text(r.evidence));
     out.push_back(r);
   }
+}
 
-  // Repetition: forms alike in length and spread about their centre.
+// Repetition: forms alike in length and spread about their centre.
+void RelationFinder::repetition() {
   std::vector<double> gyr(n);
   for (size_t i = 0; i < n; ++i) gyr[i] = gyration(fs.all[i], a.forms[i].centroid);
-  {
-    std::vector<int> parent(n);
-    std::iota(parent.begin(), parent.end(), 0);
-    std::function<int(int)> find = [&](int i) { return parent[i] == i ? i : parent[i] = find(parent[i]); };
-    auto alike = [&](double x, double y) { return std::abs(x - y) <= std::max(P.repeat_sw * sw, 0.1 * std::max(x, y)); };
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = i + 1; j < n; ++j) {
-        const Form &fi = a.forms[i], &fj = a.forms[j];
-        if (grouped[i] || grouped[j] || fi.parent != fj.parent || fi.closed != fj.closed ||
-            fi.holes.size() != fj.holes.size() || fi.strokes.size() != fj.strokes.size())
-          continue;
-        if (alike(fi.length_px, fj.length_px) && alike(gyr[i], gyr[j])) parent[find(int(j))] = find(int(i));
-      }
-    std::map<int, std::vector<int>> sets;
-    for (size_t i = 0; i < n; ++i) sets[find(int(i))].push_back(int(i));
-    for (auto& [k, set] : sets) {
-      if (int(set.size()) < P.repeat_min) continue;
-      Relationship r;
-      r.kind = "repetition";
-      Polyline centres;
-      for (int i : set) {
-        r.forms.push_back(a.forms[i].number);
-        r.primitive_ids.insert(r.primitive_ids.end(), a.forms[i].primitive_ids.begin(), a.forms[i].primitive_ids.end());
-        centres.push_back(a.forms[i].centroid);
-        r.box.add({a.forms[i].box.x0, a.forms[i].box.y0});
-        r.box.add({a.forms[i].box.x1, a.forms[i].box.y1});
-        grouped[i] = true;
-      }
-      double len_spread = 0;
-      for (int i : set) len_spread = std::max(len_spread, std::abs(a.forms[i].length_px - a.forms[set[0]].length_px));
-      r.evidence.push_back(measured("copies", double(set.size()), ">=", P.repeat_min, "count"));
-      r.evidence.push_back(measured("length_spread", len_spread / sw, "<=",
-                                    std::max(P.repeat_sw, 0.1 * a.forms[set[0]].length_px / sw), "sw"));
-      // How the copies are laid out: along a line, else around a centre, else scattered.
-      const fitting::LineFit lf = fitting::fit_line(centres);
-      double line_res = 0;
-      for (Vec2 c : centres) line_res = std::max(line_res, std::abs(cross(lf.dir, c - lf.centroid)));
-      std::string layout;
-      if (line_res <= P.repeat_sw * sw) {
-        layout = fmt::format("translated along a line through {} at {:.0f} deg", pt_text(lf.centroid),
-                             rad2deg(angle_of(lf.dir)));
-        r.axis_or_anchor = point_json(lf.centroid);
-        r.evidence.push_back(measured("off_line", line_res / sw, "<=", P.repeat_sw, "sw"));
-      } else if (auto c = centres.size() >= 4 ? fitting::kasa_circle(centres) : std::nullopt) {  // three points always lie on a circle
-        double res = 0;
-        for (Vec2 q : centres) res = std::max(res, std::abs(dist(q, c->center) - c->radius));
-        if (res <= P.repeat_sw * sw) {
-          layout = fmt::format("rotated about {} at radius {:.1f} px", pt_text(c->center), c->radius);
-          r.axis_or_anchor = point_json(c->center);
-          r.evidence.push_back(measured("off_circle", res / sw, "<=", P.repeat_sw, "sw"));
-        }
-      }
-      if (layout.empty()) {
-        layout = "translated copies";
-        r.axis_or_anchor = point_json(lf.centroid);
-      }
-      r.confidence = confidence_of(r.evidence);
-      r.rationale = fmt::format("{} copies of one shape (forms {}), {}: {}", set.size(), form_list(r.forms), layout,
-                                evidence_text(r.evidence));
-      out.push_back(r);
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  std::function<int(int)> find = [&](int i) { return parent[i] == i ? i : parent[i] = find(parent[i]); };
+  auto alike = [&](double x, double y) { return std::abs(x - y) <= std::max(P.repeat_sw * sw, 0.1 * std::max(x, y)); };
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = i + 1; j < n; ++j) {
+      const Form &fi = a.forms[i], &fj = a.forms[j];
+      if (grouped[i] || grouped[j] || fi.parent != fj.parent || fi.closed != fj.closed ||
+          fi.holes.size() != fj.holes.size() || fi.strokes.size() != fj.strokes.size())
+        continue;
+      if (alike(fi.length_px, fj.length_px) && alike(gyr[i], gyr[j])) parent[find(int(j))] = find(int(i));
     }
+  std::map<int, std::vector<int>> sets;
+  for (size_t i = 0; i < n; ++i) sets[find(int(i))].push_back(int(i));
+  for (auto& [k, set] : sets) {
+    if (int(set.size()) < P.repeat_min) continue;
+    Relationship r;
+    r.kind = "repetition";
+    Polyline centres;
+    for (int i : set) {
+      r.forms.push_back(a.forms[i].number);
+      r.primitive_ids.insert(r.primitive_ids.end(), a.forms[i].primitive_ids.begin(), a.forms[i].primitive_ids.end());
+      centres.push_back(a.forms[i].centroid);
+      r.box.add({a.forms[i].box.x0, a.forms[i].box.y0});
+      r.box.add({a.forms[i].box.x1, a.forms[i].box.y1});
+      grouped[i] = true;
+    }
+    double len_spread = 0;
+    for (int i : set) len_spread = std::max(len_spread, std::abs(a.forms[i].length_px - a.forms[set[0]].length_px));
+    r.evidence.push_back(measured("copies", double(set.size()), ">=", P.repeat_min, "count"));
+    r.evidence.push_back(measured("length_spread", len_spread / sw, "<=",
+                                  std::max(P.repeat_sw, 0.1 * a.forms[set[0]].length_px / sw), "sw"));
+    // How the copies are laid out: along a line, else around a centre, else scattered.
+    const fitting::LineFit lf = fitting::fit_line(centres);
+    double line_res = 0;
+    for (Vec2 c : centres) line_res = std::max(line_res, std::abs(cross(lf.dir, c - lf.centroid)));
+    std::string layout;
+    if (line_res <= P.repeat_sw * sw) {
+      layout = fmt::format("translated along a line through {} at {:.0f} deg", pt_text(lf.centroid),
+                           rad2deg(angle_of(lf.dir)));
+      r.axis_or_anchor = point_json(lf.centroid);
+      r.evidence.push_back(measured("off_line", line_res / sw, "<=", P.repeat_sw, "sw"));
+    } else if (auto c = centres.size() >= 4 ? fitting::kasa_circle(centres) : std::nullopt) {  // three points always lie on a circle
+      double res = 0;
+      for (Vec2 q : centres) res = std::max(res, std::abs(dist(q, c->center) - c->radius));
+      if (res <= P.repeat_sw * sw) {
+        layout = fmt::format("rotated about {} at radius {:.1f} px", pt_text(c->center), c->radius);
+        r.axis_or_anchor = point_json(c->center);
+        r.evidence.push_back(measured("off_circle", res / sw, "<=", P.repeat_sw, "sw"));
+      }
+    }
+    if (layout.empty()) {
+      layout = "translated copies";
+      r.axis_or_anchor = point_json(lf.centroid);
+    }
+    r.confidence = confidence_of(r.evidence);
+    r.rationale = fmt::format("{} copies of one shape (forms {}), {}: {}", set.size(), form_list(r.forms), layout,
+                              evidence_text(r.evidence));
+    out.push_back(r);
   }
+}
 
-  // Mirror pairs and near-mirror pairs, about the perpendicular bisector of their centres when
-  // it passes through the centre of what holds them.
+// Mirror pairs and near-mirror pairs, about the perpendicular bisector of their centres when
+// it passes through the centre of what holds them.
+void RelationFinder::mirrors() {
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j) {
       const Form &fa = a.forms[i], &fb = a.forms[j];
@@ -273,118 +298,131 @@ std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* 
                     refusal;
       out.push_back(r);
     }
+}
 
-  // Alignment: three or more siblings sharing a centre line or an edge.
-  {
-    std::map<int, std::vector<int>> siblings;
-    for (size_t i = 0; i < n; ++i)
-      if (!grouped[i]) siblings[a.forms[i].parent].push_back(int(i));
-    const char* keys[] = {"centre x", "centre y", "left edge x", "right edge x", "top edge y", "bottom edge y"};
-    auto value = [&](int i, int k) {
-      const Form& f = a.forms[i];
-      switch (k) {
-        case 0: return (f.box.x0 + f.box.x1) / 2;
-        case 1: return (f.box.y0 + f.box.y1) / 2;
-        case 2: return f.box.x0;
-        case 3: return f.box.x1;
-        case 4: return f.box.y0;
-        default: return f.box.y1;
-      }
-    };
-    for (auto& [p, sib] : siblings) {
-      std::set<std::vector<int>> seen;
-      for (int k = 0; k < 6; ++k) {
-        std::vector<int> order = sib;
-        std::sort(order.begin(), order.end(), [&](int x, int y) { return std::make_pair(value(x, k), x) < std::make_pair(value(y, k), y); });
-        for (size_t s = 0; s < order.size();) {
-          size_t e = s + 1;
-          while (e < order.size() && value(order[e], k) - value(order[s], k) <= P.align_sw * sw) ++e;
-          if (int(e - s) >= P.align_min) {
-            std::vector<int> set(order.begin() + s, order.begin() + e);
-            std::vector<int> key = set;
-            std::sort(key.begin(), key.end());
-            if (seen.insert(key).second) {
-              Relationship r;
-              r.kind = "alignment";
-              double sum = 0;
-              for (int i : set) {
-                r.forms.push_back(a.forms[i].number);
-                r.primitive_ids.insert(r.primitive_ids.end(), a.forms[i].primitive_ids.begin(), a.forms[i].primitive_ids.end());
-                sum += value(i, k);
-                r.box.add({a.forms[i].box.x0, a.forms[i].box.y0});
-                r.box.add({a.forms[i].box.x1, a.forms[i].box.y1});
-              }
-              const double spread = value(order[e - 1], k) - value(order[s], k);
-              r.axis_or_anchor = round3(sum / set.size());
-              r.evidence.push_back(measured("spread", spread / sw, "<=", P.align_sw, "sw"));
-              r.evidence.push_back(measured("forms", double(set.size()), ">=", P.align_min, "count"));
-              r.confidence = confidence_of(r.evidence);
-              r.rationale = fmt::format("forms {} share their {} at {:.1f}: {}", form_list(r.forms), keys[k], sum / set.size(),
-                                        evidence_text(r.evidence));
-              out.push_back(r);
+// Alignment: three or more siblings sharing a centre line or an edge.
+void RelationFinder::alignment() {
+  std::map<int, std::vector<int>> siblings;
+  for (size_t i = 0; i < n; ++i)
+    if (!grouped[i]) siblings[a.forms[i].parent].push_back(int(i));
+  const char* keys[] = {"centre x", "centre y", "left edge x", "right edge x", "top edge y", "bottom edge y"};
+  auto value = [&](int i, int k) {
+    const Form& f = a.forms[i];
+    switch (k) {
+      case 0: return (f.box.x0 + f.box.x1) / 2;
+      case 1: return (f.box.y0 + f.box.y1) / 2;
+      case 2: return f.box.x0;
+      case 3: return f.box.x1;
+      case 4: return f.box.y0;
+      default: return f.box.y1;
+    }
+  };
+  for (auto& [p, sib] : siblings) {
+    std::set<std::vector<int>> seen;
+    for (int k = 0; k < 6; ++k) {
+      std::vector<int> order = sib;
+      std::sort(order.begin(), order.end(), [&](int x, int y) { return std::make_pair(value(x, k), x) < std::make_pair(value(y, k), y); });
+      for (size_t s = 0; s < order.size();) {
+        size_t e = s + 1;
+        while (e < order.size() && value(order[e], k) - value(order[s], k) <= P.align_sw * sw) ++e;
+        if (int(e - s) >= P.align_min) {
+          std::vector<int> set(order.begin() + s, order.begin() + e);
+          std::vector<int> key = set;
+          std::sort(key.begin(), key.end());
+          if (seen.insert(key).second) {
+            Relationship r;
+            r.kind = "alignment";
+            double sum = 0;
+            for (int i : set) {
+              r.forms.push_back(a.forms[i].number);
+              r.primitive_ids.insert(r.primitive_ids.end(), a.forms[i].primitive_ids.begin(), a.forms[i].primitive_ids.end());
+              sum += value(i, k);
+              r.box.add({a.forms[i].box.x0, a.forms[i].box.y0});
+              r.box.add({a.forms[i].box.x1, a.forms[i].box.y1});
             }
+            const double spread = value(order[e - 1], k) - value(order[s], k);
+            r.axis_or_anchor = round3(sum / set.size());
+            r.evidence.push_back(measured("spread", spread / sw, "<=", P.align_sw, "sw"));
+            r.evidence.push_back(measured("forms", double(set.size()), ">=", P.align_min, "count"));
+            r.confidence = confidence_of(r.evidence);
+            r.rationale = fmt::format("forms {} share their {} at {:.1f}: {}", form_list(r.forms), keys[k], sum / set.size(),
+                                      evidence_text(r.evidence));
+            out.push_back(r);
           }
-          s = e;
         }
+        s = e;
       }
     }
   }
+}
 
-  // Tangency: a circle or arc touching a line or another curve away from their ends.
-  {
-    std::vector<const Primitive*> ps;
-    std::map<std::string, int> form_number;
-    for (const Form& f : a.forms)
-      for (const auto& id : f.primitive_ids)
-        if (const Primitive* p = find_prim(prims, id)) ps.push_back(p), form_number[id] = f.number;
-    std::sort(ps.begin(), ps.end(), [](const Primitive* x, const Primitive* y) { return x->id < y->id; });
-    const double tol = P.tangency_sw * sw;
-    auto near_end = [&](const Shape& s, Vec2 q) {
-      return s.type != PrimType::circle && (dist(q, s.p0) <= sw || dist(q, s.p1) <= sw);
-    };
-    for (size_t x = 0; x < ps.size() && ps.size() <= 3000; ++x)
-      for (size_t y = 0; y < ps.size(); ++y) {
-        if (x == y) continue;
-        const Shape &r0 = ps[x]->shape, &o = ps[y]->shape;
-        if (!is_round(r0) || (is_round(o) && y < x)) continue;
-        Vec2 contact;
-        double gap = INFINITY;
-        if (o.type == PrimType::line) {
-          const Vec2 d = unit(o.p1 - o.p0);
-          const double t = dot(r0.center - o.p0, d);
-          if (t <= 0 || t >= dist(o.p0, o.p1)) continue;
-          const Vec2 foot = o.p0 + d * t;
-          gap = std::abs(dist(r0.center, foot) - r0.radius);
-          contact = foot;
-        } else if (is_round(o)) {
-          const double dd = dist(r0.center, o.center);
-          if (dd <= tol) continue;
-          const double ext = std::abs(dd - (r0.radius + o.radius)), in = std::abs(dd - std::abs(r0.radius - o.radius));
-          gap = std::min(ext, in);
-          const Shape& big = r0.radius >= o.radius ? r0 : o;
-          const Shape& small = r0.radius >= o.radius ? o : r0;
-          contact = ext <= in ? r0.center + unit(o.center - r0.center) * r0.radius
-                              : big.center + unit(small.center - big.center) * big.radius;
-        } else {
-          continue;
-        }
-        if (gap > tol || r0.distance_to(contact) > tol || o.distance_to(contact) > tol) continue;
-        if (near_end(r0, contact) && near_end(o, contact)) continue;  // a joint of a chain, not a touch
-        Relationship r;
-        r.kind = "tangency";
-        r.primitive_ids = {ps[x]->id, ps[y]->id};
-        r.forms = {form_number[ps[x]->id], form_number[ps[y]->id]};
-        if (r.forms[0] == r.forms[1]) r.forms.pop_back();
-        r.axis_or_anchor = point_json(contact);
-        r.box.add(contact);
-        r.evidence.push_back(measured("gap", gap / sw, "<=", P.tangency_sw, "sw"));
-        r.confidence = confidence_of(r.evidence);
-        r.rationale = fmt::format("{} touches {} at {} without crossing: {}", ps[x]->id, ps[y]->id, pt_text(contact),
-                                  evidence_text(r.evidence));
-        out.push_back(r);
+// Tangency: a circle or arc touching a line or another curve away from their ends.
+void RelationFinder::tangency() {
+  std::vector<const Primitive*> ps;
+  std::map<std::string, int> form_number;
+  for (const Form& f : a.forms)
+    for (const auto& id : f.primitive_ids)
+      if (const Primitive* p = find_prim(prims, id)) ps.push_back(p), form_number[id] = f.number;
+  std::sort(ps.begin(), ps.end(), [](const Primitive* x, const Primitive* y) { return x->id < y->id; });
+  const double tol = P.tangency_sw * sw;
+  auto near_end = [&](const Shape& s, Vec2 q) {
+    return s.type != PrimType::circle && (dist(q, s.p0) <= sw || dist(q, s.p1) <= sw);
+  };
+  for (size_t x = 0; x < ps.size() && ps.size() <= 3000; ++x)
+    for (size_t y = 0; y < ps.size(); ++y) {
+      if (x == y) continue;
+      const Shape &r0 = ps[x]->shape, &o = ps[y]->shape;
+      if (!is_round(r0) || (is_round(o) && y < x)) continue;
+      Vec2 contact;
+      double gap = INFINITY;
+      if (o.type == PrimType::line) {
+        const Vec2 d = unit(o.p1 - o.p0);
+        const double t = dot(r0.center - o.p0, d);
+        if (t <= 0 || t >= dist(o.p0, o.p1)) continue;
+        const Vec2 foot = o.p0 + d * t;
+        gap = std::abs(dist(r0.center, foot) - r0.radius);
+        contact = foot;
+      } else if (is_round(o)) {
+        const double dd = dist(r0.center, o.center);
+        if (dd <= tol) continue;
+        const double ext = std::abs(dd - (r0.radius + o.radius)), in = std::abs(dd - std::abs(r0.radius - o.radius));
+        gap = std::min(ext, in);
+        const Shape& big = r0.radius >= o.radius ? r0 : o;
+        const Shape& small = r0.radius >= o.radius ? o : r0;
+        contact = ext <= in ? r0.center + unit(o.center - r0.center) * r0.radius
+                            : big.center + unit(small.center - big.center) * big.radius;
+      } else {
+        continue;
       }
-  }
-  return out;
+      if (gap > tol || r0.distance_to(contact) > tol || o.distance_to(contact) > tol) continue;
+      if (near_end(r0, contact) && near_end(o, contact)) continue;  // a joint of a chain, not a touch
+      Relationship r;
+      r.kind = "tangency";
+      r.primitive_ids = {ps[x]->id, ps[y]->id};
+      r.forms = {form_number[ps[x]->id], form_number[ps[y]->id]};
+      if (r.forms[0] == r.forms[1]) r.forms.pop_back();
+      r.axis_or_anchor = point_json(contact);
+      r.box.add(contact);
+      r.evidence.push_back(measured("gap", gap / sw, "<=", P.tangency_sw, "sw"));
+      r.confidence = confidence_of(r.evidence);
+      r.rationale = fmt::format("{} touches {} at {} without crossing: {}", ps[x]->id, ps[y]->id, pt_text(contact),
+                                evidence_text(r.evidence));
+      out.push_back(r);
+    }
+}
+
+}  // namespace
+
+std::vector<Relationship> implied_relationships(const Analysis& a, const Scene* scene, const RelationParams& P) {
+  RelationFinder f(a, scene, P);
+  // In this order: a row or a repetition groups its forms before pairs and alignments are sought.
+  f.containment();
+  f.shared_baselines();
+  f.repetition();
+  f.mirrors();
+  f.alignment();
+  f.tangency();
+  return std::move(f.out);
 }
 
 }  // namespace sv::semantic

@@ -250,49 +250,61 @@ std::vector<MergeGroup> similar_groups(const Scene& s, const Scope& scope, bool 
   return out;
 }
 
-std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& reference, const Scope& scope) {
-  std::vector<Candidate> out;
-  if (!s.primitives || s.primitives->empty()) return out;
-  const auto& prims = *s.primitives;
-  const double sw = stroke_width_of(s), cover = default_tolerance(sw);
-  const double fit_tol = fit_params_of(s).tolerance_px;
-  auto in_scope = [&](const std::string& id) {
+namespace {
+
+// What the candidates are proposed from (the scene, its source's ink, the scope, the joints of
+// its command stream, its tolerances), and the candidates, in the order they are proposed.
+struct Proposer {
+  Proposer(const Scene& scene, const std::vector<Polyline>& ink, const Scope& sc)
+      : s(scene), reference(ink), scope(sc), prims(*s.primitives), sw(stroke_width_of(s)), cover(default_tolerance(sw)),
+        fit_tol(fit_params_of(s).tolerance_px), joints(joints_of(s)) {}
+  bool in_scope(const std::string& id) const {
     const Primitive* p = s.primitive(id);
     return p && scope.touches(*p);
-  };
-  for (MergeGroup& g : similar_groups(s, scope, false)) out.push_back(std::move(g.edit));
-
-  // Joints of the command stream: a spin at a nearly smooth one is saved by making it tangent,
-  // or by one command for both pieces; a pen-up between ends that nearly meet, by snapping them.
-  const std::vector<Joint> joints = joints_of(s);
-  std::map<std::string, double> turn_around;  // the turning before and after each stroke
-  std::set<std::string> beside_pen_up;
-  for (size_t k = 0; k < joints.size(); ++k) {
-    const Joint& j = joints[k];
-    if (!in_scope(j.a) || !in_scope(j.b)) continue;
-    turn_around[j.a] += std::abs(j.spin_deg), turn_around[j.b] += std::abs(j.spin_deg);
-    if (j.pen_up) beside_pen_up.insert({j.a, j.b});
-    if (!j.pen_up) {
-      const Shape &sa = s.primitive(j.a)->shape, &sb = s.primitive(j.b)->shape;
-      const double spin = std::abs(j.spin_deg);
-      if (sa.type == PrimType::circle || sb.type == PrimType::circle || spin < 1e-3) continue;
-      const std::string turn = fmt::format("the robot turns {:.1f} deg in place between {} and {} ({:.2f} s)", spin, j.a,
-                                           j.b, spin_time_s(spin));
-      if (spin <= kSmoothJointDeg && (round_kind(sa) || round_kind(sb))) {
-        Candidate c;
-        c.tool = "EnforceRelation";
-        c.edit_kind = "enforce_relation";
-        c.targets = {j.a, j.b};
-        c.request = {{"relation", "tangent_continuity"}, {"primitive_ids", {j.a, j.b}}};
-        c.description = fmt::format("make {} and {} tangent at their joint", j.a, j.b);
-        c.rationale = turn + ": tangent, the robot drives on without turning";
-        out.push_back(std::move(c));
-      }
-    }
   }
-  // Runs drawn without lifting the pen: a window of two to four consecutive pieces may be one
-  // command, within the fit's tolerance or, looser, the coverage tolerance (half a stroke width,
-  // the bound sv-fit --fast merges to everywhere).
+  void tangents();
+  void merged_runs();
+  void reversals();
+  void snaps();
+  void ink_and_tremor();
+  void refits();
+  void reroutes();
+
+  const Scene& s;
+  const std::vector<Polyline>& reference;
+  const Scope& scope;
+  const std::vector<Primitive>& prims;
+  const double sw, cover, fit_tol;
+  const std::vector<Joint> joints;
+  std::vector<Candidate> out;
+};
+
+// A spin at a nearly smooth joint of the command stream is saved by making it tangent (or, below,
+// by one command for both pieces).
+void Proposer::tangents() {
+  for (const Joint& j : joints) {
+    if (j.pen_up || !in_scope(j.a) || !in_scope(j.b)) continue;
+    const Shape &sa = s.primitive(j.a)->shape, &sb = s.primitive(j.b)->shape;
+    const double spin = std::abs(j.spin_deg);
+    if (sa.type == PrimType::circle || sb.type == PrimType::circle || spin < 1e-3) continue;
+    if (spin > kSmoothJointDeg || !(round_kind(sa) || round_kind(sb))) continue;
+    Candidate c;
+    c.tool = "EnforceRelation";
+    c.edit_kind = "enforce_relation";
+    c.targets = {j.a, j.b};
+    c.request = {{"relation", "tangent_continuity"}, {"primitive_ids", {j.a, j.b}}};
+    c.description = fmt::format("make {} and {} tangent at their joint", j.a, j.b);
+    c.rationale = fmt::format("the robot turns {:.1f} deg in place between {} and {} ({:.2f} s): tangent, the robot "
+                              "drives on without turning",
+                              spin, j.a, j.b, spin_time_s(spin));
+    out.push_back(std::move(c));
+  }
+}
+
+// Runs drawn without lifting the pen: a window of two to four consecutive pieces may be one
+// command, within the fit's tolerance or, looser, the coverage tolerance (half a stroke width,
+// the bound sv-fit --fast merges to everywhere).
+void Proposer::merged_runs() {
   std::vector<std::vector<std::string>> chains;
   for (size_t k = 0; k < joints.size(); ++k) {
     const Joint& j = joints[k];
@@ -313,6 +325,17 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         if (n == 2) out.push_back(merge_candidate(ids, "auto", std::nullopt, why));
         if (cover > fit_tol) out.push_back(merge_candidate(ids, "auto", cover, why));
       }
+}
+
+// A stroke the robot turns much around, or lifts the pen beside, may be drawn the other way.
+void Proposer::reversals() {
+  std::map<std::string, double> turn_around;  // the turning before and after each stroke
+  std::set<std::string> beside_pen_up;
+  for (const Joint& j : joints) {
+    if (!in_scope(j.a) || !in_scope(j.b)) continue;
+    turn_around[j.a] += std::abs(j.spin_deg), turn_around[j.b] += std::abs(j.spin_deg);
+    if (j.pen_up) beside_pen_up.insert({j.a, j.b});
+  }
   for (const auto& [id, deg] : turn_around) {
     if (deg < kLongWayDeg && !beside_pen_up.count(id)) continue;
     Candidate c;
@@ -325,7 +348,10 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
                               deg, id, beside_pen_up.count(id) ? " and lifts the pen beside it" : "");
     out.push_back(std::move(c));
   }
-  // Ends of different strokes that nearly meet: snapped, one pen-down path may draw both.
+}
+
+// Ends of different strokes that nearly meet: snapped, one pen-down path may draw both.
+void Proposer::snaps() {
   const double snap = std::max(1.0, sw / 2);
   double nearest = INFINITY;
   std::string near_a, near_b;
@@ -352,7 +378,10 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
                               snap, near_a, near_b, nearest);
     out.push_back(std::move(c));
   }
-  // Strokes with no ink under them, and tremor.
+}
+
+// Strokes with no ink under them, and tremor.
+void Proposer::ink_and_tremor() {
   NearestPoints ink(reference, 1.0);
   for (const Primitive& p : prims) {
     if (!scope.touches(p)) continue;
@@ -387,9 +416,12 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
       }
     }
   }
-  // The escalation: a looser threshold of the stage (ExplainThreshold names it), for each source
-  // stroke drawn in several pieces and for the whole drawing; the caller gives the whole-drawing
-  // one the request's region.
+}
+
+// The escalation: a looser threshold of the stage (ExplainThreshold names it), for each source
+// stroke drawn in several pieces and for the whole drawing; the caller gives the whole-drawing
+// one the request's region.
+void Proposer::refits() {
   const double mwr = config_value(s, "fit.merge_width_ratio", 0);
   std::map<std::string, std::vector<std::string>> by_edge;
   for (const Primitive& p : prims)
@@ -418,8 +450,11 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
         if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
     if (ratio <= 0.5) refit(ratio, {}, "the drawing");
   }
-  // The route may redraw pieces half the coverage tolerance off their shape, or all of it:
-  // the looser one merges more and costs more fidelity, which the measurement weighs.
+}
+
+// The route may redraw pieces half the coverage tolerance off their shape, or all of it:
+// the looser one merges more and costs more fidelity, which the measurement weighs.
+void Proposer::reroutes() {
   const double dev = config_value(s, "route.deviation_px", 0.25);
   for (double to : {cover / 2, cover}) {
     if (!s.tour || dev >= to - 1e-6) continue;
@@ -433,7 +468,22 @@ std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& refe
                               dev, to);
     out.push_back(std::move(c));
   }
-  return out;
+}
+
+}  // namespace
+
+std::vector<Candidate> propose(const Scene& s, const std::vector<Polyline>& reference, const Scope& scope) {
+  if (!s.primitives || s.primitives->empty()) return {};
+  Proposer p(s, reference, scope);
+  for (MergeGroup& g : similar_groups(s, scope, false)) p.out.push_back(std::move(g.edit));
+  p.tangents();
+  p.merged_runs();
+  p.reversals();
+  p.snaps();
+  p.ink_and_tremor();
+  p.refits();
+  p.reroutes();
+  return std::move(p.out);
 }
 
 }  // namespace sv::suggest
