@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/schema.hpp"
+#include "edit/edit.hpp"
 #include "tools/edit_session.hpp"
 #include "tools/region.hpp"
 #include "render/figure.hpp"
@@ -411,6 +413,32 @@ TEST_CASE("the man pages' tool tables are the registry's", "[tools]") {
     CHECK(page.str().find(man_table(exe)) != std::string::npos);
     CHECK(page.str().find(man_common_options(exe)) != std::string::npos);
   }
+}
+
+// A parameter the documentation names that no stage declares is a command that fails as printed
+// (sv-skeleton(1) once gave `--set graph.spur_length_px=12`).
+TEST_CASE("every stage parameter the man pages and the README name is declared", "[tools][params]") {
+  const std::string root = std::string(SV_TEST_DATA) + "/../../";
+  std::vector<std::string> docs = {root + "README.md", root + "man/sv.7"};
+  for (const auto& f : std::filesystem::directory_iterator(root + "man"))
+    if (f.path().extension() == ".1") docs.push_back(f.path().string());
+  const std::regex key(R"(\b(skeleton|graph|fit|route)\.[a-z][a-z_0-9]*[a-z0-9]\b)");
+  int named = 0;
+  for (const std::string& doc : docs) {
+    std::ifstream in(doc);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string t = text.str();
+    REQUIRE(!t.empty());
+    for (std::sregex_iterator m(t.begin(), t.end(), key), end; m != end; ++m) {
+      const std::string k = m->str();
+      if (k == "graph.json") continue;  // a file name in an example
+      CAPTURE(doc, k);
+      CHECK(sv::find_stage_param(k) != nullptr);
+      ++named;
+    }
+  }
+  CHECK(named > 20);
 }
 
 TEST_CASE("GetConfig explains each setting with its stage's declaration: doc and unit", "[tools][params]") {
