@@ -546,6 +546,15 @@ void append_simulation(std::string& t, const Simulation& sim) {
 
 }  // namespace
 
+std::vector<std::string> primitive_ids(const std::string& list) {
+  std::vector<std::string> ids;
+  for (size_t a = 0, b; a < list.size(); a = b + 1) {
+    b = std::min(list.find(',', a), list.size());
+    if (b > a) ids.push_back(list.substr(a, b - a));
+  }
+  return ids;
+}
+
 const char* sim_op_name(SimStep::Op op) {
   static constexpr const char* kNames[] = {"line", "spin", "arc", "pen_up", "pen_down"};
   return kNames[static_cast<int>(op)];

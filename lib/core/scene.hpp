@@ -182,6 +182,10 @@ struct Simulation {
   double total_s = 0, motion_time_s = 0, pen_time_s = 0, ppi = 0;
 };
 
+// The ids of a command's `primitive`: several joined by ',' where a merged line draws them all;
+// none for travel and spins.
+std::vector<std::string> primitive_ids(const std::string& list);
+
 struct RevisionInfo {
   std::string id;  // not hashed; filled from the content hash
   std::string parent;

@@ -84,13 +84,7 @@ Drawing drawing_of(const Scene& s) {
       d.pieces.push_back({c.primitive.substr(0, c.primitive.find(',')), m.path});
       d.draw_s += st.time_s;
       // A merged line draws several primitives (ids joined by ','): its time is shared by length.
-      std::vector<std::string> ids;
-      for (size_t a = 0; a < c.primitive.size();) {
-        size_t b = c.primitive.find(',', a);
-        if (b == std::string::npos) b = c.primitive.size();
-        if (b > a) ids.push_back(c.primitive.substr(a, b - a));
-        a = b + 1;
-      }
+      const std::vector<std::string> ids = primitive_ids(c.primitive);
       double total_len = 0;
       for (const auto& id : ids) total_len += s.primitive(id) ? s.primitive(id)->shape.length() : 0;
       for (const auto& id : ids) {

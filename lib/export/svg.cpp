@@ -65,13 +65,6 @@ SvgDrawing svg_drawing(const Scene& scene) {
     cur = {};
     ids.clear();
   };
-  auto add_ids = [&](const std::string& list) {
-    for (size_t a = 0; a <= list.size();) {
-      size_t b = std::min(list.find(',', a), list.size());
-      if (b > a) ids.insert(list.substr(a, b - a));
-      a = b + 1;
-    }
-  };
   for (size_t i = 0; i < g.pieces.size(); ++i) {
     const DrawnPiece& p = g.pieces[i];
     Vec2 a = p.path.front(), b = p.path.back();
@@ -82,7 +75,7 @@ SvgDrawing svg_drawing(const Scene& scene) {
     }
     if (p.starts_stroke) flush();
     if (cur.d.empty()) cur.d = fmt::format("M {} {}", num(a.x), num(a.y));
-    add_ids(p.primitive);
+    for (std::string& id : primitive_ids(p.primitive)) ids.insert(std::move(id));
     cur.d += p.degrees == 0 ? fmt::format(" L {} {}", num(b.x), num(b.y)) : arc_data(a, p.center, p.radius, p.degrees);
     cur.pieces.push_back(i);
     cur.length += piece_length(p);

@@ -339,13 +339,8 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
     // The catalog's SimStep (milliseconds); a drawing step draws its command's primitives.
     const SimStep& st = sim.steps[i];
     const bool drawing = st.op != SimStep::Op::pen_up && st.op != SimStep::Op::pen_down;
-    const std::string& drawn = drawing ? (*run.commands)[st.command].primitive : std::string();
-    json ids = json::array();
-    for (size_t a = 0; a < drawn.size();) {
-      const size_t b = std::min(drawn.find(',', a), drawn.size());
-      ids.push_back(drawn.substr(a, b - a));
-      a = b + 1;
-    }
+    const std::string drawn = drawing ? (*run.commands)[st.command].primitive : std::string();
+    const json ids = primitive_ids(drawn);
     json step = {{"op", sim_op_name(st.op)},
                  {"primitive_id", ids.empty() ? json(nullptr) : ids[0]},
                  {"primitive_ids", ids},

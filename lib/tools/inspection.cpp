@@ -512,11 +512,7 @@ std::map<std::string, std::deque<StepCost>> step_costs(const Scene& s, const Dra
       }
       continue;
     }
-    std::vector<std::string> ids;
-    for (size_t a = 0, b; a <= st.cmd.primitive.size(); a = b + 1) {
-      b = std::min(st.cmd.primitive.find(',', a), st.cmd.primitive.size());
-      if (b > a) ids.push_back(st.cmd.primitive.substr(a, b - a));
-    }
+    const std::vector<std::string> ids = primitive_ids(st.cmd.primitive);
     double total_len = 0;
     for (const auto& id : ids) total_len += s.primitive(id) ? s.primitive(id)->shape.length() : 0;
     for (size_t k = 0; k < ids.size(); ++k) {

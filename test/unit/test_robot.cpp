@@ -182,14 +182,20 @@ TEST_CASE("simulate times the stream as the scorer and logs every step", "[robot
   CHECK_THROWS_AS(simulate(empty, {}), Error);
 }
 
-TEST_CASE("the step log: its durations add up to the total, a planted 359 degree spin is the long way", "[robot]") {
+// A robot at 72 px/in with quarter-second pen changes, to run `commands`.
+static Scene robot_scene(std::vector<Command> commands) {
   Scene s;
   Robot robot;
   robot.ppi = 72;
   robot.pen_time_s = 0.25;
   s.robot = robot;
-  s.commands = std::vector<Command>{line_cmd(40), spin_cmd(359), line_cmd(310, false), spin_cmd(-90), arc_cmd(30, 200),
-                                    spin_cmd(12), line_cmd(25)};
+  s.commands = std::move(commands);
+  return s;
+}
+
+TEST_CASE("the step log: its durations add up to the total, a planted 359 degree spin is the long way", "[robot]") {
+  Scene s = robot_scene({line_cmd(40), spin_cmd(359), line_cmd(310, false), spin_cmd(-90), arc_cmd(30, 200),
+                         spin_cmd(12), line_cmd(25)});
   simulate(s, {true});
   const Simulation& sim = *s.simulation;
   double sum = 0;
@@ -232,14 +238,9 @@ TEST_CASE("the step log: its durations add up to the total, a planted 359 degree
 }
 
 TEST_CASE("a simulation is written as compact records, read back the same, and read from the older form", "[robot]") {
-  Scene s;
-  Robot robot;
-  robot.ppi = 72;
-  robot.pen_time_s = 0.25;
-  s.robot = robot;
   Command drawn = line_cmd(40);
   drawn.primitive = "p_0001";
-  s.commands = std::vector<Command>{drawn, spin_cmd(359), line_cmd(310, false), arc_cmd(30, 200)};
+  Scene s = robot_scene({drawn, spin_cmd(359), line_cmd(310, false), arc_cmd(30, 200)});
   simulate(s, {});
   const std::string text = dump_scene(s);
   const json doc = json::parse(text);
