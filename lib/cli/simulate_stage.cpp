@@ -97,6 +97,12 @@ Stage simulate_stage() {
   st.finish = [o](const Scene& s) {
     if (o->report) std::fputs(scene_report(s).c_str(), stderr);
   };
+  st.side_outputs = [o] {
+    if (o->report) return true;
+    for (const auto& [name, path] : o->paths)
+      if (!path.empty()) return true;
+    return false;
+  };
   st.batch = true;
   st.check_batch = [o] {
     for (const ExportBackend& b : export_backends())

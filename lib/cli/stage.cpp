@@ -258,6 +258,17 @@ nlohmann::ordered_json params_json(const Stage& stage, const CLI::App* app) {
   return out;
 }
 
+// In place of a scene bound for a terminal: what the stage did, the files it wrote, the
+// revision it recorded, and how to get the scene.
+std::string terminal_summary(const Stage& stage, const json& result, const Scene& out) {
+  std::string files;
+  const json images = result.value("images", json::object());
+  for (const auto& image : images.items()) files += (files.empty() ? "; wrote " : ", ") + image.value().get<std::string>();
+  return fmt::format("{}{}{}; the scene is not shown on a terminal (-o FILE or a pipe gets it)\n",
+                     result.value("llm_text", stage.name), files,
+                     out.revision.id.empty() ? "" : "; recorded " + out.revision.id.substr(0, 12));
+}
+
 }  // namespace
 
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv) {
@@ -327,6 +338,9 @@ int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& co
     for (auto it = result.begin(); it != result.end(); ++it) env[it.key()] = it.value();
     if (!env.contains("human_text")) env["human_text"] = env.value("llm_text", "");
     write_output("-", env.dump() + "\n");
+  } else if ((output.empty() || output == "-") && stage.side_outputs && stage.side_outputs() &&
+             ::isatty(STDOUT_FILENO) == 1) {
+    write_output("-", terminal_summary(stage, result, out));
   } else if (store) {
     write_after_commit(output, text, out.revision.id);
   } else {

@@ -51,6 +51,9 @@ struct Stage {
   std::function<void(const Scene&)> finish;
   // Optional: refuses, before any input is read, the options batch mode cannot honour.
   std::function<void()> check_batch;
+  // Optional: whether what was asked goes elsewhere (an export, a report). Then, as gzip will not
+  // write to a terminal, a scene bound for a terminal is replaced by a one-line summary there.
+  std::function<bool()> side_outputs;
 };
 
 // Parses "KEY=VALUE" settings (--set) into user overrides; refuses non-numeric values.

@@ -2,6 +2,7 @@
 #pragma once
 #include <catch2/catch.hpp>
 #include <fcntl.h>
+#include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,38 @@ inline Run run(const std::string& cmd) {
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
   r.out = slurp(base.string() + ".out");
   r.err = slurp(base.string() + ".err");
+  return r;
+}
+
+// Runs `cmd` with /bin/sh, its standard output a terminal (a pseudo-terminal whose bytes become
+// `out`), its standard error captured through a file.
+inline Run run_on_terminal(const std::string& cmd) {
+  const std::string err = (scratch() / ("pty" + std::to_string(::getpid()) + ".err")).string();
+  int master = -1, slave = -1;
+  REQUIRE(::openpty(&master, &slave, nullptr, nullptr, nullptr) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(slave, STDOUT_FILENO);
+    ::close(master);
+    ::close(slave);
+    ::execl("/bin/sh", "sh", "-c", (cmd + " 2>" + err).c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(slave);
+  Run r;
+  char buf[4096];
+  for (;;) {  // until the child's side closes (EIO on Linux)
+    const ssize_t n = ::read(master, buf, sizeof buf);
+    if (n > 0) r.out.append(buf, static_cast<size_t>(n));
+    else if (n < 0 && errno == EINTR) continue;
+    else break;
+  }
+  ::close(master);
+  int raw = 0;
+  ::waitpid(pid, &raw, 0);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
+  r.err = slurp(err);
   return r;
 }
 

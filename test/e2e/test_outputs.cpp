@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "process.hpp"
@@ -121,4 +122,24 @@ TEST_CASE("a write that fails, to a file or to standard output, is io_error with
     CHECK(r.err.find("io_error") != std::string::npos);
   }
   CHECK(fs::is_character_file("/dev/full"));
+}
+
+TEST_CASE("exporting with a terminal for standard output: one line there, not the scene", "[e2e][outputs]") {
+  const fs::path svg = scratch() / "terminal.svg";
+  Run r = run_on_terminal(fmt::format("{} --no-store {} --svg {}", bin("sv-simulate"), routed_scene().string(), svg.string()));
+  CHECK(r.status == 0);
+  CHECK(fs::file_size(svg) > 0);
+  CHECK(r.out.find('{') == std::string::npos);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  CHECK(r.out.find("wrote " + svg.string()) != std::string::npos);
+  CHECK(r.out.find("-o FILE") != std::string::npos);
+
+  // --report too; -o - and a pipe still get the scene; without an export a terminal gets the scene.
+  r = run_on_terminal(fmt::format("{} --no-store {} --report", bin("sv-simulate"), routed_scene().string()));
+  CHECK((r.status == 0 && r.out.find('{') == std::string::npos && r.err.find("primitives") != std::string::npos));
+  r = run_on_terminal(fmt::format("{} --no-store {} --svg {} | head -c 1", bin("sv-simulate"), routed_scene().string(),
+                                  svg.string()));
+  CHECK(r.out.rfind("{", 0) == 0);
+  r = run_on_terminal(fmt::format("{} --no-store {}", bin("sv-simulate"), routed_scene().string()));
+  CHECK((r.status == 0 && r.out.rfind("{", 0) == 0));
 }
