@@ -60,6 +60,10 @@ class TourPlanner {
   Tour as_listed(const std::vector<int>& order);
   // Local search until no move helps (or max_passes).
   void improve(Tour& tour) const;
+  // Iterated local search: `rounds` times, a double bridge (three cuts close together, the two
+  // middle runs swapped: a move 2-opt and or-opt cannot undo) followed by improve(); a result is
+  // kept only when cost() is lower, so the tour never gets worse. Deterministic (a fixed seed).
+  void explore(Tour& tour, int rounds) const;
   // Moves each free circle's entry point and sense to the best continuous angle for its
   // neighbours in the tour.
   void refine_circles(Tour& tour);
