@@ -579,7 +579,10 @@ void TourPlanner::improve(Tour& tour) const {
   std::optional<Focus> focus;
   if (tour.size() > static_cast<size_t>(params_.full_sweeps_max))
     focus.emplace(Focus{std::vector<char>(orients_.size(), 1), std::vector<char>(orients_.size(), 0)});
-  Focus* f = focus ? &*focus : nullptr;
+  passes(tour, focus ? &*focus : nullptr);
+}
+
+void TourPlanner::passes(Tour& tour, Focus* f) const {
   for (int pass = 0; pass < params_.max_passes; ++pass) {
     bool a = two_opt(tour, f);
     bool b = or_opt(tour, f);
@@ -608,7 +611,12 @@ void TourPlanner::explore(Tour& tour, int rounds) const {
     u.insert(u.end(), tour.begin() + static_cast<long>(b), tour.begin() + static_cast<long>(c));
     u.insert(u.end(), tour.begin() + static_cast<long>(a), tour.begin() + static_cast<long>(b));
     u.insert(u.end(), tour.begin() + static_cast<long>(c), tour.end());
-    improve(u);
+    // Only the three new joints are looked at first: the moves then follow what they change,
+    // so a round costs about a pass over the tour whatever its length.
+    Focus f{std::vector<char>(orients_.size(), 0), std::vector<char>(orients_.size(), 0)};
+    for (size_t k : {a, b, c}) f.touch(u, k - 1, std::min(k + 1, n));
+    std::fill(f.next.begin(), f.next.end(), 0);
+    passes(u, &f);
     if (const double cu = cost(u); cu < best - 1e-9) {
       best = cu;
       tour = std::move(u);

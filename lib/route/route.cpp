@@ -513,7 +513,7 @@ void route(Scene& scene, const RouteOptions& options) {
   // what 2-opt and or-opt stop short of (the Doodlebot's routes stay as they were).
   if (su.cost.motion.plotter && trails.trails.size() >= 5) {
     Tour t = planner.cost(seeds[1]) < planner.cost(seeds[2]) ? seeds[1] : seeds[2];
-    planner.explore(t, static_cast<int>(std::clamp<size_t>(40000 / trails.trails.size(), 20, 200)));
+    planner.explore(t, static_cast<int>(std::clamp<size_t>(100000 / trails.trails.size(), 20, 300)));
     planner.refine_circles(t);
     planner.improve(t);
     seeds.push_back(std::move(t));
