@@ -486,7 +486,8 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
     Vec2 at{st.start.x, st.start.y};
     if (!scope.contains(at) && !scope.contains({st.end.x, st.end.y})) continue;
     const Command& c = st.cmd;
-    if (c.kind == Command::Kind::spin && kinds.count("spin") && std::abs(c.degrees) >= 1) {
+    // A plotter's spins only say where the next command points: they take no time.
+    if (c.kind == Command::Kind::spin && kinds.count("spin") && !d.robot.plotter() && std::abs(c.degrees) >= 1) {
       bool at_joint = k + 1 < d.steps.size() && d.steps[k + 1].pen_down && !st.after.empty();
       std::string why = at_joint
           ? fmt::format("spin of {:.0f}° between {} and {} at {}: the next stroke leaves {}", std::abs(c.degrees), name(st.after),

@@ -196,6 +196,7 @@ TEST_CASE("the plotter profile is recorded in the scene and read back", "[route]
   CHECK(again.pen_time_s == 0.1);
   // The tools' replay prices it as a plotter too.
   CHECK(drawing_of(back).total_s == Approx(stream_time_s(*back.commands, *back.robot)).margin(1e-9));
+  CHECK(drawing_of(back).spin_s == 0);
 
   // A Doodlebot scene records none of it.
   Scene d = scene_of_shapes(pl_scattered(), 200, 3);
