@@ -208,7 +208,10 @@ class TransitionSystem {
   double turn_cost(int x, int y) const {
     double turn = std::abs(wrap_deg(out_[y] - (out_[x] + 180)));
     if (flippable_[x] || flippable_[y]) turn = std::min(turn, 180 - turn);
-    return cost_.motion.spin_s(turn);
+    // A plotter turns for free, but a straight line through a crossing is still best drawn
+    // straight (fewer commands, and the way a person draws it): its turns are priced at the
+    // Doodlebot's spins scaled far below any move.
+    return cost_.motion.plotter ? 1e-6 * spin_time_s(turn) : spin_time_s(turn);
   }
 
   // At every vertex, pair the edge ends so the turns take least time.
