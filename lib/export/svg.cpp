@@ -40,7 +40,9 @@ struct SvgStroke {
 };
 
 struct SvgDrawing {
-  ViewTransform t;
+  cv::Rect2d page;      // the viewBox, image pixels
+  std::string unit;     // of width and height: "mm" at the robot's scale, else "" (px)
+  double mm_per_px = 1; // with "mm"
   double stroke_width = 1;
   std::vector<DrawnPiece> pieces;
   std::vector<SvgStroke> strokes;
@@ -51,11 +53,49 @@ double piece_length(const DrawnPiece& p) {
   return p.degrees == 0 ? dist(p.path.front(), p.path.back()) : std::abs(p.radius * deg2rad(p.degrees));
 }
 
+// The extremes of an arc from `from` about `center` sweeping `sweep_deg`: its ends and every
+// axis direction it passes.
+void add_arc(BBox& b, Vec2 from, Vec2 to, Vec2 center, double radius, double sweep_deg) {
+  b.add(from);
+  b.add(to);
+  const double sw = std::abs(deg2rad(sweep_deg)), a0 = angle_of(from - center);
+  for (int k = 0; k < 4; ++k) {
+    const double q = k * kPi / 2;
+    double d = std::fmod(sweep_deg > 0 ? q - a0 : a0 - q, 2 * kPi);
+    if (d < 0) d += 2 * kPi;
+    if (d <= sw) b.add(center + from_angle(q) * radius);
+  }
+}
+
+BBox bounds_of(const std::vector<DrawnPiece>& pieces) {
+  BBox b;
+  for (const DrawnPiece& p : pieces) {
+    if (!p.pen_down || p.path.empty()) continue;
+    if (p.degrees != 0 && std::isfinite(p.radius) && p.radius > 0) {
+      add_arc(b, p.path.front(), p.path.back(), p.center, p.radius, p.degrees);
+    } else {
+      for (Vec2 q : p.path) b.add(q);
+    }
+  }
+  return b;
+}
+
 SvgDrawing svg_drawing(const Scene& scene) {
   SvgDrawing g;
-  g.t = view_transform(scene, ViewOptions{});
   g.stroke_width = stroke_width_of(scene);
   g.pieces = drawn_pieces(scene, 1.0);
+  const BBox b = bounds_of(g.pieces);
+  if (scene.commands && scene.robot && scene.robot->ppi > 0 && !b.empty()) {
+    // The drawing at its size on paper; a side with no extent (one straight stroke) gets the
+    // stroke's width, so the page is never empty.
+    const double w = b.width() < 1e-3 ? g.stroke_width : b.width();
+    const double h = b.height() < 1e-3 ? g.stroke_width : b.height();
+    g.page = {(b.x0 + b.x1 - w) / 2, (b.y0 + b.y1 - h) / 2, w, h};
+    g.unit = "mm";
+    g.mm_per_px = 25.4 / scene.robot->ppi;
+  } else {
+    g.page = view_transform(scene, ViewOptions{}).region;
+  }
   SvgStroke cur;
   std::set<std::string> ids;
   auto flush = [&] {
@@ -85,18 +125,30 @@ SvgDrawing svg_drawing(const Scene& scene) {
 }
 
 std::string svg_open(const SvgDrawing& g) {
-  const cv::Rect2d& r = g.t.region;
-  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"{} {} {} {}\">\n"
-                     "<g id=\"strokes\" fill=\"none\" stroke=\"black\" stroke-width=\"{}\" stroke-linecap=\"round\" "
-                     "stroke-linejoin=\"round\">\n",
-                     num(r.width), num(r.height), num(r.x), num(r.y), num(r.width), num(r.height), num(g.stroke_width));
+  const cv::Rect2d& r = g.page;
+  const double k = g.unit.empty() ? 1 : g.mm_per_px;
+  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                     "xmlns:inkscape=\"http://www.inkscape.org/namespaces/inkscape\" width=\"{}{}\" height=\"{}{}\" "
+                     "viewBox=\"{} {} {} {}\">\n"
+                     "<g id=\"strokes\" inkscape:groupmode=\"layer\" inkscape:label=\"drawing\" fill=\"none\" "
+                     "stroke=\"black\" stroke-width=\"{}\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n",
+                     num(r.width * k), g.unit, num(r.height * k), g.unit, num(r.x), num(r.y), num(r.width), num(r.height),
+                     num(g.stroke_width));
+}
+
+// The travel layer's opening tag: hidden by display:none (a style, as Inkscape writes a hidden
+// layer) in the static SVG; by the display attribute in the animation, whose <set> shows it
+// while it plays (an animated attribute does not override a style).
+std::string travel_open(bool animated) {
+  return fmt::format("<g id=\"pen-up\" inkscape:groupmode=\"layer\" inkscape:label=\"pen-up travel\" {} fill=\"none\" "
+                     "stroke=\"gray\" stroke-dasharray=\"4 3\">\n",
+                     animated ? "display=\"none\"" : "style=\"display:none\"");
 }
 
 // The strokes' group closed, then the pen-up travel hidden.
 std::string svg_travel(const SvgDrawing& g) {
   std::string out = "</g>\n";
-  if (!g.travel.empty())
-    out += "<g id=\"pen-up\" visibility=\"hidden\" stroke=\"gray\" stroke-dasharray=\"4 3\">\n" + g.travel + "</g>\n";
+  if (!g.travel.empty()) out += travel_open(false) + g.travel + "</g>\n";
   return out;
 }
 
@@ -121,6 +173,13 @@ std::string keyed_animation(const char* attribute, const std::vector<std::pair<d
 
 }  // namespace
 
+double animation_speedup(double total_s, double speedup) {
+  if (speedup > 0) return speedup;
+  return std::max(1.0, round_to(total_s / kAnimationTargetS, 1e-3));
+}
+
+BBox drawing_bounds(const Scene& scene) { return bounds_of(drawn_pieces(scene, 1.0)); }
+
 std::string render_svg(const Scene& scene) {
   SvgDrawing g = svg_drawing(scene);
   std::string out = svg_open(g);
@@ -131,7 +190,8 @@ std::string render_svg(const Scene& scene) {
 std::string render_svg_animated(const Scene& scene, double speedup) {
   if (!scene.commands || !scene.robot)
     throw Error(Code::invalid_scene, "animated SVG: the scene has no command stream; run sv-route first");
-  if (!(speedup > 0)) throw Error(Code::internal, "animated SVG: the speed-up must be positive");
+  if (!(speedup >= 0) || !std::isfinite(speedup))
+    throw Error(Code::internal, "animated SVG: the speed-up must be positive (or 0: automatic)");
   // Every step's time from the simulation (made here when the scene has none yet).
   Scene timed;
   if (!scene.simulation) {
@@ -143,6 +203,7 @@ std::string render_svg_animated(const Scene& scene, double speedup) {
   double total = 0;
   for (const SimStep& st : sim.steps) total += st.duration_s;
   if (!(total > 0)) return render_svg(scene);  // nothing takes time: the still drawing is all there is
+  speedup = animation_speedup(total, speedup);
   const SvgDrawing g = svg_drawing(scene);
   // Each stroke is revealed by its dash offset as its pieces are drawn; before its first piece
   // it is hidden, after its last it stays frozen whole. Without animation (the file's still

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <opencv2/imgproc.hpp>
 #include <sstream>
 
@@ -91,29 +92,46 @@ double hausdorff(const std::vector<Polyline>& a, const std::vector<Polyline>& b)
 struct ParsedGcode {
   std::vector<Polyline> strokes;
   int arcs = 0, lines = 0;
+  std::vector<double> feeds;  // the modal feed of every drawing move (NaN before any F)
+  std::vector<double> dwells;  // every G4's P
+  int pen_commands = 0;
+  bool g21 = false, g20 = false;
+  sv::BBox drawn;  // the pen-down paths' extent (arcs sampled)
 };
+
+// The F word of a line, if it has one.
+std::optional<double> feed_word(const std::string& line) {
+  std::istringstream words(line);
+  for (std::string w; words >> w;)
+    if (w[0] == 'F') return std::stod(w.substr(1));
+  return std::nullopt;
+}
 
 ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, const std::string& pen_down, double step) {
   ParsedGcode out;
   std::istringstream in(text);
   std::string line;
   bool down = false;
+  double feed = NAN;
   Vec2 at{0, 0};
   Polyline cur;
   auto lift = [&] {
+    for (Vec2 p : cur) out.drawn.add(p);
     if (!cur.empty()) out.strokes.push_back(cur);
     cur.clear();
   };
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == ';') continue;
-    if (line == pen_down) {
-      down = true;
-      cur = {at};
-      continue;
-    }
-    if (line == pen_up) {
-      lift();
-      down = false;
+    if (line == pen_down || line == pen_up) {
+      ++out.pen_commands;
+      if (auto f = feed_word(line)) feed = *f;  // "G1 Z0 F500" sets the modal feed
+      if (line == pen_down) {
+        down = true;
+        cur = {at};
+      } else {
+        lift();
+        down = false;
+      }
       continue;
     }
     std::istringstream words(line);
@@ -121,13 +139,21 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
     std::string g;
     std::map<char, double> v;
     while (words >> w) {
+      if (w == "G21") out.g21 = true;
+      if (w == "G20") out.g20 = true;
       if (w[0] == 'G' || w[0] == 'M') {
         if (g.empty()) g = w;
         continue;
       }
       v[w[0]] = std::stod(w.substr(1));
     }
-    if (g == "G21" || g == "M2") continue;
+    if (v.count('F')) feed = v['F'];
+    if (g == "G21" || g == "G90" || g == "M2") continue;
+    if (g == "G4") {
+      REQUIRE(v.count('P'));
+      out.dwells.push_back(v['P']);
+      continue;
+    }
     REQUIRE((g == "G0" || g == "G1" || g == "G2" || g == "G3"));
     Vec2 to{v.count('X') ? v['X'] : at.x, v.count('Y') ? v['Y'] : at.y};
     if (g == "G0") {
@@ -136,6 +162,7 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
       continue;
     }
     REQUIRE(down);
+    out.feeds.push_back(feed);
     if (g == "G1") {
       ++out.lines;
       cur.push_back(to);
@@ -159,6 +186,42 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
   }
   lift();
   return out;
+}
+
+// The values of attribute `name` of every element in `svg` that has it, in order.
+std::vector<std::string> attributes(const std::string& svg, const std::string& name) {
+  std::vector<std::string> out;
+  const std::string key = " " + name + "=\"";
+  for (size_t a = svg.find(key); a != std::string::npos; a = svg.find(key, a + 1)) {
+    size_t b = a + key.size();
+    out.push_back(svg.substr(b, svg.find('"', b) - b));
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);) out.push_back(item);
+  return out;
+}
+
+// The SVG's page: its viewBox (image pixels) and its width and height in mm.
+struct SvgPage {
+  double x = 0, y = 0, w = 0, h = 0, width_mm = 0, height_mm = 0;
+};
+
+SvgPage svg_page(const std::string& svg) {
+  SvgPage p;
+  const auto vb = split(attributes(svg, "viewBox").at(0), ' ');
+  REQUIRE(vb.size() == 4);
+  p.x = std::stod(vb[0]), p.y = std::stod(vb[1]), p.w = std::stod(vb[2]), p.h = std::stod(vb[3]);
+  const std::string w = attributes(svg, "width").at(0), h = attributes(svg, "height").at(0);
+  REQUIRE(w.size() > 2);
+  REQUIRE(w.substr(w.size() - 2) == "mm");
+  REQUIRE(h.substr(h.size() - 2) == "mm");
+  p.width_mm = std::stod(w), p.height_mm = std::stod(h);
+  return p;
 }
 
 }  // namespace
@@ -191,6 +254,15 @@ TEST_CASE("G-code of five drawings reads back onto the drawn paths within 0.1 px
     double scale = c.mm ? 25.4 / s.robot->ppi : 1.0, height = s.source->height - 1;
     ParsedGcode g = parse_gcode(text, c.up, c.down, 0.05 * scale);
     arcs += g.arcs;
+    // Every drawing move at the drawing feed, even after a pen line that sets its own F.
+    REQUIRE(!g.feeds.empty());
+    long off_feed = std::count_if(g.feeds.begin(), g.feeds.end(), [](double f) { return f != 1500; });
+    CHECK(off_feed == 0);
+    // Millimetres say so (G21); pixels write no unit word and say why in a comment.
+    CHECK(g.g21 == c.mm);
+    CHECK_FALSE(g.g20);
+    if (!c.mm) CHECK(text.find("units are image pixels") != std::string::npos);
+    CHECK(g.dwells.empty());  // no dwell unless asked for
     // Undo the units and the y flip.
     for (auto& st : g.strokes)
       for (Vec2& p : st) p = {p.x / scale, height - p.y / scale};
@@ -237,16 +309,40 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
     Run r = run(routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string());
     REQUIRE(r.status == 0);
     sv::Scene s = sv::parse_scene(r.out);
-    int w = s.source->width, h = s.source->height;
-    REQUIRE(run(fmt::format("rsvg-convert -b white -w {} -h {} {} -o {}", w, h, svg.string(), png.string())).status == 0);
+    // The page is the drawing at its size on paper: the strokes' extent in pixels, in mm at the
+    // robot's scale.
+    const SvgPage page = svg_page(slurp(svg));
+    const auto replayed = sv::replay(*s.commands, s.robot->start, 0.05).strokes;
+    sv::BBox box;
+    for (const auto& l : replayed)
+      for (Vec2 q : l) box.add(q);
+    CHECK(page.x == Approx(box.x0).margin(0.01));
+    CHECK(page.y == Approx(box.y0).margin(0.01));
+    CHECK(page.w == Approx(box.width()).margin(0.01));
+    CHECK(page.h == Approx(box.height()).margin(0.01));
+    const double mm_per_px = 25.4 / s.robot->ppi;
+    CHECK(page.width_mm == Approx(page.w * mm_per_px).margin(2e-3));
+    CHECK(page.height_mm == Approx(page.h * mm_per_px).margin(2e-3));
+    CHECK(std::max(page.width_mm, page.height_mm) == Approx(s.robot->footprint_mm).margin(0.1));
+    // Rendered at the robot's own pixels per inch, one user unit is one pixel.
+    REQUIRE(run(fmt::format("rsvg-convert -b white -d {0} -p {0} {1} -o {2}", s.robot->ppi, svg.string(), png.string()))
+                .status == 0);
     cv::Mat rendered = sv::decode_png(slurp(png)) < 128;
-    // The replayed strokes as ink: pixel centres (at integers) within half a stroke width.
+    const int w = rendered.cols, h = rendered.rows;
+    CHECK(std::abs(w - page.w) <= 1);
+    CHECK(std::abs(h - page.h) <= 1);
+    // The replayed strokes as ink: pixel centres within half a stroke width.
     cv::Mat expect(h, w, CV_8UC1, cv::Scalar(0));
     double half = s.source->stroke_width_px / 2;
     SegmentIndex strokes(sv::replay(*s.commands, s.robot->start, 0.25).strokes, 4.0);
+    // rsvg-convert rounds the canvas up and draws the page from its top left corner at the
+    // page's own size.
+    const double zoom = page.width_mm / 25.4 * s.robot->ppi / page.w, ox = 0, oy = 0;
     for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x)
-        if (strokes.distance({double(x), double(y)}, half) <= half) expect.at<uchar>(y, x) = 255;
+      for (int x = 0; x < w; ++x) {
+        const Vec2 q{page.x + (x + 0.5 - ox) / zoom, page.y + (y + 0.5 - oy) / zoom};
+        if (strokes.distance(q, half) <= half) expect.at<uchar>(y, x) = 255;
+      }
     cv::Mat k = cv::getStructuringElement(cv::MORPH_ELLIPSE, {3, 3}), grown_r, grown_e;
     cv::dilate(rendered, grown_r, k);
     cv::dilate(expect, grown_e, k);
@@ -260,24 +356,6 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
     CHECK(r_near_e >= 0.99);
     CHECK(e_near_r >= 0.99);
   }
-}
-
-// The values of attribute `name` of every element in `svg` that has it, in order.
-std::vector<std::string> attributes(const std::string& svg, const std::string& name) {
-  std::vector<std::string> out;
-  const std::string key = " " + name + "=\"";
-  for (size_t a = svg.find(key); a != std::string::npos; a = svg.find(key, a + 1)) {
-    size_t b = a + key.size();
-    out.push_back(svg.substr(b, svg.find('"', b) - b));
-  }
-  return out;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, sep);) out.push_back(item);
-  return out;
 }
 
 TEST_CASE("the animated SVG plays the simulation's times and its still image is the static SVG's drawing",
@@ -369,4 +447,108 @@ TEST_CASE("every export backend is an sv-simulate option that writes a non-empty
   // Nothing but the files asked for: no temporaries left.
   for (const auto& e : std::filesystem::directory_iterator(dir))
     CHECK(e.path().filename().string().rfind(sv::kTempFilePrefix, 0) != 0);
+}
+
+TEST_CASE("G-code's extents are the SVG page's size under every origin, margin and unit; dwells follow pen commands",
+          "[e2e][export]") {
+  struct Config {
+    const char* args;
+    bool mm, drawing_origin;
+    double margin_mm, dwell_s;
+  };
+  const Config configs[] = {
+      {"", true, false, 0, 0},
+      {"--gcode-origin drawing --gcode-margin-mm 10 --gcode-dwell-s 0.25 --gcode-pen-up 'G0 Z5' "
+       "--gcode-pen-down 'G1 Z0 F500'",
+       true, true, 10, 0.25},
+      {"--gcode-units px --gcode-origin drawing --gcode-margin-mm 5", false, true, 5, 0},
+      {"--gcode-units px --gcode-no-flip --gcode-dwell-s 1", false, false, 0, 1},
+  };
+  double worst = 0;
+  int files = 0;
+  for (const char* name : {"feather_umbrella_w8", "lucide_circle-check_w8", "hershey_scripts_09_w6"}) {
+    const auto scene_file = scratch() / (std::string(name) + ".routed.json");
+    REQUIRE(run(routed(name) + " > " + scene_file.string()).status == 0);
+    for (const Config& c : configs) {
+      INFO(name << " " << c.args);
+      const auto svg = scratch() / (std::string(name) + ".page.svg"), nc = scratch() / (std::string(name) + ".page.nc");
+      Run r = run(fmt::format("{} --no-store --svg {} --gcode {} {} {}", bin("sv-simulate"), svg.string(), nc.string(),
+                              c.args, scene_file.string()));
+      REQUIRE(r.status == 0);
+      const sv::Scene s = sv::parse_scene(r.out);
+      const double scale = c.mm ? 25.4 / s.robot->ppi : 1.0;
+      const std::string up = c.dwell_s == 0.25 ? "G0 Z5" : "M5", down = c.dwell_s == 0.25 ? "G1 Z0 F500" : "M3 S1000";
+      const ParsedGcode g = parse_gcode(slurp(nc), up, down, 0.02 * scale);
+      ++files;
+      const SvgPage page = svg_page(slurp(svg));
+      // The toolpath's extent in mm is the page's size in mm.
+      const double to_mm = c.mm ? 1.0 : 25.4 / s.robot->ppi;
+      const double dw = std::abs(g.drawn.width() * to_mm - page.width_mm),
+                   dh = std::abs(g.drawn.height() * to_mm - page.height_mm);
+      INFO(fmt::format("toolpath {:.4f} x {:.4f} mm, page {} x {} mm", g.drawn.width() * to_mm,
+                       g.drawn.height() * to_mm, page.width_mm, page.height_mm));
+      CHECK(dw <= 0.1);
+      CHECK(dh <= 0.1);
+      worst = std::max({worst, dw, dh});
+      // With the drawing's corner as origin, the plot starts at the margin.
+      if (c.drawing_origin) {
+        CHECK(g.drawn.x0 * to_mm == Approx(c.margin_mm).margin(0.01));
+        CHECK(g.drawn.y0 * to_mm == Approx(c.margin_mm).margin(0.01));
+      } else {
+        CHECK(g.drawn.x0 > 0);  // the image's frame: where the drawing lies in its image
+      }
+      // Every drawing move at the drawing feed; a dwell after every pen command, or none.
+      CHECK(std::count_if(g.feeds.begin(), g.feeds.end(), [](double f) { return f != 1500; }) == 0);
+      if (c.dwell_s > 0) {
+        CHECK(g.dwells.size() == static_cast<size_t>(g.pen_commands));
+        for (double d : g.dwells) CHECK(d == c.dwell_s);
+      } else {
+        CHECK(g.dwells.empty());
+      }
+    }
+  }
+  WARN(fmt::format("{} G-code files: toolpath extent vs SVG page, largest difference {:.4f} mm", files, worst));
+}
+
+TEST_CASE("the SVG's pen-up travel is a hidden Inkscape layer that no renderer draws", "[e2e][export]") {
+  const auto svg = scratch() / "layers.svg";
+  Run r = run(routed("hershey_scripts_09_w6") + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string());
+  REQUIRE(r.status == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.find("xmlns:inkscape=\"http://www.inkscape.org/namespaces/inkscape\"") != std::string::npos);
+  const size_t open = text.find("<g id=\"pen-up\"");
+  REQUIRE(open != std::string::npos);
+  const std::string tag = text.substr(open, text.find('>', open) - open);
+  CHECK(tag.find("inkscape:groupmode=\"layer\"") != std::string::npos);
+  CHECK(tag.find("inkscape:label=\"pen-up travel\"") != std::string::npos);
+  CHECK(tag.find("style=\"display:none\"") != std::string::npos);
+  CHECK(tag.find("visibility") == std::string::npos);
+  CHECK(text.find("<g id=\"strokes\" inkscape:groupmode=\"layer\"") != std::string::npos);
+  if (run("command -v rsvg-convert").status != 0) {
+    WARN("rsvg-convert is not installed; the travel layer is not rendered");
+    return;
+  }
+  // Rendered as written, without the travel layer, and with the layer shown: the first two are
+  // the same pixels, the third is not (the check can see travel).
+  const size_t close = text.find("</g>", open) + 5;
+  std::string without = text, shown = text;
+  without.erase(open, close - open);
+  shown.replace(shown.find("style=\"display:none\"", open), 20, "style=\"display:inline\"");
+  auto render = [&](const std::string& body, const char* stem) {
+    const auto file = scratch() / (std::string(stem) + ".svg"), png = scratch() / (std::string(stem) + ".png");
+    sv::write_output_file(file.string(), body);
+    REQUIRE(run(fmt::format("rsvg-convert -b white {} -o {}", file.string(), png.string())).status == 0);
+    return sv::decode_png(slurp(png));
+  };
+  const cv::Mat as_written = render(text, "layers_written"), no_travel = render(without, "layers_removed"),
+                travel = render(shown, "layers_shown");
+  REQUIRE(as_written.size() == no_travel.size());
+  cv::Mat diff;
+  cv::absdiff(as_written, no_travel, diff);
+  const int differing = cv::countNonZero(diff.reshape(1));
+  cv::absdiff(as_written, travel, diff);
+  const int with_travel = cv::countNonZero(diff.reshape(1));
+  WARN(fmt::format("travel layer as written vs removed: {} channel values differ; shown: {}", differing, with_travel));
+  CHECK(differing == 0);
+  CHECK(with_travel > 0);
 }

@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "export/export.hpp"
 #include "raster/png.hpp"
 #include "render/view.hpp"
@@ -134,7 +136,11 @@ TEST_CASE("SVG has one path per stroke and true arcs with valid flags", "[render
   line.distance = 20;
   s.commands = std::vector<Command>{arc(10, 90), line, up, arc(10, -270), arc(15, 360)};
   std::string svg = render_svg(s);
-  CHECK(svg.find("viewBox=\"-0.5 -0.5 200 100\"") != std::string::npos);
+  // The page is the drawing at the robot's scale (25.4 / 50 mm per px): the strokes' extent.
+  const BBox box = drawing_bounds(s);
+  CHECK(svg.find(fmt::format("viewBox=\"{:g} {:g} {:g} {:g}\"", round_to(box.x0, 1e-3), round_to(box.y0, 1e-3),
+                             round_to(box.width(), 1e-3), round_to(box.height(), 1e-3))) != std::string::npos);
+  CHECK(svg.find(fmt::format("width=\"{:g}mm\"", round_to(box.width() * 25.4 / 50, 1e-3))) != std::string::npos);
   CHECK(svg.find("stroke-width=\"5\"") != std::string::npos);
   Replay rep = replay(*s.commands, s.robot->start);
   std::regex path_re("<path [^>]*d=\"([^\"]*)\"");
@@ -167,7 +173,8 @@ TEST_CASE("SVG has one path per stroke and true arcs with valid flags", "[render
     CHECK(dist(from, to) == Approx(10 * std::sqrt(2.0)).margin(2e-3));
     from = to;
   }
-  CHECK(svg.find("id=\"pen-up\" visibility=\"hidden\"") != std::string::npos);
+  CHECK(svg.find("id=\"pen-up\" inkscape:groupmode=\"layer\" inkscape:label=\"pen-up travel\" style=\"display:none\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("before routing, views draw the primitives themselves", "[render]") {
@@ -179,6 +186,8 @@ TEST_CASE("before routing, views draw the primitives themselves", "[render]") {
   s.primitives = std::vector<Primitive>{p};
   std::string svg = render_svg(s);
   CHECK(svg.find("data-primitives=\"p_0001\"") != std::string::npos);
+  // No robot, no scale: the image in pixels.
+  CHECK(svg.find("width=\"100\" height=\"100\" viewBox=\"-0.5 -0.5 100 100\"") != std::string::npos);
   ViewOptions o;
   o.ids = true;
   cv::Mat img = render_view(s, o);
