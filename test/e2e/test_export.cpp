@@ -358,41 +358,192 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
   }
 }
 
+// One SMIL animation element read back: its attribute, duration and keys.
+struct Smil {
+  std::string attribute, type, calc;
+  double dur = 0, repeat_dur = 0;
+  std::vector<double> times;
+  std::vector<std::string> values;
+  // The value at play time `t` (seconds from the start): linear between keys (numbers, or
+  // "x y" pairs), discrete holds each key; repeated every dur up to repeat_dur.
+  std::vector<double> at(double t) const {
+    double f = t / dur;
+    if (repeat_dur > 0) f = std::fmod(t, dur) / dur;
+    f = std::clamp(f, 0.0, 1.0);
+    size_t j = 0;
+    while (j + 1 < times.size() && times[j + 1] <= f) ++j;
+    auto nums = [](const std::string& v) {
+      std::vector<double> out;
+      std::istringstream in(v);
+      for (double x; in >> x;) out.push_back(x);
+      return out;
+    };
+    std::vector<double> a = nums(values[j]);
+    if (calc == "discrete" || j + 1 == times.size() || times[j + 1] == times[j]) return a;
+    const std::vector<double> b = nums(values[j + 1]);
+    const double u = (f - times[j]) / (times[j + 1] - times[j]);
+    for (size_t k = 0; k < a.size(); ++k) a[k] += (b[k] - a[k]) * u;
+    return a;
+  }
+};
+
+// Every <animate> and <animateTransform> in `text`, in order.
+std::vector<Smil> smil(const std::string& text) {
+  std::vector<Smil> out;
+  for (size_t at = text.find("<animate"); at != std::string::npos; at = text.find("<animate", at + 1)) {
+    const std::string e = text.substr(at, text.find("/>", at) - at);
+    Smil a;
+    a.attribute = attributes(e, "attributeName").at(0);
+    const auto type = attributes(e, "type"), calc = attributes(e, "calcMode"), rd = attributes(e, "repeatDur");
+    a.type = type.empty() ? "" : type[0];
+    a.calc = calc.empty() ? "linear" : calc[0];
+    a.dur = std::stod(attributes(e, "dur").at(0));
+    a.repeat_dur = rd.empty() ? 0 : std::stod(rd[0]);
+    CHECK(attributes(e, "begin").at(0) == "0s");
+    for (const std::string& k : split(attributes(e, "keyTimes").at(0), ';')) a.times.push_back(std::stod(k));
+    a.values = split(attributes(e, "values").at(0), ';');
+    REQUIRE(a.times.size() == a.values.size());
+    CHECK(a.times.front() == 0);
+    for (size_t j = 1; j < a.times.size(); ++j) CHECK(a.times[j] >= a.times[j - 1]);
+    out.push_back(a);
+  }
+  return out;
+}
+
+// The part of `text` from the element with id `id` to the next element with an id (or the end).
+std::string element(const std::string& text, const std::string& id) {
+  const size_t a = text.find("id=\"" + id + "\"");
+  REQUIRE(a != std::string::npos);
+  const size_t b = text.find(" id=\"", a + 4);
+  return text.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
 TEST_CASE("the animated SVG plays the simulation's times and its still image is the static SVG's drawing",
           "[e2e][export]") {
-  for (const char* name : {"feather_umbrella_w8", "hershey_scripts_09_w6"}) {
-    INFO(name);
+  struct Case {
+    const char* name;
+    const char* speed;  // "" for the default
+  };
+  for (const Case c : {Case{"feather_umbrella_w8", "4"}, Case{"hershey_scripts_09_w6", ""},
+                       Case{"hershey_scripts_09_w6", "4"}}) {
+    const char* name = c.name;
+    INFO(name << " speed " << c.speed);
     const auto svg = scratch() / (std::string(name) + ".still.svg"), anim = scratch() / (std::string(name) + ".anim.svg");
-    Run r = run(routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string() + " --animate " +
-                anim.string() + " --animate-speed 4");
+    const std::string command = routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string() +
+                                " --animate " + anim.string() + (*c.speed ? std::string(" --animate-speed ") + c.speed : "");
+    Run r = run(command);
     REQUIRE(r.status == 0);
     const sv::Scene s = sv::parse_scene(r.out);
     const std::string a = slurp(anim);
-    // One dash-offset animation per stroke of the static SVG, all playing the whole drawing at 4x.
-    std::vector<std::string> animations;
-    for (size_t at = a.find("<animate "); at != std::string::npos; at = a.find("<animate ", at + 1))
-      animations.push_back(a.substr(at, a.find("/>", at) - at));
-    long strokes = 0;
+    REQUIRE(run(command + " > /dev/null").status == 0);
+    CHECK(slurp(anim) == a);  // the same scene, the same bytes
     const double total = s.simulation->total_s;
-    for (const std::string& e : animations) {
-      INFO(e.substr(0, 120));
-      const bool offset = attributes(e, "attributeName").at(0) == "stroke-dashoffset";
-      strokes += offset;
-      CHECK(std::stod(attributes(e, "dur").at(0)) == Approx(total / 4).margin(1e-3));
-      CHECK(attributes(e, "begin").at(0) == "0s");
-      // Key times run from 0 to 1 and never go back; a stroke ends frozen whole (offset 0).
-      const auto k = split(attributes(e, "keyTimes").at(0), ';'), v = split(attributes(e, "values").at(0), ';');
-      REQUIRE(k.size() == v.size());
-      CHECK(k.front() == "0");
-      CHECK(k.back() == "1");
-      for (size_t j = 1; j < k.size(); ++j) CHECK(std::stod(k[j]) >= std::stod(k[j - 1]));
-      if (offset) {
-        CHECK(v.back() == "0");
-        CHECK(attributes(e, "fill") == std::vector<std::string>{"freeze"});
-      }
+    // The default plays the whole drawing in 30 s, never slower than real time.
+    const double speedup = *c.speed ? std::stod(c.speed) : std::max(1.0, total / 30);
+    const double play = total / speedup;
+
+    // One dash-offset animation per stroke of the static SVG, all playing the whole drawing.
+    long strokes = 0;
+    for (const Smil& e : smil(element(a, "strokes"))) {
+      if (e.attribute != "stroke-dashoffset") continue;
+      ++strokes;
+      CHECK(e.dur == Approx(play).margin(1e-3));
+      CHECK(e.times.back() == 1);
+      CHECK(e.values.back() == "0");  // frozen whole
     }
     CHECK(strokes == static_cast<long>(attributes(slurp(svg), "d").size()));
     CHECK(strokes == s.metrics["strokes"].get<long>());
+
+    // The pen-up travel: a line per move, from where the robot lifts the pen to where it
+    // lowers it, growing from its start while the robot travels it.
+    const sv::Replay rp = sv::replay(*s.commands, s.robot->start);
+    CHECK(static_cast<long>(rp.pen_up.size()) == s.metrics["pen_up_moves"].get<long>());
+    if (rp.pen_up.empty()) CHECK(a.find("id=\"pen-up\"") == std::string::npos);
+    if (!rp.pen_up.empty()) {
+    const std::string travel = element(a, "pen-up");
+    CHECK(travel.find("display=\"none\"") != std::string::npos);
+    const auto x1 = attributes(travel, "x1"), y1 = attributes(travel, "y1");
+    REQUIRE(x1.size() == rp.pen_up.size());
+    const std::vector<Smil> grow = smil(travel);
+    REQUIRE(grow.size() == 2 * rp.pen_up.size());  // x2 and y2 of each
+    for (size_t i = 0; i < rp.pen_up.size(); ++i) {
+      const auto [from, to] = rp.pen_up[i];
+      CHECK(std::stod(x1[i]) == Approx(from.x).margin(2e-3));
+      CHECK(std::stod(y1[i]) == Approx(from.y).margin(2e-3));
+      const Smil &gx = grow[2 * i], &gy = grow[2 * i + 1];
+      CHECK(gx.attribute == "x2");
+      CHECK(gx.at(0)[0] == Approx(from.x).margin(2e-3));
+      CHECK(gx.at(gx.dur)[0] == Approx(to.x).margin(2e-3));
+      CHECK(gy.at(gy.dur)[0] == Approx(to.y).margin(2e-3));
+    }
+    }
+
+    // The robot: where the simulation says it is, heading where it heads, at the end of every
+    // step, and turning through every spin (half way through at half its time).
+    const std::vector<Smil> robot = smil(element(a, "robot"));
+    REQUIRE(robot.size() == 2);
+    const Smil &move = robot[0], &turn = robot[1];
+    CHECK(move.type == "translate");
+    CHECK(turn.type == "rotate");
+    CHECK(move.dur == Approx(play).margin(1e-3));
+    double t = 0, worst_pos = 0, worst_deg = 0;
+    int spins = 0;
+    sv::Pose before = s.robot->start;
+    for (const sv::SimStep& st : s.simulation->steps) {
+      if (st.op == sv::SimStep::Op::spin && st.duration_s > 0) {
+        const double mid = sv::wrap_deg(turn.at((t + st.duration_s / 2) / total * turn.dur)[0]);
+        const double expect = before.heading_deg + (*s.commands)[st.command].degrees / 2;
+        CHECK(std::abs(sv::wrap_deg(mid - expect)) < 0.1);
+        ++spins;
+      }
+      t += st.duration_s;
+      // (At the fraction of the whole: the play's duration is written to the millisecond.)
+      const auto p = move.at(t / total * move.dur);
+      worst_pos = std::max(worst_pos, std::hypot(p[0] - st.end.x, p[1] - st.end.y));
+      worst_deg = std::max(worst_deg, std::abs(sv::wrap_deg(turn.at(t / total * turn.dur)[0] - st.end.heading_deg)));
+      before = st.end;
+    }
+    INFO(fmt::format("{} steps, {} spins: robot within {:.4f} px and {:.4f} degrees of the simulation's poses",
+                     s.simulation->steps.size(), spins, worst_pos, worst_deg));
+    CHECK(spins > 0);
+    CHECK(worst_pos < 0.05);
+    CHECK(worst_deg < 0.1);
+
+    // The clock: the glyphs shown at a play time spell the robot's elapsed time, m:ss.
+    const std::string clock = element(a, "clock");
+    std::vector<std::pair<double, std::string>> glyphs;  // x, text
+    std::vector<Smil> shows;
+    for (size_t at = clock.find("<text"); at != std::string::npos; at = clock.find("<text", at + 1)) {
+      const std::string e = clock.substr(at, clock.find("</text>", at) - at);
+      const size_t body = e.find('>') + 1;
+      const std::string label = e.substr(body, e.find('<', body) - body);
+      glyphs.emplace_back(std::stod(attributes(e, "x").at(0)), label);
+      const auto anims = smil(e);
+      shows.push_back(anims.empty() ? Smil{} : anims[0]);
+    }
+    for (double robot_s : {0.5, 9.5, 10.2, 59.9, 61.3, total - 0.3}) {
+      if (robot_s > total) continue;
+      std::map<double, std::string> shown;  // by x
+      for (size_t i = 0; i < glyphs.size(); ++i) {
+        if (shows[i].values.empty()) {
+          if (glyphs[i].second == ":") shown[glyphs[i].first] += ":";
+          continue;
+        }
+        const Smil& d = shows[i];
+        const double play_t = robot_s / speedup;
+        std::string v = d.values[0];
+        const double f = std::fmod(play_t, d.dur) / d.dur;
+        for (size_t j = 0; j < d.times.size(); ++j)
+          if (d.times[j] <= f) v = d.values[j];
+        if (v == "inline") shown[glyphs[i].first] += glyphs[i].second;
+      }
+      std::string text;
+      for (const auto& [x, g] : shown) text += g;
+      const long whole = static_cast<long>(robot_s);
+      INFO(robot_s);
+      CHECK(text == fmt::format("{}:{:02}", whole / 60, whole % 60));
+    }
+    CHECK(clock.find(fmt::format(" at {:g}", sv::round_to(speedup, 0.1))) != std::string::npos);
 
     if (run("command -v rsvg-convert").status != 0) {
       WARN("rsvg-convert is not installed; the animated SVG's still image is not rendered");

@@ -195,3 +195,50 @@ TEST_CASE("before routing, views draw the primitives themselves", "[render]") {
   cv::Point2d top = t.to_view({50, 30});
   CHECK_FALSE(white(img, static_cast<int>(std::lround(top.x)), static_cast<int>(std::lround(top.y))));
 }
+
+TEST_CASE("the animated SVG of thousands of steps plays in 30 s and stays small", "[render]") {
+  Scene s;
+  s.source = Source{"v.png", std::string(64, '0'), 600, 600, 3};
+  Robot r;
+  r.ppi = 50;
+  s.robot = r;
+  std::vector<Command> cs;
+  auto line = [](double d, bool down) {
+    Command c;
+    c.distance = d;
+    c.pen_down = down;
+    return c;
+  };
+  auto spin = [](double deg) {
+    Command c;
+    c.kind = Command::Kind::spin;
+    c.degrees = deg;
+    return c;
+  };
+  Command arc;
+  arc.kind = Command::Kind::arc;
+  arc.radius = 15;
+  arc.degrees = 120;
+  // A walk over the page: a stroke, an arc, a turn, a pen-up hop, a turn back; 1,000 times.
+  for (int i = 0; i < 1000; ++i)
+    for (const Command& c : {line(20, true), arc, spin(-120), line(8, false), spin(i % 2 ? 93 : -87)}) cs.push_back(c);
+  s.commands = cs;
+  const std::string a = render_svg_animated(s);
+  CHECK(render_svg_animated(s) == a);  // deterministic
+  Scene timed = s;
+  simulate(timed, {});
+  const size_t steps = timed.simulation->steps.size();
+  REQUIRE(steps > 5000);
+  const double total = timed.simulation->total_s;
+  REQUIRE(total > 30 * 60);
+  // The whole drawing in 30 s: every whole-drawing animation lasts 30 s.
+  CHECK(a.find("dur=\"30s\"") != std::string::npos);
+  CHECK(a.find(fmt::format("dur=\"{:g}s\"", round_to(total, 1e-3))) == std::string::npos);
+  // An explicit speed-up is kept, and real time is the slowest.
+  CHECK(render_svg_animated(s, 2).find(fmt::format("dur=\"{:g}s\"", round_to(total / 2, 1e-3))) != std::string::npos);
+  CHECK(animation_speedup(10, kAutoSpeedup) == 1);
+  CHECK(animation_speedup(600, kAutoSpeedup) == Approx(20));
+  WARN(fmt::format("{} steps, {:.0f} s of robot time: {} bytes, {:.0f} bytes a step", steps, total, a.size(),
+                   double(a.size()) / steps));
+  CHECK(a.size() < 256 * steps);
+}
