@@ -169,7 +169,7 @@ std::pair<std::string, std::string> key_lists(const std::vector<std::pair<double
   return {values, times};
 }
 
-std::string seconds(double s) { return fmt::format("{}s", round_to(s, 1e-3)); }
+std::string seconds(double s, double quantum = 1e-3) { return fmt::format("{}s", round_to(s, quantum)); }
 
 // A piecewise linear animation of one attribute over the whole drawing: it plays in
 // total_s / speedup seconds from the document's start.
@@ -253,7 +253,8 @@ std::string clock_svg(const cv::Rect2d& page, double total_s, double speedup) {
       out += fmt::format(
           "<text x=\"{}\" y=\"{}\" display=\"none\">{}<animate attributeName=\"display\" calcMode=\"discrete\" "
           "values=\"{}\" keyTimes=\"{}\" begin=\"0s\" dur=\"{}\" repeatDur=\"{}\"/></text>\n",
-          num(x), num(baseline), v, values, times, seconds(p.period / speedup), seconds(play_s));
+          // (the period to the microsecond: repeated a thousand times, it must not drift)
+          num(x), num(baseline), v, values, times, seconds(p.period / speedup, 1e-6), seconds(play_s));
     }
     x += cw;
   }

@@ -238,6 +238,19 @@ TEST_CASE("the animated SVG of thousands of steps plays in 30 s and stays small"
   CHECK(render_svg_animated(s, 2).find(fmt::format("dur=\"{:g}s\"", round_to(total / 2, 1e-3))) != std::string::npos);
   CHECK(animation_speedup(10, kAutoSpeedup) == 1);
   CHECK(animation_speedup(600, kAutoSpeedup) == Approx(20));
+  // The clock's digits repeat their periods (10 s, 60 s, ...) through the play: by its end they
+  // are within 0.05 s of robot time of the simulation's.
+  const double speedup = total / 30;
+  std::regex period_re("dur=\"([0-9.]+)s\" repeatDur");
+  int periods = 0;
+  for (auto it = std::sregex_iterator(a.begin(), a.end(), period_re); it != std::sregex_iterator(); ++it, ++periods) {
+    const double robot_period = std::stod((*it)[1]) * speedup;
+    double period = 10;
+    for (double p : {60.0, 600.0, 3600.0, 6000.0, 36000.0})
+      if (std::abs(robot_period - p) < std::abs(robot_period - period)) period = p;
+    CHECK(total / period * std::abs(robot_period - period) < 0.05);
+  }
+  CHECK(periods >= 16);
   WARN(fmt::format("{} steps, {:.0f} s of robot time: {} bytes, {:.0f} bytes a step", steps, total, a.size(),
                    double(a.size()) / steps));
   CHECK(a.size() < 256 * steps);
