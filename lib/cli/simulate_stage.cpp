@@ -2,7 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cmath>
 #include <memory>
 
 #include "cli/stage_util.hpp"
@@ -44,6 +46,29 @@ std::string scene_report(const Scene& s) {
   return out;
 }
 
+namespace {
+
+// A finite number, positive or at least 0, or one of `words`.
+CLI::Validator number_check(bool positive, std::vector<std::string> words) {
+  return CLI::Validator(
+      [positive, words](std::string& value) -> std::string {
+        for (const std::string& w : words)
+          if (value == w) return "";
+        size_t used = 0;
+        double v = NAN;
+        try {
+          v = std::stod(value, &used);
+        } catch (const std::exception&) {
+        }
+        if (used == value.size() && std::isfinite(v) && (positive ? v > 0 : v >= 0)) return "";
+        return fmt::format("{} is not {} number{}", value, positive ? "a positive" : "a non-negative",
+                           words.empty() ? "" : fmt::format(" nor {}", fmt::join(words, ", ")));
+      },
+      "");
+}
+
+}  // namespace
+
 Stage simulate_stage() {
   struct Opts {
     bool trace = false, report = false;
@@ -76,8 +101,12 @@ Stage simulate_stage() {
         }
         std::string& value = o->settings[x.flag] = x.value;
         CLI::Option* opt = app.add_option(x.flag, value, x.help)->capture_default_str();
+        if (x.positive_number || x.non_negative_number) {  // a number, or one of the words ("auto")
+          opt->type_name(x.choices.empty() ? std::string("FLOAT") : fmt::format("{}|FLOAT", fmt::join(x.choices, "|")))
+              ->check(number_check(x.positive_number, x.choices));
+          continue;
+        }
         if (!x.choices.empty()) opt->check(CLI::IsMember(x.choices));
-        if (x.positive_number) opt->type_name("FLOAT")->check(CLI::PositiveNumber);
       }
     }
   };

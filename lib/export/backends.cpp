@@ -50,10 +50,21 @@ const ExportOption kGcodeUnits{"--gcode-units", "G-code units: mm at the robot's
 const ExportOption kGcodePenUp{"--gcode-pen-up", "G-code line that lifts the pen (e.g. \"G0 Z5\")", kGcode.pen_up, {}};
 const ExportOption kGcodePenDown{"--gcode-pen-down", "G-code line that lowers the pen (e.g. \"G1 Z0 F500\")",
                                  kGcode.pen_down, {}};
-const ExportOption kGcodeFeed{"--gcode-feed", "G-code drawing feed rate, units per minute",
+const ExportOption kGcodeFeed{"--gcode-feed",
+                              "G-code drawing feed rate, units per minute (written again after every pen command)",
                               fmt::format("{:g}", kGcode.feed), {}, false, true};
+const ExportOption kGcodeDwell{"--gcode-dwell-s", "G-code dwell after each pen lift and drop, seconds (G4 P; 0: none)",
+                               "0", {}, false, false, true};
+const ExportOption kGcodeOrigin{"--gcode-origin",
+                                "G-code origin: the image's corner, or the corner of the drawing's bounding box",
+                                "image", {"image", "drawing"}};
+const ExportOption kGcodeMargin{"--gcode-margin-mm", "G-code margin added to X and Y from the origin, mm", "0", {},
+                                false, false, true};
 
-const ExportOption kAnimateSpeed{"--animate-speed", "speed-up of the animated SVG over real time", "1", {}, false, true};
+const ExportOption kAnimateSpeed{"--animate-speed",
+                                 "speed-up of the animated SVG over real time (auto: the whole drawing in about 30 s, "
+                                 "never slower than real time)",
+                                 "auto", {"auto"}, false, true};
 
 ExportOption switch_option(const char* flag, const char* help) { return {flag, help, "false", {}, true}; }
 
@@ -65,6 +76,9 @@ std::string write_gcode(const ExportInput& in, const ExportSettings& s) {
   g.pen_up = setting(s, kGcodePenUp);
   g.pen_down = setting(s, kGcodePenDown);
   g.feed = std::stod(setting(s, kGcodeFeed));
+  g.dwell_s = std::stod(setting(s, kGcodeDwell));
+  g.origin = setting(s, kGcodeOrigin) == "drawing" ? GcodeOptions::Origin::drawing : GcodeOptions::Origin::image;
+  g.margin_mm = std::stod(setting(s, kGcodeMargin));
   g.flip_y = !on(s, "--gcode-no-flip");
   return gcode(in.scene, g);
 }
@@ -82,7 +96,8 @@ std::string write_view(const ExportInput& in, const ExportSettings& s) {
 std::string write_svg(const ExportInput& in, const ExportSettings&) { return render_svg(in.scene); }
 
 std::string write_animation(const ExportInput& in, const ExportSettings& s) {
-  return render_svg_animated(in.scene, std::stod(setting(s, kAnimateSpeed)));
+  const std::string speed = setting(s, kAnimateSpeed);
+  return render_svg_animated(in.scene, speed == "auto" ? kAutoSpeedup : std::stod(speed));
 }
 
 }  // namespace
@@ -94,7 +109,7 @@ const std::vector<ExportBackend>& export_backends() {
        {},
        write_commands},
       {"gcode", "--gcode", ".gcode", "write the drawing as G-code for pen plotters to this file",
-       {kGcodeUnits, kGcodePenUp, kGcodePenDown, kGcodeFeed,
+       {kGcodeUnits, kGcodePenUp, kGcodePenDown, kGcodeFeed, kGcodeDwell, kGcodeOrigin, kGcodeMargin,
         switch_option("--gcode-no-flip", "keep the image's y-down axis (the plot comes out mirrored)")},
        write_gcode},
       {"view", "--png", ".png", "write a view of what the robot draws (labelled grid) to this PNG file",
@@ -104,8 +119,8 @@ const std::vector<ExportBackend>& export_backends() {
        write_view},
       {"svg", "--svg", ".svg", "write the drawing as SVG with true arcs to this file", {}, write_svg},
       {"animation", "--animate", ".svg",
-       "write an animated SVG of the robot drawing it, in time (plays in a browser; its still image is the "
-       "finished drawing), to this file",
+       "write an animated SVG of the robot drawing it, with its heading, pen-up travel and a clock (plays in a "
+       "browser; its still image is the finished drawing), to this file",
        {kAnimateSpeed},
        write_animation},
   };

@@ -62,7 +62,10 @@ namespace {
 
 class GcodeWriter {
  public:
-  GcodeWriter(const GcodeOptions& o, double scale, double height) : o_(o), scale_(scale), height_(height) {}
+  // (x0, y0): the scene point at the origin's corner (y0: its top when flip_y is off, its
+  // bottom otherwise); margin in output units.
+  GcodeWriter(const GcodeOptions& o, double scale, double x0, double y0, double margin)
+      : o_(o), scale_(scale), x0_(x0), y0_(y0), margin_(margin) {}
 
   std::string num(double v) const {
     if (!std::isfinite(v)) throw Error(Code::invalid_scene, "gcode: a coordinate is not finite");
@@ -75,18 +78,20 @@ class GcodeWriter {
     if (s == "-0") s = "0";
     return s;
   }
-  double X(Vec2 p) const { return p.x * scale_; }
-  double Y(Vec2 p) const { return (o_.flip_y ? height_ - p.y : p.y) * scale_; }
+  double X(Vec2 p) const { return (p.x - x0_) * scale_ + margin_; }
+  double Y(Vec2 p) const { return (o_.flip_y ? y0_ - p.y : p.y - y0_) * scale_ + margin_; }
   std::string xy(Vec2 p) const { return fmt::format("X{} Y{}", num(X(p)), num(Y(p))); }
 
   void line(const std::string& s) { out += s + "\n"; }
   void pen(bool down) {
     if (pen_known_ && pen_down_ == down) return;
     line(down ? o_.pen_down : o_.pen_up);
+    if (o_.dwell_s > 0) line("G4 P" + num(o_.dwell_s));
     pen_down_ = down;
     pen_known_ = true;
+    feed_written_ = false;  // a pen line may set the modal feed ("G1 Z0 F500"): write ours again
   }
-  // Feed is modal: written on the first cutting move and whenever it would change.
+  // Feed is modal: written on the first drawing move after each pen command.
   std::string feed() {
     if (feed_written_) return "";
     feed_written_ = true;
@@ -130,7 +135,7 @@ class GcodeWriter {
 
  private:
   const GcodeOptions& o_;
-  double scale_, height_;
+  double scale_, x0_, y0_, margin_;
   bool pen_known_ = false, pen_down_ = false, feed_written_ = false;
 };
 
@@ -139,28 +144,52 @@ class GcodeWriter {
 std::string gcode(const Scene& scene, const GcodeOptions& options) {
   require_commands(scene, "gcode");
   const Robot& r = *scene.robot;
-  if (options.units == GcodeOptions::Units::mm && !(r.ppi > 0))
-    throw Error(Code::invalid_scene, "gcode: robot.ppi must be positive for millimetre output");
+  const bool mm = options.units == GcodeOptions::Units::mm;
+  if ((mm || options.margin_mm > 0) && !(r.ppi > 0))
+    throw Error(Code::invalid_scene, "gcode: robot.ppi must be positive for millimetre output or a margin");
   if (!(options.feed > 0) || !std::isfinite(options.feed))
     throw Error(Code::invalid_selection, "gcode: the feed must be positive");
-  double scale = options.units == GcodeOptions::Units::mm ? 25.4 / r.ppi : 1.0;
+  if (!(options.dwell_s >= 0) || !std::isfinite(options.dwell_s))
+    throw Error(Code::invalid_selection, "gcode: the dwell must be a non-negative number of seconds");
+  if (!(options.margin_mm >= 0) || !std::isfinite(options.margin_mm))
+    throw Error(Code::invalid_selection, "gcode: the margin must be a non-negative number of mm");
+  const double scale = mm ? 25.4 / r.ppi : 1.0;
+  const double margin = mm ? options.margin_mm : options.margin_mm > 0 ? options.margin_mm * r.ppi / 25.4 : 0;
   std::vector<Move> moves = replay_moves(*scene.commands, r.start, 1.0);
-  double height = 0;
-  if (scene.source && scene.source->height > 0) {
-    height = scene.source->height - 1;
+  double x0 = 0, y0 = 0;
+  std::string origin;
+  if (options.origin == GcodeOptions::Origin::drawing) {
+    const BBox b = drawing_bounds(scene);
+    if (!b.empty()) {
+      x0 = b.x0;
+      y0 = options.flip_y ? b.y1 : b.y0;
+    }
+    origin = "the drawing's bounding box";
   } else {
-    for (const Move& m : moves)
-      for (Vec2 p : m.path) height = std::max(height, p.y);
+    if (options.flip_y) {
+      if (scene.source && scene.source->height > 0) {
+        y0 = scene.source->height - 1;
+      } else {
+        for (const Move& m : moves)
+          for (Vec2 p : m.path) y0 = std::max(y0, p.y);
+      }
+    }
+    origin = "the image";
   }
-  GcodeWriter w(options, scale, height);
+  GcodeWriter w(options, scale, x0, y0, margin);
   w.line(fmt::format("; sv {}: {} commands, {}", scene.source ? scene.source->path : "drawing",
                      scene.commands->size(),
-                     options.units == GcodeOptions::Units::mm
-                         ? fmt::format("mm at {} mm per px", w.num(scale))
-                         : std::string("1 unit = 1 image px")));
-  w.line(fmt::format("; frame: X = x * s, Y = ({} - y) * s{}", w.num(height),
-                     options.flip_y ? "" : " (not flipped: Y = y * s, mirrored on paper)"));
-  w.line("G21 G90 G17");
+                     mm ? fmt::format("mm at {} mm per px", w.num(scale))
+                        : std::string("units are image pixels (1 unit = 1 px; no G20/G21: the machine's own units)")));
+  const std::string m = margin > 0 ? " + " + w.num(margin) : "";
+  auto less = [&w](const char* v, double o) {
+    return w.num(o) == "0" ? std::string(v) : fmt::format("({} - {})", v, w.num(o));
+  };
+  w.line(options.flip_y ? fmt::format("; frame: origin at {}, X = {} * s{}, Y = ({} - y) * s{}", origin, less("x", x0), m,
+                                      w.num(y0), m)
+                        : fmt::format("; frame: origin at {}, X = {} * s{}, Y = {} * s{} (not flipped: mirrored on paper)",
+                                      origin, less("x", x0), m, less("y", y0), m));
+  w.line(mm ? "G21 G90 G17" : "G90 G17");
   w.pen(false);
   Vec2 at{r.start.x, r.start.y};
   bool placed = false;

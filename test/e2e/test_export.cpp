@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <opencv2/imgproc.hpp>
 #include <sstream>
 
@@ -91,29 +92,46 @@ double hausdorff(const std::vector<Polyline>& a, const std::vector<Polyline>& b)
 struct ParsedGcode {
   std::vector<Polyline> strokes;
   int arcs = 0, lines = 0;
+  std::vector<double> feeds;  // the modal feed of every drawing move (NaN before any F)
+  std::vector<double> dwells;  // every G4's P
+  int pen_commands = 0;
+  bool g21 = false, g20 = false;
+  sv::BBox drawn;  // the pen-down paths' extent (arcs sampled)
 };
+
+// The F word of a line, if it has one.
+std::optional<double> feed_word(const std::string& line) {
+  std::istringstream words(line);
+  for (std::string w; words >> w;)
+    if (w[0] == 'F') return std::stod(w.substr(1));
+  return std::nullopt;
+}
 
 ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, const std::string& pen_down, double step) {
   ParsedGcode out;
   std::istringstream in(text);
   std::string line;
   bool down = false;
+  double feed = NAN;
   Vec2 at{0, 0};
   Polyline cur;
   auto lift = [&] {
+    for (Vec2 p : cur) out.drawn.add(p);
     if (!cur.empty()) out.strokes.push_back(cur);
     cur.clear();
   };
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == ';') continue;
-    if (line == pen_down) {
-      down = true;
-      cur = {at};
-      continue;
-    }
-    if (line == pen_up) {
-      lift();
-      down = false;
+    if (line == pen_down || line == pen_up) {
+      ++out.pen_commands;
+      if (auto f = feed_word(line)) feed = *f;  // "G1 Z0 F500" sets the modal feed
+      if (line == pen_down) {
+        down = true;
+        cur = {at};
+      } else {
+        lift();
+        down = false;
+      }
       continue;
     }
     std::istringstream words(line);
@@ -121,13 +139,21 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
     std::string g;
     std::map<char, double> v;
     while (words >> w) {
+      if (w == "G21") out.g21 = true;
+      if (w == "G20") out.g20 = true;
       if (w[0] == 'G' || w[0] == 'M') {
         if (g.empty()) g = w;
         continue;
       }
       v[w[0]] = std::stod(w.substr(1));
     }
-    if (g == "G21" || g == "M2") continue;
+    if (v.count('F')) feed = v['F'];
+    if (g == "G21" || g == "G90" || g == "M2") continue;
+    if (g == "G4") {
+      REQUIRE(v.count('P'));
+      out.dwells.push_back(v['P']);
+      continue;
+    }
     REQUIRE((g == "G0" || g == "G1" || g == "G2" || g == "G3"));
     Vec2 to{v.count('X') ? v['X'] : at.x, v.count('Y') ? v['Y'] : at.y};
     if (g == "G0") {
@@ -136,6 +162,7 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
       continue;
     }
     REQUIRE(down);
+    out.feeds.push_back(feed);
     if (g == "G1") {
       ++out.lines;
       cur.push_back(to);
@@ -159,6 +186,42 @@ ParsedGcode parse_gcode(const std::string& text, const std::string& pen_up, cons
   }
   lift();
   return out;
+}
+
+// The values of attribute `name` of every element in `svg` that has it, in order.
+std::vector<std::string> attributes(const std::string& svg, const std::string& name) {
+  std::vector<std::string> out;
+  const std::string key = " " + name + "=\"";
+  for (size_t a = svg.find(key); a != std::string::npos; a = svg.find(key, a + 1)) {
+    size_t b = a + key.size();
+    out.push_back(svg.substr(b, svg.find('"', b) - b));
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);) out.push_back(item);
+  return out;
+}
+
+// The SVG's page: its viewBox (image pixels) and its width and height in mm.
+struct SvgPage {
+  double x = 0, y = 0, w = 0, h = 0, width_mm = 0, height_mm = 0;
+};
+
+SvgPage svg_page(const std::string& svg) {
+  SvgPage p;
+  const auto vb = split(attributes(svg, "viewBox").at(0), ' ');
+  REQUIRE(vb.size() == 4);
+  p.x = std::stod(vb[0]), p.y = std::stod(vb[1]), p.w = std::stod(vb[2]), p.h = std::stod(vb[3]);
+  const std::string w = attributes(svg, "width").at(0), h = attributes(svg, "height").at(0);
+  REQUIRE(w.size() > 2);
+  REQUIRE(w.substr(w.size() - 2) == "mm");
+  REQUIRE(h.substr(h.size() - 2) == "mm");
+  p.width_mm = std::stod(w), p.height_mm = std::stod(h);
+  return p;
 }
 
 }  // namespace
@@ -191,6 +254,15 @@ TEST_CASE("G-code of five drawings reads back onto the drawn paths within 0.1 px
     double scale = c.mm ? 25.4 / s.robot->ppi : 1.0, height = s.source->height - 1;
     ParsedGcode g = parse_gcode(text, c.up, c.down, 0.05 * scale);
     arcs += g.arcs;
+    // Every drawing move at the drawing feed, even after a pen line that sets its own F.
+    REQUIRE(!g.feeds.empty());
+    long off_feed = std::count_if(g.feeds.begin(), g.feeds.end(), [](double f) { return f != 1500; });
+    CHECK(off_feed == 0);
+    // Millimetres say so (G21); pixels write no unit word and say why in a comment.
+    CHECK(g.g21 == c.mm);
+    CHECK_FALSE(g.g20);
+    if (!c.mm) CHECK(text.find("units are image pixels") != std::string::npos);
+    CHECK(g.dwells.empty());  // no dwell unless asked for
     // Undo the units and the y flip.
     for (auto& st : g.strokes)
       for (Vec2& p : st) p = {p.x / scale, height - p.y / scale};
@@ -237,16 +309,40 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
     Run r = run(routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string());
     REQUIRE(r.status == 0);
     sv::Scene s = sv::parse_scene(r.out);
-    int w = s.source->width, h = s.source->height;
-    REQUIRE(run(fmt::format("rsvg-convert -b white -w {} -h {} {} -o {}", w, h, svg.string(), png.string())).status == 0);
+    // The page is the drawing at its size on paper: the strokes' extent in pixels, in mm at the
+    // robot's scale.
+    const SvgPage page = svg_page(slurp(svg));
+    const auto replayed = sv::replay(*s.commands, s.robot->start, 0.05).strokes;
+    sv::BBox box;
+    for (const auto& l : replayed)
+      for (Vec2 q : l) box.add(q);
+    CHECK(page.x == Approx(box.x0).margin(0.01));
+    CHECK(page.y == Approx(box.y0).margin(0.01));
+    CHECK(page.w == Approx(box.width()).margin(0.01));
+    CHECK(page.h == Approx(box.height()).margin(0.01));
+    const double mm_per_px = 25.4 / s.robot->ppi;
+    CHECK(page.width_mm == Approx(page.w * mm_per_px).margin(2e-3));
+    CHECK(page.height_mm == Approx(page.h * mm_per_px).margin(2e-3));
+    CHECK(std::max(page.width_mm, page.height_mm) == Approx(s.robot->footprint_mm).margin(0.1));
+    // Rendered at the robot's own pixels per inch, one user unit is one pixel.
+    REQUIRE(run(fmt::format("rsvg-convert -b white -d {0} -p {0} {1} -o {2}", s.robot->ppi, svg.string(), png.string()))
+                .status == 0);
     cv::Mat rendered = sv::decode_png(slurp(png)) < 128;
-    // The replayed strokes as ink: pixel centres (at integers) within half a stroke width.
+    const int w = rendered.cols, h = rendered.rows;
+    CHECK(std::abs(w - page.w) <= 1);
+    CHECK(std::abs(h - page.h) <= 1);
+    // The replayed strokes as ink: pixel centres within half a stroke width.
     cv::Mat expect(h, w, CV_8UC1, cv::Scalar(0));
     double half = s.source->stroke_width_px / 2;
     SegmentIndex strokes(sv::replay(*s.commands, s.robot->start, 0.25).strokes, 4.0);
+    // rsvg-convert rounds the canvas up and draws the page from its top left corner at the
+    // page's own size.
+    const double zoom = page.width_mm / 25.4 * s.robot->ppi / page.w, ox = 0, oy = 0;
     for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x)
-        if (strokes.distance({double(x), double(y)}, half) <= half) expect.at<uchar>(y, x) = 255;
+      for (int x = 0; x < w; ++x) {
+        const Vec2 q{page.x + (x + 0.5 - ox) / zoom, page.y + (y + 0.5 - oy) / zoom};
+        if (strokes.distance(q, half) <= half) expect.at<uchar>(y, x) = 255;
+      }
     cv::Mat k = cv::getStructuringElement(cv::MORPH_ELLIPSE, {3, 3}), grown_r, grown_e;
     cv::dilate(rendered, grown_r, k);
     cv::dilate(expect, grown_e, k);
@@ -262,59 +358,192 @@ TEST_CASE("the SVG export renders (rsvg-convert) to the ink of the drawn strokes
   }
 }
 
-// The values of attribute `name` of every element in `svg` that has it, in order.
-std::vector<std::string> attributes(const std::string& svg, const std::string& name) {
-  std::vector<std::string> out;
-  const std::string key = " " + name + "=\"";
-  for (size_t a = svg.find(key); a != std::string::npos; a = svg.find(key, a + 1)) {
-    size_t b = a + key.size();
-    out.push_back(svg.substr(b, svg.find('"', b) - b));
+// One SMIL animation element read back: its attribute, duration and keys.
+struct Smil {
+  std::string attribute, type, calc;
+  double dur = 0, repeat_dur = 0;
+  std::vector<double> times;
+  std::vector<std::string> values;
+  // The value at play time `t` (seconds from the start): linear between keys (numbers, or
+  // "x y" pairs), discrete holds each key; repeated every dur up to repeat_dur.
+  std::vector<double> at(double t) const {
+    double f = t / dur;
+    if (repeat_dur > 0) f = std::fmod(t, dur) / dur;
+    f = std::clamp(f, 0.0, 1.0);
+    size_t j = 0;
+    while (j + 1 < times.size() && times[j + 1] <= f) ++j;
+    auto nums = [](const std::string& v) {
+      std::vector<double> out;
+      std::istringstream in(v);
+      for (double x; in >> x;) out.push_back(x);
+      return out;
+    };
+    std::vector<double> a = nums(values[j]);
+    if (calc == "discrete" || j + 1 == times.size() || times[j + 1] == times[j]) return a;
+    const std::vector<double> b = nums(values[j + 1]);
+    const double u = (f - times[j]) / (times[j + 1] - times[j]);
+    for (size_t k = 0; k < a.size(); ++k) a[k] += (b[k] - a[k]) * u;
+    return a;
+  }
+};
+
+// Every <animate> and <animateTransform> in `text`, in order.
+std::vector<Smil> smil(const std::string& text) {
+  std::vector<Smil> out;
+  for (size_t at = text.find("<animate"); at != std::string::npos; at = text.find("<animate", at + 1)) {
+    const std::string e = text.substr(at, text.find("/>", at) - at);
+    Smil a;
+    a.attribute = attributes(e, "attributeName").at(0);
+    const auto type = attributes(e, "type"), calc = attributes(e, "calcMode"), rd = attributes(e, "repeatDur");
+    a.type = type.empty() ? "" : type[0];
+    a.calc = calc.empty() ? "linear" : calc[0];
+    a.dur = std::stod(attributes(e, "dur").at(0));
+    a.repeat_dur = rd.empty() ? 0 : std::stod(rd[0]);
+    CHECK(attributes(e, "begin").at(0) == "0s");
+    for (const std::string& k : split(attributes(e, "keyTimes").at(0), ';')) a.times.push_back(std::stod(k));
+    a.values = split(attributes(e, "values").at(0), ';');
+    REQUIRE(a.times.size() == a.values.size());
+    CHECK(a.times.front() == 0);
+    for (size_t j = 1; j < a.times.size(); ++j) CHECK(a.times[j] >= a.times[j - 1]);
+    out.push_back(a);
   }
   return out;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, sep);) out.push_back(item);
-  return out;
+// The part of `text` from the element with id `id` to the next element with an id (or the end).
+std::string element(const std::string& text, const std::string& id) {
+  const size_t a = text.find("id=\"" + id + "\"");
+  REQUIRE(a != std::string::npos);
+  const size_t b = text.find(" id=\"", a + 4);
+  return text.substr(a, b == std::string::npos ? std::string::npos : b - a);
 }
 
 TEST_CASE("the animated SVG plays the simulation's times and its still image is the static SVG's drawing",
           "[e2e][export]") {
-  for (const char* name : {"feather_umbrella_w8", "hershey_scripts_09_w6"}) {
-    INFO(name);
+  struct Case {
+    const char* name;
+    const char* speed;  // "" for the default
+  };
+  for (const Case c : {Case{"feather_umbrella_w8", "4"}, Case{"hershey_scripts_09_w6", ""},
+                       Case{"hershey_scripts_09_w6", "4"}}) {
+    const char* name = c.name;
+    INFO(name << " speed " << c.speed);
     const auto svg = scratch() / (std::string(name) + ".still.svg"), anim = scratch() / (std::string(name) + ".anim.svg");
-    Run r = run(routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string() + " --animate " +
-                anim.string() + " --animate-speed 4");
+    const std::string command = routed(name) + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string() +
+                                " --animate " + anim.string() + (*c.speed ? std::string(" --animate-speed ") + c.speed : "");
+    Run r = run(command);
     REQUIRE(r.status == 0);
     const sv::Scene s = sv::parse_scene(r.out);
     const std::string a = slurp(anim);
-    // One dash-offset animation per stroke of the static SVG, all playing the whole drawing at 4x.
-    std::vector<std::string> animations;
-    for (size_t at = a.find("<animate "); at != std::string::npos; at = a.find("<animate ", at + 1))
-      animations.push_back(a.substr(at, a.find("/>", at) - at));
-    long strokes = 0;
+    REQUIRE(run(command + " > /dev/null").status == 0);
+    CHECK(slurp(anim) == a);  // the same scene, the same bytes
     const double total = s.simulation->total_s;
-    for (const std::string& e : animations) {
-      INFO(e.substr(0, 120));
-      const bool offset = attributes(e, "attributeName").at(0) == "stroke-dashoffset";
-      strokes += offset;
-      CHECK(std::stod(attributes(e, "dur").at(0)) == Approx(total / 4).margin(1e-3));
-      CHECK(attributes(e, "begin").at(0) == "0s");
-      // Key times run from 0 to 1 and never go back; a stroke ends frozen whole (offset 0).
-      const auto k = split(attributes(e, "keyTimes").at(0), ';'), v = split(attributes(e, "values").at(0), ';');
-      REQUIRE(k.size() == v.size());
-      CHECK(k.front() == "0");
-      CHECK(k.back() == "1");
-      for (size_t j = 1; j < k.size(); ++j) CHECK(std::stod(k[j]) >= std::stod(k[j - 1]));
-      if (offset) {
-        CHECK(v.back() == "0");
-        CHECK(attributes(e, "fill") == std::vector<std::string>{"freeze"});
-      }
+    // The default plays the whole drawing in 30 s, never slower than real time.
+    const double speedup = *c.speed ? std::stod(c.speed) : std::max(1.0, total / 30);
+    const double play = total / speedup;
+
+    // One dash-offset animation per stroke of the static SVG, all playing the whole drawing.
+    long strokes = 0;
+    for (const Smil& e : smil(element(a, "strokes"))) {
+      if (e.attribute != "stroke-dashoffset") continue;
+      ++strokes;
+      CHECK(e.dur == Approx(play).margin(1e-3));
+      CHECK(e.times.back() == 1);
+      CHECK(e.values.back() == "0");  // frozen whole
     }
     CHECK(strokes == static_cast<long>(attributes(slurp(svg), "d").size()));
     CHECK(strokes == s.metrics["strokes"].get<long>());
+
+    // The pen-up travel: a line per move, from where the robot lifts the pen to where it
+    // lowers it, growing from its start while the robot travels it.
+    const sv::Replay rp = sv::replay(*s.commands, s.robot->start);
+    CHECK(static_cast<long>(rp.pen_up.size()) == s.metrics["pen_up_moves"].get<long>());
+    if (rp.pen_up.empty()) CHECK(a.find("id=\"pen-up\"") == std::string::npos);
+    if (!rp.pen_up.empty()) {
+    const std::string travel = element(a, "pen-up");
+    CHECK(travel.find("display=\"none\"") != std::string::npos);
+    const auto x1 = attributes(travel, "x1"), y1 = attributes(travel, "y1");
+    REQUIRE(x1.size() == rp.pen_up.size());
+    const std::vector<Smil> grow = smil(travel);
+    REQUIRE(grow.size() == 2 * rp.pen_up.size());  // x2 and y2 of each
+    for (size_t i = 0; i < rp.pen_up.size(); ++i) {
+      const auto [from, to] = rp.pen_up[i];
+      CHECK(std::stod(x1[i]) == Approx(from.x).margin(2e-3));
+      CHECK(std::stod(y1[i]) == Approx(from.y).margin(2e-3));
+      const Smil &gx = grow[2 * i], &gy = grow[2 * i + 1];
+      CHECK(gx.attribute == "x2");
+      CHECK(gx.at(0)[0] == Approx(from.x).margin(2e-3));
+      CHECK(gx.at(gx.dur)[0] == Approx(to.x).margin(2e-3));
+      CHECK(gy.at(gy.dur)[0] == Approx(to.y).margin(2e-3));
+    }
+    }
+
+    // The robot: where the simulation says it is, heading where it heads, at the end of every
+    // step, and turning through every spin (half way through at half its time).
+    const std::vector<Smil> robot = smil(element(a, "robot"));
+    REQUIRE(robot.size() == 2);
+    const Smil &move = robot[0], &turn = robot[1];
+    CHECK(move.type == "translate");
+    CHECK(turn.type == "rotate");
+    CHECK(move.dur == Approx(play).margin(1e-3));
+    double t = 0, worst_pos = 0, worst_deg = 0;
+    int spins = 0;
+    sv::Pose before = s.robot->start;
+    for (const sv::SimStep& st : s.simulation->steps) {
+      if (st.op == sv::SimStep::Op::spin && st.duration_s > 0) {
+        const double mid = sv::wrap_deg(turn.at((t + st.duration_s / 2) / total * turn.dur)[0]);
+        const double expect = before.heading_deg + (*s.commands)[st.command].degrees / 2;
+        CHECK(std::abs(sv::wrap_deg(mid - expect)) < 0.1);
+        ++spins;
+      }
+      t += st.duration_s;
+      // (At the fraction of the whole: the play's duration is written to the millisecond.)
+      const auto p = move.at(t / total * move.dur);
+      worst_pos = std::max(worst_pos, std::hypot(p[0] - st.end.x, p[1] - st.end.y));
+      worst_deg = std::max(worst_deg, std::abs(sv::wrap_deg(turn.at(t / total * turn.dur)[0] - st.end.heading_deg)));
+      before = st.end;
+    }
+    INFO(fmt::format("{} steps, {} spins: robot within {:.4f} px and {:.4f} degrees of the simulation's poses",
+                     s.simulation->steps.size(), spins, worst_pos, worst_deg));
+    CHECK(spins > 0);
+    CHECK(worst_pos < 0.05);
+    CHECK(worst_deg < 0.1);
+
+    // The clock: the glyphs shown at a play time spell the robot's elapsed time, m:ss.
+    const std::string clock = element(a, "clock");
+    std::vector<std::pair<double, std::string>> glyphs;  // x, text
+    std::vector<Smil> shows;
+    for (size_t at = clock.find("<text"); at != std::string::npos; at = clock.find("<text", at + 1)) {
+      const std::string e = clock.substr(at, clock.find("</text>", at) - at);
+      const size_t body = e.find('>') + 1;
+      const std::string label = e.substr(body, e.find('<', body) - body);
+      glyphs.emplace_back(std::stod(attributes(e, "x").at(0)), label);
+      const auto anims = smil(e);
+      shows.push_back(anims.empty() ? Smil{} : anims[0]);
+    }
+    for (double robot_s : {0.5, 9.5, 10.2, 59.9, 61.3, total - 0.3}) {
+      if (robot_s > total) continue;
+      std::map<double, std::string> shown;  // by x
+      for (size_t i = 0; i < glyphs.size(); ++i) {
+        if (shows[i].values.empty()) {
+          if (glyphs[i].second == ":") shown[glyphs[i].first] += ":";
+          continue;
+        }
+        const Smil& d = shows[i];
+        const double play_t = robot_s / speedup;
+        std::string v = d.values[0];
+        const double f = std::fmod(play_t, d.dur) / d.dur;
+        for (size_t j = 0; j < d.times.size(); ++j)
+          if (d.times[j] <= f) v = d.values[j];
+        if (v == "inline") shown[glyphs[i].first] += glyphs[i].second;
+      }
+      std::string text;
+      for (const auto& [x, g] : shown) text += g;
+      const long whole = static_cast<long>(robot_s);
+      INFO(robot_s);
+      CHECK(text == fmt::format("{}:{:02}", whole / 60, whole % 60));
+    }
+    CHECK(clock.find(fmt::format(" at {:g}", sv::round_to(speedup, 0.1))) != std::string::npos);
 
     if (run("command -v rsvg-convert").status != 0) {
       WARN("rsvg-convert is not installed; the animated SVG's still image is not rendered");
@@ -369,4 +598,108 @@ TEST_CASE("every export backend is an sv-simulate option that writes a non-empty
   // Nothing but the files asked for: no temporaries left.
   for (const auto& e : std::filesystem::directory_iterator(dir))
     CHECK(e.path().filename().string().rfind(sv::kTempFilePrefix, 0) != 0);
+}
+
+TEST_CASE("G-code's extents are the SVG page's size under every origin, margin and unit; dwells follow pen commands",
+          "[e2e][export]") {
+  struct Config {
+    const char* args;
+    bool mm, drawing_origin;
+    double margin_mm, dwell_s;
+  };
+  const Config configs[] = {
+      {"", true, false, 0, 0},
+      {"--gcode-origin drawing --gcode-margin-mm 10 --gcode-dwell-s 0.25 --gcode-pen-up 'G0 Z5' "
+       "--gcode-pen-down 'G1 Z0 F500'",
+       true, true, 10, 0.25},
+      {"--gcode-units px --gcode-origin drawing --gcode-margin-mm 5", false, true, 5, 0},
+      {"--gcode-units px --gcode-no-flip --gcode-dwell-s 1", false, false, 0, 1},
+  };
+  double worst = 0;
+  int files = 0;
+  for (const char* name : {"feather_umbrella_w8", "lucide_circle-check_w8", "hershey_scripts_09_w6"}) {
+    const auto scene_file = scratch() / (std::string(name) + ".routed.json");
+    REQUIRE(run(routed(name) + " > " + scene_file.string()).status == 0);
+    for (const Config& c : configs) {
+      INFO(name << " " << c.args);
+      const auto svg = scratch() / (std::string(name) + ".page.svg"), nc = scratch() / (std::string(name) + ".page.nc");
+      Run r = run(fmt::format("{} --no-store --svg {} --gcode {} {} {}", bin("sv-simulate"), svg.string(), nc.string(),
+                              c.args, scene_file.string()));
+      REQUIRE(r.status == 0);
+      const sv::Scene s = sv::parse_scene(r.out);
+      const double scale = c.mm ? 25.4 / s.robot->ppi : 1.0;
+      const std::string up = c.dwell_s == 0.25 ? "G0 Z5" : "M5", down = c.dwell_s == 0.25 ? "G1 Z0 F500" : "M3 S1000";
+      const ParsedGcode g = parse_gcode(slurp(nc), up, down, 0.02 * scale);
+      ++files;
+      const SvgPage page = svg_page(slurp(svg));
+      // The toolpath's extent in mm is the page's size in mm.
+      const double to_mm = c.mm ? 1.0 : 25.4 / s.robot->ppi;
+      const double dw = std::abs(g.drawn.width() * to_mm - page.width_mm),
+                   dh = std::abs(g.drawn.height() * to_mm - page.height_mm);
+      INFO(fmt::format("toolpath {:.4f} x {:.4f} mm, page {} x {} mm", g.drawn.width() * to_mm,
+                       g.drawn.height() * to_mm, page.width_mm, page.height_mm));
+      CHECK(dw <= 0.1);
+      CHECK(dh <= 0.1);
+      worst = std::max({worst, dw, dh});
+      // With the drawing's corner as origin, the plot starts at the margin.
+      if (c.drawing_origin) {
+        CHECK(g.drawn.x0 * to_mm == Approx(c.margin_mm).margin(0.01));
+        CHECK(g.drawn.y0 * to_mm == Approx(c.margin_mm).margin(0.01));
+      } else {
+        CHECK(g.drawn.x0 > 0);  // the image's frame: where the drawing lies in its image
+      }
+      // Every drawing move at the drawing feed; a dwell after every pen command, or none.
+      CHECK(std::count_if(g.feeds.begin(), g.feeds.end(), [](double f) { return f != 1500; }) == 0);
+      if (c.dwell_s > 0) {
+        CHECK(g.dwells.size() == static_cast<size_t>(g.pen_commands));
+        for (double d : g.dwells) CHECK(d == c.dwell_s);
+      } else {
+        CHECK(g.dwells.empty());
+      }
+    }
+  }
+  WARN(fmt::format("{} G-code files: toolpath extent vs SVG page, largest difference {:.4f} mm", files, worst));
+}
+
+TEST_CASE("the SVG's pen-up travel is a hidden Inkscape layer that no renderer draws", "[e2e][export]") {
+  const auto svg = scratch() / "layers.svg";
+  Run r = run(routed("hershey_scripts_09_w6") + " | " + bin("sv-simulate") + " --no-store --svg " + svg.string());
+  REQUIRE(r.status == 0);
+  const std::string text = slurp(svg);
+  CHECK(text.find("xmlns:inkscape=\"http://www.inkscape.org/namespaces/inkscape\"") != std::string::npos);
+  const size_t open = text.find("<g id=\"pen-up\"");
+  REQUIRE(open != std::string::npos);
+  const std::string tag = text.substr(open, text.find('>', open) - open);
+  CHECK(tag.find("inkscape:groupmode=\"layer\"") != std::string::npos);
+  CHECK(tag.find("inkscape:label=\"pen-up travel\"") != std::string::npos);
+  CHECK(tag.find("style=\"display:none\"") != std::string::npos);
+  CHECK(tag.find("visibility") == std::string::npos);
+  CHECK(text.find("<g id=\"strokes\" inkscape:groupmode=\"layer\"") != std::string::npos);
+  if (run("command -v rsvg-convert").status != 0) {
+    WARN("rsvg-convert is not installed; the travel layer is not rendered");
+    return;
+  }
+  // Rendered as written, without the travel layer, and with the layer shown: the first two are
+  // the same pixels, the third is not (the check can see travel).
+  const size_t close = text.find("</g>", open) + 5;
+  std::string without = text, shown = text;
+  without.erase(open, close - open);
+  shown.replace(shown.find("style=\"display:none\"", open), 20, "style=\"display:inline\"");
+  auto render = [&](const std::string& body, const char* stem) {
+    const auto file = scratch() / (std::string(stem) + ".svg"), png = scratch() / (std::string(stem) + ".png");
+    sv::write_output_file(file.string(), body);
+    REQUIRE(run(fmt::format("rsvg-convert -b white {} -o {}", file.string(), png.string())).status == 0);
+    return sv::decode_png(slurp(png));
+  };
+  const cv::Mat as_written = render(text, "layers_written"), no_travel = render(without, "layers_removed"),
+                travel = render(shown, "layers_shown");
+  REQUIRE(as_written.size() == no_travel.size());
+  cv::Mat diff;
+  cv::absdiff(as_written, no_travel, diff);
+  const int differing = cv::countNonZero(diff.reshape(1));
+  cv::absdiff(as_written, travel, diff);
+  const int with_travel = cv::countNonZero(diff.reshape(1));
+  WARN(fmt::format("travel layer as written vs removed: {} channel values differ; shown: {}", differing, with_travel));
+  CHECK(differing == 0);
+  CHECK(with_travel > 0);
 }

@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "export/export.hpp"
 #include "raster/png.hpp"
 #include "render/view.hpp"
@@ -134,7 +136,11 @@ TEST_CASE("SVG has one path per stroke and true arcs with valid flags", "[render
   line.distance = 20;
   s.commands = std::vector<Command>{arc(10, 90), line, up, arc(10, -270), arc(15, 360)};
   std::string svg = render_svg(s);
-  CHECK(svg.find("viewBox=\"-0.5 -0.5 200 100\"") != std::string::npos);
+  // The page is the drawing at the robot's scale (25.4 / 50 mm per px): the strokes' extent.
+  const BBox box = drawing_bounds(s);
+  CHECK(svg.find(fmt::format("viewBox=\"{:g} {:g} {:g} {:g}\"", round_to(box.x0, 1e-3), round_to(box.y0, 1e-3),
+                             round_to(box.width(), 1e-3), round_to(box.height(), 1e-3))) != std::string::npos);
+  CHECK(svg.find(fmt::format("width=\"{:g}mm\"", round_to(box.width() * 25.4 / 50, 1e-3))) != std::string::npos);
   CHECK(svg.find("stroke-width=\"5\"") != std::string::npos);
   Replay rep = replay(*s.commands, s.robot->start);
   std::regex path_re("<path [^>]*d=\"([^\"]*)\"");
@@ -167,7 +173,8 @@ TEST_CASE("SVG has one path per stroke and true arcs with valid flags", "[render
     CHECK(dist(from, to) == Approx(10 * std::sqrt(2.0)).margin(2e-3));
     from = to;
   }
-  CHECK(svg.find("id=\"pen-up\" visibility=\"hidden\"") != std::string::npos);
+  CHECK(svg.find("id=\"pen-up\" inkscape:groupmode=\"layer\" inkscape:label=\"pen-up travel\" style=\"display:none\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("before routing, views draw the primitives themselves", "[render]") {
@@ -179,10 +186,72 @@ TEST_CASE("before routing, views draw the primitives themselves", "[render]") {
   s.primitives = std::vector<Primitive>{p};
   std::string svg = render_svg(s);
   CHECK(svg.find("data-primitives=\"p_0001\"") != std::string::npos);
+  // No robot, no scale: the image in pixels.
+  CHECK(svg.find("width=\"100\" height=\"100\" viewBox=\"-0.5 -0.5 100 100\"") != std::string::npos);
   ViewOptions o;
   o.ids = true;
   cv::Mat img = render_view(s, o);
   ViewTransform t = view_transform(s, o);
   cv::Point2d top = t.to_view({50, 30});
   CHECK_FALSE(white(img, static_cast<int>(std::lround(top.x)), static_cast<int>(std::lround(top.y))));
+}
+
+TEST_CASE("the animated SVG of thousands of steps plays in 30 s and stays small", "[render]") {
+  Scene s;
+  s.source = Source{"v.png", std::string(64, '0'), 600, 600, 3};
+  Robot r;
+  r.ppi = 50;
+  s.robot = r;
+  std::vector<Command> cs;
+  auto line = [](double d, bool down) {
+    Command c;
+    c.distance = d;
+    c.pen_down = down;
+    return c;
+  };
+  auto spin = [](double deg) {
+    Command c;
+    c.kind = Command::Kind::spin;
+    c.degrees = deg;
+    return c;
+  };
+  Command arc;
+  arc.kind = Command::Kind::arc;
+  arc.radius = 15;
+  arc.degrees = 120;
+  // A walk over the page: a stroke, an arc, a turn, a pen-up hop, a turn back; 1,000 times.
+  for (int i = 0; i < 1000; ++i)
+    for (const Command& c : {line(20, true), arc, spin(-120), line(8, false), spin(i % 2 ? 93 : -87)}) cs.push_back(c);
+  s.commands = cs;
+  const std::string a = render_svg_animated(s);
+  CHECK(render_svg_animated(s) == a);  // deterministic
+  Scene timed = s;
+  simulate(timed, {});
+  const size_t steps = timed.simulation->steps.size();
+  REQUIRE(steps > 5000);
+  const double total = timed.simulation->total_s;
+  REQUIRE(total > 30 * 60);
+  // The whole drawing in 30 s: every whole-drawing animation lasts 30 s.
+  CHECK(a.find("dur=\"30s\"") != std::string::npos);
+  CHECK(a.find(fmt::format("dur=\"{:g}s\"", round_to(total, 1e-3))) == std::string::npos);
+  // An explicit speed-up is kept, and real time is the slowest.
+  CHECK(render_svg_animated(s, 2).find(fmt::format("dur=\"{:g}s\"", round_to(total / 2, 1e-3))) != std::string::npos);
+  CHECK(animation_speedup(10, kAutoSpeedup) == 1);
+  CHECK(animation_speedup(600, kAutoSpeedup) == Approx(20));
+  // The clock's digits repeat their periods (10 s, 60 s, ...) through the play: by its end they
+  // are within 0.05 s of robot time of the simulation's.
+  const double speedup = total / 30;
+  std::regex period_re("dur=\"([0-9.]+)s\" repeatDur");
+  int periods = 0;
+  for (auto it = std::sregex_iterator(a.begin(), a.end(), period_re); it != std::sregex_iterator(); ++it, ++periods) {
+    const double robot_period = std::stod((*it)[1]) * speedup;
+    double period = 10;
+    for (double p : {60.0, 600.0, 3600.0, 6000.0, 36000.0})
+      if (std::abs(robot_period - p) < std::abs(robot_period - period)) period = p;
+    CHECK(total / period * std::abs(robot_period - period) < 0.05);
+  }
+  CHECK(periods >= 16);
+  WARN(fmt::format("{} steps, {:.0f} s of robot time: {} bytes, {:.0f} bytes a step", steps, total, a.size(),
+                   double(a.size()) / steps));
+  CHECK(a.size() < 256 * steps);
 }
