@@ -1,0 +1,82 @@
+// The messages a shell user reads, from the executables themselves: a file's failure in the
+// system's words, an image where a scene belongs named as one, "did you mean" for a mistyped
+// command or option, limits in words, lengths with their units. Each keeps the contract's code
+// and exit status.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "process.hpp"
+
+using namespace svtest;
+
+namespace {
+
+const std::string kMessagesDrawing = "hand_chevrons-up-left_w6.png";
+
+// One line on standard error, with the code and the status, nothing on standard output.
+void refused_once(const Run& r, int status, const std::string& code) {
+  INFO(r.err);
+  CHECK(r.status == status);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.find(": " + code + ": ") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+bool says(const Run& r, const std::string& text) { return r.err.find(text) != std::string::npos; }
+
+// A fitted scene of the test drawing, made once.
+std::string messages_scene() {
+  static const std::string path = [] {
+    const std::string p = (scratch() / "messages_fitted.json").string();
+    Run r = run(bin("sv-skeleton") + " --no-store " + data(kMessagesDrawing) + " | " + bin("sv-fit") + " --no-store > " + p);
+    REQUIRE(r.status == 0);
+    return p;
+  }();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("a missing or unreadable input gives the system's reason with the path", "[e2e][messages]") {
+  const std::string missing = (scratch() / "no-such-drawing.json").string();
+  for (const std::string& cmd : {bin("sv-fit") + " --no-store " + missing, bin("sv-skeleton") + " --no-store " + missing,
+                                 bin("sv-simulate") + " --no-store " + missing,
+                                 bin("sv-diagnose") + " list-primitives " + missing,
+                                 bin("sv-edit") + " refine --no-store " + missing,
+                                 bin("sv-diagnose") + " list-primitives --request-file " + missing + " " + messages_scene()}) {
+    INFO(cmd);
+    Run r = run(cmd);
+    refused_once(r, 3, "io_error");
+    CHECK(says(r, "cannot open " + missing + ": No such file or directory"));
+  }
+  Run dir = run(bin("sv-route") + " --no-store " + scratch().string());
+  refused_once(dir, 3, "io_error");
+  CHECK(says(dir, scratch().string() + ": Is a directory"));
+
+  if (::geteuid() != 0) {  // root reads whatever the mode says
+    const auto locked = scratch() / "locked.json";
+    spit(locked, "{}");
+    std::filesystem::permissions(locked, std::filesystem::perms::none);
+    Run denied = run(bin("sv-fit") + " --no-store " + locked.string());
+    refused_once(denied, 3, "io_error");
+    CHECK(says(denied, locked.string() + ": Permission denied"));
+  }
+
+  // A store that is not there: not_found as before, with the reason.
+  Run store = run(bin("sv-route") + " --store " + missing + " --rev HEAD");
+  CHECK(store.status == 4);
+  CHECK(says(store, "no store at " + missing + ": No such file or directory"));
+  Run plain = run(bin("sv-route") + " --store " + scratch().string() + " --rev HEAD");
+  CHECK(plain.status == 4);
+  CHECK(says(plain, "sv-commit init " + scratch().string()));
+
+  // An export the system will not write names its path and the reason.
+  Run svg = run(bin("sv-route") + " --no-store " + messages_scene() + " | " + bin("sv-simulate") + " --no-store --svg " +
+                missing + "/view.svg");
+  refused_once(svg, 3, "io_error");
+  CHECK(says(svg, missing + "/view.svg: No such file or directory"));
+}
