@@ -41,7 +41,7 @@ bool within_budget(const json& start, const json& after, const RefineOptions& o)
 int run_refine(const RefineOptions& o, const CommonOptions& common) {
   std::optional<Store> store = open_store(common);
   Scene scene;
-  std::string rid = read_scene_input(o.input, common, store, scene);
+  std::string rid = read_scene_input(o.input, common, store, scene, "sv-edit refine");
   // Each step is recorded on the one before it, the first on the revision read (a scene file's
   // result goes on top of HEAD): a stale --rev is refused before any work.
   std::string head_seen = store && common.rev.empty() ? store->head_id() : rid;

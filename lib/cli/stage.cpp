@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/hash.hpp"
+#include "core/messages.hpp"
 #include "core/scene_check.hpp"
 #include "store/store.hpp"
 
@@ -116,6 +117,7 @@ std::string read_stage_input(const Stage& stage, const std::string& path, StageI
   in.path = path;
   in.bytes = read_input(path, stage.reads_image ? kMaxImageFileBytes : kMaxSceneBytes);
   if (stage.reads_image) return "";
+  refuse_image_as_scene(in.bytes, path, stage.name);
   in.scene = parse_scene(in.bytes);
   return revision_id_of(in.scene, in.bytes);
 }

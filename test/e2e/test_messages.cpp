@@ -80,3 +80,37 @@ TEST_CASE("a missing or unreadable input gives the system's reason with the path
   refused_once(svg, 3, "io_error");
   CHECK(says(svg, missing + "/view.svg: No such file or directory"));
 }
+
+TEST_CASE("an image given where a scene belongs is named as one, with the pipeline that makes its scene",
+          "[e2e][messages]") {
+  const std::string png = data(kMessagesDrawing);
+  Run fit = run(bin("sv-fit") + " --no-store " + png);
+  refused_once(fit, 3, "invalid_scene");
+  CHECK(says(fit, png + " is a PNG image, not a scene: run sv-skeleton on it first (sv-skeleton " + png + " | sv-fit)"));
+  CHECK_FALSE(says(fit, "malformed JSON"));
+
+  Run route = run(bin("sv-route") + " --no-store " + png);
+  refused_once(route, 3, "invalid_scene");
+  CHECK(says(route, "(sv-skeleton " + png + " | sv-fit | sv-route)"));
+
+  Run tool = run(bin("sv-diagnose") + " list-primitives " + png);
+  CHECK(tool.status == 3);
+  CHECK(says(tool, "is a PNG image, not a scene"));
+  CHECK(says(tool, "| sv-diagnose list-primitives)"));
+
+  Run refine = run(bin("sv-edit") + " refine --no-store " + png);
+  refused_once(refine, 3, "invalid_scene");
+  CHECK(says(refine, "| sv-edit refine)"));
+
+  // By its bytes, not its name: a JPEG on standard input, a GIF called .json.
+  const auto jpeg = scratch() / "photo.jpg";
+  spit(jpeg, std::string("\xFF\xD8\xFF\xE0\0\x10JFIF", 10));
+  Run in = run(bin("sv-simulate") + " --no-store < " + jpeg.string());
+  refused_once(in, 3, "invalid_scene");
+  CHECK(says(in, "standard input is a JPEG image, not a scene"));
+  const auto gif = scratch() / "scene.json";
+  spit(gif, "GIF89a\x01\x00\x01\x00");
+  Run g = run(bin("sv-route") + " --no-store " + gif.string());
+  refused_once(g, 3, "invalid_scene");
+  CHECK(says(g, "scene.json is a GIF image"));
+}
