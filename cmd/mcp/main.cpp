@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::Success& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      throw Error(Code::invalid_selection, std::string(e.what()) + " (see sv-mcp --help)");
+      throw_usage_error(app, e, argc, argv);
     }
     mcp::Stdio io = mcp::take_stdio();
     mcp::Server server(store, tools == "read" ? mcp::Tier::read : mcp::Tier::all);

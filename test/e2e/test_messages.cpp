@@ -114,3 +114,43 @@ TEST_CASE("an image given where a scene belongs is named as one, with the pipeli
   refused_once(g, 3, "invalid_scene");
   CHECK(says(g, "scene.json is a GIF image"));
 }
+
+TEST_CASE("a mistyped command or option is named, with the closest names", "[e2e][messages]") {
+  Run lgo = run(bin("sv-commit") + " lgo");
+  refused_once(lgo, 2, "invalid_selection");
+  CHECK(says(lgo, "'lgo' is not an sv-commit command: did you mean log?"));
+  CHECK_FALSE(says(lgo, "A subcommand is required"));
+
+  Run none = run(bin("sv-commit"));
+  refused_once(none, 2, "invalid_selection");
+  CHECK(says(none, "sv-commit needs a command: "));
+  CHECK(says(none, "log"));
+
+  Run tool = run(bin("sv-diagnose") + " list-primitivs");
+  refused_once(tool, 2, "invalid_selection");
+  CHECK(says(tool, "did you mean list-primitives?"));
+  Run catalog = run(bin("sv-diagnose") + " ListPrimitivs");
+  CHECK(says(catalog, "did you mean ListPrimitives?"));
+
+  Run option = run(bin("sv-route") + " --footprnt-mm 100 " + messages_scene());
+  refused_once(option, 2, "invalid_selection");
+  CHECK(says(option, "unknown option --footprnt-mm: did you mean --footprint-mm?"));
+
+  Run sub = run(bin("sv-commit") + " log --max-cuont 3");
+  refused_once(sub, 2, "invalid_selection");
+  CHECK(says(sub, "unknown option --max-cuont for sv-commit log: did you mean --max-count?"));
+
+  Run field = run(bin("sv-diagnose") + " list-primitives --sort-bi length_desc " + messages_scene());
+  refused_once(field, 2, "invalid_selection");
+  CHECK(says(field, "did you mean --sort-by?"));
+
+  Run far = run(bin("sv-commit") + " frobnicate");
+  refused_once(far, 2, "invalid_selection");
+  CHECK(says(far, "'frobnicate' is not an sv-commit command (see sv-commit --help)"));
+
+  // A tool named in a batch request.
+  Run batch = run(bin("sv-edit") + " merge-primitives --no-store --request '[{\"tool\": \"delete-primitve\"}]' " +
+                  messages_scene());
+  refused_once(batch, 2, "invalid_selection");
+  CHECK(says(batch, "did you mean delete-primitive?"));
+}
