@@ -5,6 +5,7 @@
 
 #include "cli/shell.hpp"
 #include "cli/stage.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "mcp/server.hpp"
 
@@ -17,8 +18,8 @@ int main(int argc, char** argv) {
   std::string tools = "all";
   app.add_option("--tools", tools,
                  "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
-      ->check(CLI::IsMember({"read", "all"}))
       ->type_name("read|all");
+  check_choice(app.get_option("--tools"), {"read", "all"});
   return guarded("sv-mcp", false, [&]() -> int {
     try {
       app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/stage_util.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "route/route.hpp"
 
@@ -24,11 +25,14 @@ Stage route_stage() {
   st.params = &route_param_table();
   st.summary = "Order and orient the primitives into the robot's fastest command stream";
   st.add_options = [o](CLI::App& app) {
-    app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)")->check(CLI::PositiveNumber);
-    app.add_option("--footprint-mm", o->footprint_mm, "longest side of the drawing on paper, mm")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: the robot's)")
-        ->check(CLI::NonNegativeNumber);
+    check_number(app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)"), positive());
+    check_number(app.add_option("--footprint-mm", o->footprint_mm,
+                                "longest side of the drawing on paper: mm, or with its unit (100mm, 10cm, 4in)")
+                     ->capture_default_str()
+                     ->type_name("LENGTH"),
+                 positive());
+    check_number(app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: the robot's)"),
+                 at_least(0));
     app.add_option("--start", o->start,
                    "X,Y,HEADING_DEG: the robot starts there, and the route prices getting to the first stroke; "
                    "free: the route places it at the first stroke, facing along it (default: the scene's own start "

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/stage_util.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "export/export.hpp"
@@ -59,8 +60,9 @@ Stage simulate_stage() {
   st.add_options = [o](CLI::App& app) {
     app.add_flag("--trace", o->trace, "add each step's pose samples to the simulation");
     app.add_flag("--report", o->report, "print a one-screen summary on standard error");
-    app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: robot.pen_time_s of the scene)")
-        ->check(CLI::NonNegativeNumber);
+    check_number(app.add_option("--pen-time", o->pen_time_s,
+                                "seconds per pen lift or drop (default: robot.pen_time_s of the scene)"),
+                 at_least(0));
     for (const ExportBackend& b : export_backends()) {
       app.add_option(b.option, o->paths[b.name], b.help);
       for (const ExportOption& x : b.options) {
@@ -70,8 +72,10 @@ Stage simulate_stage() {
         }
         std::string& value = o->settings[x.flag] = x.value;
         CLI::Option* opt = app.add_option(x.flag, value, x.help)->capture_default_str();
-        if (!x.choices.empty()) opt->check(CLI::IsMember(x.choices));
-        if (x.positive_number) opt->type_name("FLOAT")->check(CLI::PositiveNumber);
+        if (!x.choices.empty()) check_choice(opt, x.choices);
+        // A number, or a length (its unit in its name: --...-mm, --...-px) in any unit it takes.
+        if (x.positive_number) check_number(opt->type_name("FLOAT"), positive());
+        else if (x.choices.empty()) accept_length_units(opt);
       }
     }
   };

@@ -17,6 +17,7 @@
 
 #include "cli/progress.hpp"
 #include "cli/shell.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/hash.hpp"
@@ -66,11 +67,8 @@ std::map<std::string, double> parse_settings(const std::vector<std::string>& set
     if (eq == std::string::npos || eq == 0)
       throw Error(Code::invalid_selection, fmt::format("--set expects KEY=VALUE, got '{}'", s));
     std::string key = s.substr(0, eq), val = s.substr(eq + 1);
-    char* end = nullptr;
-    double v = std::strtod(val.c_str(), &end);
-    if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw Error(Code::invalid_selection, fmt::format("--set {}: '{}' is not a finite number", key, val));
-    out[key] = v;
+    // A length in its key's unit (fit.tolerance_px=2px, a *_mm key in mm, cm or in).
+    out[key] = parse_number(val, length_unit_of(key), "--set " + key);
   }
   return out;
 }

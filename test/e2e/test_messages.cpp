@@ -148,9 +148,76 @@ TEST_CASE("a mistyped command or option is named, with the closest names", "[e2e
   refused_once(far, 2, "invalid_selection");
   CHECK(says(far, "'frobnicate' is not an sv-commit command (see sv-commit --help)"));
 
+  Run choice = run(bin("sv-mcp") + " --tools reed");
+  refused_once(choice, 2, "invalid_selection");
+  CHECK(says(choice, "'reed' is not one of read, all: did you mean read?"));
+
   // A tool named in a batch request.
   Run batch = run(bin("sv-edit") + " merge-primitives --no-store --request '[{\"tool\": \"delete-primitve\"}]' " +
                   messages_scene());
   refused_once(batch, 2, "invalid_selection");
   CHECK(says(batch, "did you mean delete-primitive?"));
+}
+
+TEST_CASE("a value out of range states the range in words, never a double's 309 digits", "[e2e][messages]") {
+  const std::regex long_number("[0-9]{20}");
+  struct Case {
+    std::string cmd, words;
+  };
+  const std::vector<Case> cases{
+      {bin("sv-route") + " --no-store --footprint-mm -1 " + messages_scene(), "--footprint-mm: -1 is out of range: it must be positive"},
+      {bin("sv-route") + " --no-store --ppi 0 " + messages_scene(), "--ppi: 0 is out of range: it must be positive"},
+      {bin("sv-simulate") + " --no-store --pen-time -1", "--pen-time: -1 is out of range: it must be at least 0"},
+      {bin("sv-simulate") + " --no-store --animate-speed 0", "--animate-speed: 0 is out of range: it must be positive"},
+      {bin("sv-edit") + " refine --max-f1-loss 2", "--max-f1-loss: 2 is out of range: it must be between 0 and 1"},
+      {bin("sv-commit") + " gc --expire -5", "--expire: -5 is out of range: it must be at least 0"},
+      {bin("sv-fit") + " --no-store --set fit.tolerance_px=-1 " + messages_scene(), "it must be at least"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.cmd);
+    Run r = run(c.cmd + " < /dev/null");
+    refused_once(r, 2, "invalid_selection");
+    CHECK(says(r, c.words));
+    CHECK_FALSE(std::regex_search(r.err, long_number));
+  }
+}
+
+TEST_CASE("lengths take their units: --footprint-mm 10cm is --footprint-mm 100", "[e2e][messages][units]") {
+  auto routed = [](const std::string& options) {
+    Run r = run(bin("sv-route") + " --no-store " + options + " " + messages_scene());
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const nlohmann::json s = nlohmann::json::parse(r.out);
+    return nlohmann::json{{"robot", s["robot"]}, {"commands", s["commands"]}, {"tour", s["tour"]}};
+  };
+  const nlohmann::json mm = routed("--footprint-mm 100");
+  CHECK(mm["robot"]["footprint_mm"] == 100.0);
+  CHECK(routed("--footprint-mm 10cm") == mm);
+  CHECK(routed("--footprint-mm=100mm") == mm);
+  CHECK(routed("--footprint-mm '10 cm'") == mm);
+  const nlohmann::json in = routed("--footprint-mm 4in");
+  CHECK(in["robot"]["footprint_mm"] == 101.6);
+  CHECK(in == routed("--footprint-mm 101.6"));
+
+  Run ft = run(bin("sv-route") + " --no-store --footprint-mm 10ft " + messages_scene());
+  refused_once(ft, 2, "invalid_selection");
+  CHECK(says(ft, "--footprint-mm: '10ft': ft is not a unit it takes"));
+  CHECK(says(ft, "mm (the default), cm or in"));
+
+  // --set's *_px keys take px; a tool's -px field too.
+  Run px = run(bin("sv-fit") + " --no-store --set fit.tolerance_px=2px " + messages_scene());
+  Run plain = run(bin("sv-fit") + " --no-store --set fit.tolerance_px=2 " + messages_scene());
+  REQUIRE(px.status == 0);
+  CHECK(px.out.size() > 100);
+  // The scene records its command line; what it computed is the same.
+  const nlohmann::json a = nlohmann::json::parse(px.out), b = nlohmann::json::parse(plain.out);
+  CHECK(a["primitives"] == b["primitives"]);
+  CHECK(a["config"] == b["config"]);
+  Run wrong = run(bin("sv-fit") + " --no-store --set fit.tolerance_px=2mm " + messages_scene());
+  refused_once(wrong, 2, "invalid_selection");
+  CHECK(says(wrong, "--set fit.tolerance_px: '2mm': mm is not a unit it takes"));
+
+  Run field = run(bin("sv-diagnose") + " analyze-geometric-fit --flag-threshold-px 2px " + messages_scene() + " 2>&1");
+  CHECK(field.status == 0);
+  CHECK(field.out.find("\"flag_threshold_px\":2.0") != std::string::npos);
 }
