@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -165,6 +166,22 @@ std::optional<std::string> unknown_name(const CLI::App& root, int argc, char** a
   return std::nullopt;
 }
 
+// A stage that also has subcommands (sv-simulate render) takes a word that is no subcommand as
+// its input file: one that is no file either, and close to a subcommand, is named as both.
+void refuse_missing_command_word(const CLI::App& app, const StageArgs& args) {
+  if (args.inputs.size() != 1) return;
+  const std::string& word = args.inputs[0];
+  if (word.empty() || word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") !=
+                          std::string::npos)
+    return;
+  struct stat st {};
+  if (::stat(word.c_str(), &st) == 0 || errno != ENOENT) return;
+  const std::vector<std::string> near = closest_names(word, subcommand_names(&app, word));
+  if (near.empty()) return;
+  throw Error(Code::io_error, fmt::format("cannot open {}: {}; nor is it an {} command: {}", word, std::strerror(ENOENT),
+                                          app.get_name(), did_you_mean(near)));
+}
+
 }  // namespace
 
 void throw_usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
@@ -224,6 +241,7 @@ int run_main(int argc, char** argv, const Executable& exe) {
       if (status < 0 && sub->parsed()) status = c->run(common);
     if (status < 0 && tools)
       if (std::optional<int> done = tools->run(common, envelope_on_stdout)) status = *done;
+    if (status < 0 && tools) refuse_missing_command_word(app, stage_args);
     if (status < 0) status = run_stage(*exe.stage, stage_args, common, argc, argv);
     // What is still buffered for standard output, and any write that failed on the way (a full
     // device, a closed pipe): a result that did not arrive is no success.

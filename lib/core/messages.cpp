@@ -51,6 +51,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates, size_t limit) {
   const std::string_view bare = without_dashes(word);
+  if (bare.size() < 2) return {};  // one letter (-x) is a step from every other: no guess
   const size_t threshold = bare.size() <= 5 ? 1 : bare.size() <= 8 ? 2 : 3;
   std::vector<std::pair<size_t, std::string>> near, prefixed;
   for (const std::string& c : candidates) {

@@ -18,7 +18,7 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // an edit distance that grows with the word's length (1 up to 5 letters, 2 up to 8, else 3;
 // leading dashes not counted), the closest ones only; when none is that close, those that begin
 // with the word (at least 2 letters: "list" -> list-primitives, list-revisions). Ties in name
-// order; the word itself is never suggested.
+// order; the word itself is never suggested, nor anything for a word of one letter.
 std::vector<std::string> closest_names(std::string_view word, const std::vector<std::string>& candidates,
                                        size_t limit = 3);
 

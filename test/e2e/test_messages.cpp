@@ -144,6 +144,15 @@ TEST_CASE("a mistyped command or option is named, with the closest names", "[e2e
   refused_once(field, 2, "invalid_selection");
   CHECK(says(field, "did you mean --sort-by?"));
 
+  // A stage with subcommands reads a word that is none as its input: neither is named.
+  Run word = run("cd " + scratch().string() + " && " + bin("sv-simulate") + " --no-store rendr");
+  refused_once(word, 3, "io_error");
+  CHECK(says(word, "cannot open rendr: No such file or directory; nor is it an sv-simulate command: did you mean render?"));
+
+  Run one_letter = run(bin("sv-edit") + " -x");
+  refused_once(one_letter, 2, "invalid_selection");
+  CHECK(says(one_letter, "unknown option -x (see sv-edit --help)"));
+
   Run far = run(bin("sv-commit") + " frobnicate");
   refused_once(far, 2, "invalid_selection");
   CHECK(says(far, "'frobnicate' is not an sv-commit command (see sv-commit --help)"));

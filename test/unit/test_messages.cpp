@@ -47,6 +47,7 @@ TEST_CASE("the closest names to a mistyped one, within a bound that grows with i
   CHECK(closest_names("--sart", options) == std::vector<std::string>{"--start"});
   CHECK(closest_names("--outptu", options) == std::vector<std::string>{"--output"});
   CHECK(closest_names("--zzzzzzzz", options).empty());
+  CHECK(closest_names("-x", options).empty());  // -o is one step away, as is every letter
 }
 
 TEST_CASE("did you mean lists one, two or three names", "[messages]") {
