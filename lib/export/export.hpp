@@ -61,7 +61,8 @@ std::string render_svg(const Scene& scene);
 std::string render_svg_animated(const Scene& scene, double speedup = 1);
 
 // An option of a backend besides its path: a value (with a default, maybe a closed set of
-// choices) or a switch.
+// choices) or a switch. A value whose flag ends in -mm or -px is a length, given with or without
+// its unit as every such option of sv is (cli/values.hpp: 10cm, 4in; 2px).
 struct ExportOption {
   std::string flag;  // "--gcode-units"
   std::string help;
