@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       {"log", "list revisions from REV back through their parents",
        [&](CLI::App& a) {
          a.add_option("rev", rev, "start revision (default HEAD)");
-         a.add_option("-n,--max-count", limit, "at most this many revisions");
+         check_number(a.add_option("-n,--max-count", limit, "at most this many revisions"), at_least(0), true);
        },
        [&](const CommonOptions& o) {
          Store s = open_required(o);

@@ -58,9 +58,15 @@ nlohmann::ordered_json number_json(std::optional<double> v, ParamType t) {
 void ParamTable::check(const std::map<std::string, double>& settings) const {
   for (const auto& [key, value] : settings) {
     const ParamSpec* p = find(key);
-    if (!p)
-      throw Error(Code::invalid_selection, fmt::format("unknown parameter '{}' (see {} --params)", key, stage),
+    if (!p) {
+      std::vector<std::string> keys;
+      for (const ParamSpec& q : params)
+        if (q.set_by == "--set") keys.push_back(q.key);
+      const std::string hint = did_you_mean(closest_names(key, keys));
+      throw Error(Code::invalid_selection,
+                  fmt::format("unknown parameter '{}'{} (see {} --params)", key, hint.empty() ? "" : ": " + hint, stage),
                   {{"key", key}});
+    }
     if (p->set_by != "--set")
       throw Error(Code::invalid_selection,
                   p->set_by.empty() ? fmt::format("'{}' is derived ({}), not set", key, p->derivation)

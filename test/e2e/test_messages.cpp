@@ -115,6 +115,17 @@ TEST_CASE("an image given where a scene belongs is named as one, with the pipeli
   CHECK(says(g, "scene.json is a GIF image"));
 }
 
+TEST_CASE("sv-skeleton names a scene or a GIF given as its image", "[e2e][messages]") {
+  Run scene = run(bin("sv-skeleton") + " --no-store " + messages_scene());
+  refused_once(scene, 3, "invalid_raster");
+  CHECK(says(scene, messages_scene() + " is JSON (a scene?), not an image: sv-skeleton reads PNG, JPEG, TIFF, BMP or WebP"));
+  const auto gif = scratch() / "drawing.gif";
+  spit(gif, "GIF89a\x01\x00\x01\x00");
+  Run g = run(bin("sv-skeleton") + " --no-store < " + gif.string());
+  refused_once(g, 3, "invalid_raster");
+  CHECK(says(g, "standard input is a GIF image: sv-skeleton reads PNG, JPEG, TIFF, BMP or WebP (convert it first)"));
+}
+
 TEST_CASE("a mistyped command or option is named, with the closest names", "[e2e][messages]") {
   Run lgo = run(bin("sv-commit") + " lgo");
   refused_once(lgo, 2, "invalid_selection");
@@ -156,6 +167,14 @@ TEST_CASE("a mistyped command or option is named, with the closest names", "[e2e
   Run far = run(bin("sv-commit") + " frobnicate");
   refused_once(far, 2, "invalid_selection");
   CHECK(says(far, "'frobnicate' is not an sv-commit command (see sv-commit --help)"));
+
+  Run key = run(bin("sv-fit") + " --no-store --set fit.tolerence_px=1 " + messages_scene());
+  refused_once(key, 2, "invalid_selection");
+  CHECK(says(key, "unknown parameter 'fit.tolerence_px': did you mean fit.tolerance_px? (see sv-fit --params)"));
+
+  Run count = run(bin("sv-commit") + " log -n abc");
+  refused_once(count, 2, "invalid_selection");
+  CHECK(says(count, "--max-count: 'abc' is not a number"));
 
   Run choice = run(bin("sv-mcp") + " --tools reed");
   refused_once(choice, 2, "invalid_selection");
