@@ -147,12 +147,23 @@ std::string long_name(const CLI::Option* o) {
   return o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
 }
 
+// The limits as --help and --params show them after the type, as CLI11's own checks did
+// (FLOAT:POSITIVE, INT:[0, 100000]).
+std::string limits_tag(const NumberLimits& l) {
+  const bool has_min = l.min > -1e300, has_max = l.max < 1e300;
+  if (!has_min && !has_max) return "";
+  if (!has_max && l.min == 0) return l.min_open ? "POSITIVE" : "NONNEGATIVE";
+  return fmt::format("{}{}, {}{}", l.min_open || !has_min ? "(" : "[", has_min ? number_text(l.min) : "-inf",
+                     has_max ? number_text(l.max) : "inf", l.max_open || !has_max ? ")" : "]");
+}
+
 }  // namespace
 
 void check_number(CLI::Option* option, const NumberLimits& limits, bool integer) {
   const LengthUnit unit = length_unit_of(long_name(option));
   option->transform(CLI::Validator(
-      [unit, limits, integer](std::string& text) { return read_number(text, unit, limits, integer); }, "", "number"));
+      [unit, limits, integer](std::string& text) { return read_number(text, unit, limits, integer); },
+      limits_tag(limits), "number"));
 }
 
 void accept_length_units(CLI::Option* option) {
@@ -177,7 +188,12 @@ void check_choice(CLI::Option* option, const std::vector<std::string>& choices) 
         const std::string hint = did_you_mean(closest_names(text, choices));
         return fmt::format("'{}' is not one of {}{}", text, list, hint.empty() ? "" : ": " + hint);
       },
-      "", "choice"));
+      [&] {  // as CLI11's IsMember showed them: {type,order,none}
+        std::string set;
+        for (const std::string& c : choices) set += (set.empty() ? "{" : ",") + c;
+        return set + "}";
+      }(),
+      "choice"));
 }
 
 }  // namespace sv

@@ -227,6 +227,12 @@ TEST_CASE("lengths take their units: --footprint-mm 10cm is --footprint-mm 100",
   CHECK(in["robot"]["footprint_mm"] == 101.6);
   CHECK(in == routed("--footprint-mm 101.6"));
 
+  // --help and --params show what it takes, as before: the type and its limits.
+  Run help = run(bin("sv-route") + " --help");
+  CHECK(help.out.find("--footprint-mm LENGTH:POSITIVE=200") != std::string::npos);
+  CHECK(help.out.find("--pen-time FLOAT:NONNEGATIVE") != std::string::npos);
+  CHECK(run(bin("sv-simulate") + " --help").out.find("--color-by TEXT:{type,order,none}=type") != std::string::npos);
+
   Run ft = run(bin("sv-route") + " --no-store --footprint-mm 10ft " + messages_scene());
   refused_once(ft, 2, "invalid_selection");
   CHECK(says(ft, "--footprint-mm: '10ft': ft is not a unit it takes"));
