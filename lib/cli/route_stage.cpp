@@ -15,6 +15,8 @@ namespace sv {
 Stage route_stage() {
   struct Opts {
     double ppi = 0, footprint_mm = kDefaultFootprintMm, pen_time_s = -1;
+    std::string robot;
+    double draw_speed_mm_s = 0, travel_speed_mm_s = 0, accel_mm_s2 = 0;
     std::string start;
     std::vector<std::string> settings;
   };
@@ -31,8 +33,21 @@ Stage route_stage() {
                      ->capture_default_str()
                      ->type_name("LENGTH"),
                  positive());
-    check_number(app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: the robot's)"),
+    check_number(app.add_option("--pen-time", o->pen_time_s,
+                                "seconds per pen lift or drop (default: the robot's: doodlebot 0, plotter 0.15)"),
                  at_least(0));
+    check_choice(app.add_option("--robot", o->robot,
+                                "the motion model the route minimizes and the scene records: doodlebot (the "
+                                "differential-drive robot) or plotter (an XY pen plotter: pen-up travel and pen "
+                                "changes cost, turning does not) (default: the scene's own robot when it was routed "
+                                "for a plotter, else doodlebot)"),
+                 {"doodlebot", "plotter"});
+    check_number(app.add_option("--draw-speed", o->draw_speed_mm_s, "plotter: pen-down speed, mm/s (default: 50)"),
+                 positive());
+    check_number(app.add_option("--travel-speed", o->travel_speed_mm_s, "plotter: pen-up travel speed, mm/s (default: 150)"),
+                 positive());
+    check_number(app.add_option("--accel", o->accel_mm_s2, "plotter: acceleration of every move, mm/s² (default: 1000)"),
+                 positive());
     app.add_option("--start", o->start,
                    "X,Y,HEADING_DEG: the robot starts there, and the route prices getting to the first stroke; "
                    "free: the route places it at the first stroke, facing along it (default: the scene's own start "
@@ -45,6 +60,12 @@ Stage route_stage() {
     ro.ppi = o->ppi;
     ro.footprint_mm = o->footprint_mm;
     ro.pen_time_s = o->pen_time_s;
+    ro.model = o->robot;
+    ro.draw_speed_mm_s = o->draw_speed_mm_s;
+    ro.travel_speed_mm_s = o->travel_speed_mm_s;
+    ro.accel_mm_s2 = o->accel_mm_s2;
+    // A scene routed for a plotter stays a plotter's, with its speeds and pen time, unless told.
+    if (o->robot.empty() && out.robot && out.robot->plotter()) keep_plotter(*out.robot, ro);
     if (!o->start.empty()) ro.start = parse_start(o->start);
     else if (out.robot && out.robot->start_fixed) ro.start = out.robot->start;
     ro.overrides = parse_settings(o->settings);

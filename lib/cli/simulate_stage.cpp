@@ -31,9 +31,15 @@ std::string scene_report(const Scene& s) {
   out += fmt::format("strokes      {}, {}\n",
                      count(static_cast<long>(num("strokes")), "pen-down stroke", "pen-down strokes"),
                      count(static_cast<long>(num("pen_up_moves")), "pen-up move", "pen-up moves"));
-  out += fmt::format("robot        {:.1f} s to draw at {:.0f} mm ({:.1f} s drawing, {:.1f} s travel, {:.1f} s turning)\n",
-                     num("draw_time_s"), s.robot ? s.robot->footprint_mm : 0.0, num("pen_down_time_s"),
-                     num("pen_up_travel_time_s"), num("spin_time_s"));
+  if (s.robot && s.robot->plotter())  // a plotter does not turn; its pen lifts and drops take time
+    out += fmt::format("robot        plotter, {:.1f} s to draw at {:.0f} mm ({:.1f} s drawing, {:.1f} s travel, "
+                       "{:.1f} s lifting and dropping the pen)\n",
+                       num("draw_time_s"), s.robot->footprint_mm, num("pen_down_time_s"), num("pen_up_travel_time_s"),
+                       num("pen_time_s"));
+  else
+    out += fmt::format("robot        {:.1f} s to draw at {:.0f} mm ({:.1f} s drawing, {:.1f} s travel, {:.1f} s turning)\n",
+                       num("draw_time_s"), s.robot ? s.robot->footprint_mm : 0.0, num("pen_down_time_s"),
+                       num("pen_up_travel_time_s"), num("spin_time_s"));
   out += fmt::format("commands     {}\n", s.commands ? s.commands->size() : 0);
   out += fmt::format("revision     {}\n", s.revision.id.empty() ? "-" : s.revision.id.substr(0, 12));
   return out;

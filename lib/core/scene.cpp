@@ -176,6 +176,11 @@ json to_json(const Scene& s, bool with_revision_id) {
                              {"y", round_to(r.start.y, kPx)},
                              {"heading_deg", round_to(r.start.heading_deg, kPx)}}},
                   {"start_mode", r.start_fixed ? "fixed" : "free"}};
+    if (r.plotter()) {
+      j["robot"]["draw_speed_mm_s"] = round_to(r.draw_speed_mm_s, kPx);
+      j["robot"]["travel_speed_mm_s"] = round_to(r.travel_speed_mm_s, kPx);
+      j["robot"]["accel_mm_s2"] = round_to(r.accel_mm_s2, kPx);
+    }
   }
   if (s.commands) {
     json cs = json::array();
@@ -390,6 +395,9 @@ Scene scene_from_valid_json(const json& j) {
     r.pen_time_s = o.value("pen_time_s", 0.0);
     r.start = {o["start"]["x"], o["start"]["y"], o["start"]["heading_deg"]};
     r.start_fixed = o.value("start_mode", "free") == "fixed";
+    r.draw_speed_mm_s = o.value("draw_speed_mm_s", kDefaultPlotterDrawMmS);
+    r.travel_speed_mm_s = o.value("travel_speed_mm_s", kDefaultPlotterTravelMmS);
+    r.accel_mm_s2 = o.value("accel_mm_s2", kDefaultPlotterAccelMmS2);
     s.robot = r;
   }
   if (j.contains("commands")) {

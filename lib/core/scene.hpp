@@ -141,11 +141,24 @@ struct Pose {
 // targetFootprintMm): the one default of the scene, routing and the motion model.
 constexpr double kDefaultFootprintMm = 200;
 
+// An XY pen plotter's motion (robot model "plotter"): straight moves along the page at a
+// drawing speed with the pen down and a travel speed with it up, each a trapezoid with the same
+// acceleration; no turning. Defaults are an AxiDraw's (robot/motion.hpp says how).
+constexpr double kDefaultPlotterDrawMmS = 50;
+constexpr double kDefaultPlotterTravelMmS = 150;
+constexpr double kDefaultPlotterAccelMmS2 = 1000;
+constexpr double kDefaultPlotterPenTimeS = 0.15;
+
 struct Robot {
-  std::string model = "doodlebot";
+  std::string model = "doodlebot";            // "doodlebot" or "plotter"
   double ppi = 0;                             // pixels per inch the times are computed at
   double footprint_mm = kDefaultFootprintMm;  // longest side on paper; 0 when ppi was given
   double pen_time_s = 0;                      // time of one pen lift or drop
+  // "plotter" only (recorded for it alone): speeds in mm/s, acceleration in mm/s².
+  double draw_speed_mm_s = kDefaultPlotterDrawMmS;
+  double travel_speed_mm_s = kDefaultPlotterTravelMmS;
+  double accel_mm_s2 = kDefaultPlotterAccelMmS2;
+  bool plotter() const { return model == "plotter"; }
   Pose start;
   // "fixed": the user gave the start and the route prices getting from it to the first stroke;
   // else "free": the route chose it, the robot placed at the first stroke facing along it, and

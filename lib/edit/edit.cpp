@@ -61,6 +61,7 @@ RouteOptions route_options_of(const Scene& s) {
     // A free start is chosen again for whatever stroke the edit leaves first.
     if (s.robot->start_fixed) o.start = s.robot->start;
     o.pen_time_s = s.robot->pen_time_s;
+    keep_plotter(*s.robot, o);
   }
   for (const ParamSpec& d : route_param_table().params) {
     auto it = s.config.find(d.key);

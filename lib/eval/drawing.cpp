@@ -16,6 +16,12 @@ double scene_ppi(const Scene& s) {
   return 1.0;
 }
 
+Robot scene_robot(const Scene& s) {
+  Robot r = s.robot ? *s.robot : Robot{};
+  r.ppi = scene_ppi(s);
+  return r;
+}
+
 std::vector<std::string> draw_order(const Scene& s) {
   std::vector<std::string> order;
   if (!s.primitives) return order;
@@ -52,6 +58,7 @@ void lay_out_primitives(const Scene& s, Drawing& d) {
 Drawing drawing_of(const Scene& s) {
   Drawing d;
   d.ppi = scene_ppi(s);
+  d.robot = scene_robot(s);
   if (!s.commands || s.commands->empty()) {
     lay_out_primitives(s, d);
     return d;
@@ -72,7 +79,7 @@ Drawing drawing_of(const Scene& s) {
     DrawStep st;
     st.index = m.command;
     st.cmd = c;
-    st.time_s = command_time_s(c, d.ppi);
+    st.time_s = command_time_s(c, d.robot);
     st.start = m.start;
     st.end = m.end;
     st.path = m.path;

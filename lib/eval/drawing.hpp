@@ -23,6 +23,7 @@ struct DrawStep {
 struct Drawing {
   bool from_commands = false;  // false: no command stream; strokes are the primitives themselves
   double ppi = 0;
+  Robot robot;                 // the scene's robot (a Doodlebot when it has none) at that ppi
   std::vector<DrawStep> steps;
   std::vector<Polyline> strokes;               // pen-down paths
   std::vector<std::pair<std::string, Polyline>> pieces;  // pen-down paths by primitive ("" unknown)
@@ -35,6 +36,8 @@ struct Drawing {
 
 // Pixels per inch the scene's times are computed at (robot.ppi, else its footprint, else 1).
 double scene_ppi(const Scene& s);
+// The scene's robot, a default Doodlebot when it has none, at scene_ppi: what its times are priced by.
+Robot scene_robot(const Scene& s);
 // Replays the command stream (or, without one, lays the primitives out in tour or id order).
 Drawing drawing_of(const Scene& s);
 

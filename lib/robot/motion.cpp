@@ -52,6 +52,40 @@ double stream_time_s(const std::vector<Command>& commands, double ppi, double pe
   return t + pen_changes(commands) * pen_time_s;
 }
 
+double Motion::command_s(const Command& c) const {
+  if (!plotter) return command_time_s(c, ppi);
+  switch (c.kind) {
+    case Command::Kind::line: return c.pen_down ? draw_line_s(c.distance) : travel_s(c.distance);
+    case Command::Kind::spin: return 0;
+    case Command::Kind::arc: return arc_s(c.radius, c.degrees);
+  }
+  return 0;
+}
+
+double Motion::stream_s(const std::vector<Command>& commands) const {
+  if (!plotter) return stream_time_s(commands, ppi, pen_time_s);
+  double t = 0;
+  for (const Command& c : commands) t += command_s(c);
+  return t + pen_changes(commands) * pen_time_s;
+}
+
+Motion motion_of(const Robot& robot) {
+  Motion m;
+  m.ppi = robot.ppi;
+  m.pen_time_s = robot.pen_time_s;
+  m.plotter = robot.plotter();
+  m.draw_mm_s = robot.draw_speed_mm_s;
+  m.travel_mm_s = robot.travel_speed_mm_s;
+  m.accel_mm_s2 = robot.accel_mm_s2;
+  return m;
+}
+
+double command_time_s(const Command& c, const Robot& robot) { return motion_of(robot).command_s(c); }
+
+double stream_time_s(const std::vector<Command>& commands, const Robot& robot) {
+  return motion_of(robot).stream_s(commands);
+}
+
 double ppi_for_footprint(double longest_side_px, double footprint_mm) {
   return longest_side_px / (footprint_mm / 25.4);
 }

@@ -20,10 +20,12 @@ json pose_json(const Pose& p) {
 }
 
 // What a reader of the step log should notice about a command.
-std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_width_px) {
+std::vector<std::string> notes_for(const Command& c, const Robot& robot, double stroke_width_px) {
+  const bool plotter = robot.plotter();
   std::vector<std::string> notes;
   switch (c.kind) {
     case Command::Kind::spin:
+      if (plotter) break;  // the stream's heading only: a plotter does not turn
       if (long_way_spin(c))
         notes.push_back(fmt::format("spin of {:.1f}°: the robot turns the long way ({:.1f}° faces the same way)",
                                     c.degrees, wrap_deg(c.degrees)));
@@ -32,7 +34,7 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
       break;
     case Command::Kind::line:
       if (c.pen_down && c.distance == 0) notes.push_back("dot: pen touches down without moving");
-      if (c.distance < 0) notes.push_back("drives backwards");
+      if (c.distance < 0 && !plotter) notes.push_back("drives backwards");
       if (!c.pen_down) notes.push_back(fmt::format("pen-up travel {:.0f} px", std::abs(c.distance)));
       if (!c.pen_down && std::abs(c.distance) < stroke_width_px)
         notes.push_back(fmt::format("pen-up shorter than a stroke width ({:.2f} < {:.2f} px): it could be drawn "
@@ -40,7 +42,7 @@ std::vector<std::string> notes_for(const Command& c, double ppi, double stroke_w
                                     std::abs(c.distance), stroke_width_px));
       break;
     case Command::Kind::arc:
-      if (c.radius / ppi < kWheelbaseRadiusIn)
+      if (!plotter && c.radius / robot.ppi < kWheelbaseRadiusIn)
         notes.push_back("radius inside the wheelbase: the inner wheel turns backwards");
       break;
   }
@@ -105,6 +107,7 @@ void simulate(Scene& scene, const SimulateOptions& options) {
     sim.steps.push_back({op, static_cast<uint32_t>(m.command), round_to(dur, 1e-6),
                          {round_to(end.x, 1e-4), round_to(end.y, 1e-4), round_to(wrap_deg(end.heading_deg), 1e-4)}});
   };
+  const Motion model = motion_of(robot);
   const std::vector<Move> moves = replay_moves(commands, robot.start);
   sim.steps.reserve(2 * moves.size());  // at most a pen change before each move
   // A pose every pixel of the paths, or farther apart when they are longer than kMaxTracePoses px.
@@ -117,7 +120,7 @@ void simulate(Scene& scene, const SimulateOptions& options) {
   }
   for (const Move& m : moves) {
     const Command& c = commands[m.command];
-    double dur = command_time_s(c, robot.ppi);
+    double dur = model.command_s(c);
     if (m.kind != Command::Kind::spin && m.pen_down != down) {
       add_step(m.pen_down ? SimStep::Op::pen_down : SimStep::Op::pen_up, m, m.start, robot.pen_time_s);
       if (options.trace) sim.traces.push_back(nullptr);
@@ -130,7 +133,7 @@ void simulate(Scene& scene, const SimulateOptions& options) {
              : m.kind == Command::Kind::arc ? SimStep::Op::arc
                                             : SimStep::Op::line,
              m, m.end, dur);
-    for (std::string& note : notes_for(c, robot.ppi, stroke_w)) sim.notes.emplace_back(sim.steps.size() - 1, std::move(note));
+    for (std::string& note : notes_for(c, robot, stroke_w)) sim.notes.emplace_back(sim.steps.size() - 1, std::move(note));
     if (options.trace) sim.traces.push_back(trace_of(m, c, trace_spacing));
     if (m.kind == Command::Kind::spin) {
       t_spin += dur;

@@ -54,7 +54,7 @@ double CostModel::spin(double deg) const {
   double d = std::abs(deg);
   if (d > 3600) d = std::fmod(d, 360.0);
   while (d > 360) d -= 360;
-  return spin_time_s(d > 180 ? 360 - d : d);
+  return motion.spin_s(d > 180 ? 360 - d : d);
 }
 
 double CostModel::transition(Vec2 p, double h, Vec2 q, double h2) const {
@@ -68,7 +68,7 @@ double CostModel::transition(Vec2 p, double h, Vec2 q, double h2) const {
     double turns = (free_h ? 0 : spin(along - h)) + (free_h2 ? 0 : spin(h2 - along));
     best = std::min(best, turns);
   }
-  return best + line_time_s(d, ppi) + 2 * pen_time_s;
+  return best + motion.travel_s(d) + 2 * motion.pen_time_s;  // in this order: the sums stay bit for bit
 }
 
 double choose_bits(const std::vector<Leg>& legs, const CostModel& cost, const std::optional<Pose>& start,

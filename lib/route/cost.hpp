@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/scene.hpp"
+#include "robot/motion.hpp"
 
 namespace sv {
 
@@ -31,11 +32,13 @@ inline double heading_in(const Leg& l, int bit) { return l.h_in + 180.0 * bit; }
 inline double heading_out(const Leg& l, int bit) { return l.h_out + 180.0 * bit; }
 
 struct CostModel {
-  double ppi = 1;
-  double pen_time_s = 0;
+  Motion motion;              // the robot's motion model at the drawing's scale, pen time included
   double join_px = 1.5;       // gaps up to this are drawn across without lifting the pen
   double flat_px = 0.005;     // arcs with a smaller sagitta are drawn as lines
   bool reverse_drive = true;  // straight moves (pen-up travel, drawn lines) may run backwards
+
+  // A pen-up trip of `d` px with its lift and drop (the part of transition() that is not turning).
+  double trip(double d) const { return motion.travel_s(d) + 2 * motion.pen_time_s; }
 
   int bits(const Leg& l) const { return l.straight && reverse_drive ? 2 : 1; }
   double spin(double deg) const;  // turning by `deg` the short way

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <random>
 #include <tuple>
 
 #include "robot/motion.hpp"
@@ -206,7 +207,7 @@ double TourPlanner::trans(const Orientation& a, const Orientation& b) const {
 
 double TourPlanner::least_trip_s(double d) const {
   d = d * (1 - 1e-12) - 1e-9;  // rounding: never above the true cost
-  return d > cost_.join_px ? line_time_s(d, cost_.ppi) + 2 * cost_.pen_time_s : 0.0;
+  return d > cost_.join_px ? cost_.trip(d) : 0.0;
 }
 
 double TourPlanner::from_start(const Orientation& o) const {
@@ -578,7 +579,10 @@ void TourPlanner::improve(Tour& tour) const {
   std::optional<Focus> focus;
   if (tour.size() > static_cast<size_t>(params_.full_sweeps_max))
     focus.emplace(Focus{std::vector<char>(orients_.size(), 1), std::vector<char>(orients_.size(), 0)});
-  Focus* f = focus ? &*focus : nullptr;
+  passes(tour, focus ? &*focus : nullptr);
+}
+
+void TourPlanner::passes(Tour& tour, Focus* f) const {
   for (int pass = 0; pass < params_.max_passes; ++pass) {
     bool a = two_opt(tour, f);
     bool b = or_opt(tour, f);
@@ -587,6 +591,35 @@ void TourPlanner::improve(Tour& tour) const {
     if (f) {
       f->look.swap(f->next);
       std::fill(f->next.begin(), f->next.end(), 0);
+    }
+  }
+}
+
+void TourPlanner::explore(Tour& tour, int rounds) const {
+  const size_t n = tour.size();
+  if (n < 5) return;
+  std::mt19937 rng(20261206);
+  const size_t window = std::min<size_t>(n - 1, 30);  // the cuts' spread: a local kick
+  double best = cost(tour);
+  for (int r = 0; r < rounds; ++r) {
+    const size_t a = std::uniform_int_distribution<size_t>(1, n - 1)(rng);
+    const size_t hi = std::min(n - 1, a + window);
+    if (hi < a + 2) continue;
+    size_t b = std::uniform_int_distribution<size_t>(a + 1, hi - 1)(rng);
+    size_t c = std::uniform_int_distribution<size_t>(b + 1, hi)(rng);
+    Tour u(tour.begin(), tour.begin() + static_cast<long>(a));
+    u.insert(u.end(), tour.begin() + static_cast<long>(b), tour.begin() + static_cast<long>(c));
+    u.insert(u.end(), tour.begin() + static_cast<long>(a), tour.begin() + static_cast<long>(b));
+    u.insert(u.end(), tour.begin() + static_cast<long>(c), tour.end());
+    // Only the three new joints are looked at first: the moves then follow what they change,
+    // so a round costs about a pass over the tour whatever its length.
+    Focus f{std::vector<char>(orients_.size(), 0), std::vector<char>(orients_.size(), 0)};
+    for (size_t k : {a, b, c}) f.touch(u, k - 1, std::min(k + 1, n));
+    std::fill(f.next.begin(), f.next.end(), 0);
+    passes(u, &f);
+    if (const double cu = cost(u); cu < best - 1e-9) {
+      best = cu;
+      tour = std::move(u);
     }
   }
 }

@@ -60,6 +60,12 @@ class TourPlanner {
   Tour as_listed(const std::vector<int>& order);
   // Local search until no move helps (or max_passes).
   void improve(Tour& tour) const;
+  // Iterated local search: `rounds` times, a double bridge (three cuts close together, the two
+  // middle runs swapped: a move 2-opt and or-opt cannot undo) followed by improve()'s moves at
+  // the three new joints and wherever those moves lead (don't-look bits: a round costs about one
+  // pass whatever the tour's length); a result is kept only when cost() is lower, so the tour
+  // never gets worse. Deterministic (a fixed seed).
+  void explore(Tour& tour, int rounds) const;
   // Moves each free circle's entry point and sense to the best continuous angle for its
   // neighbours in the tour.
   void refine_circles(Tour& tour);
@@ -96,6 +102,8 @@ class TourPlanner {
       for (size_t k = lo; k < hi; ++k) touch(t[k].trail);
     }
   };
+  // improve()'s passes; with a focus, only at the trails it looks at and those moves touch.
+  void passes(Tour& tour, Focus* focus) const;
   bool two_opt(Tour& t, Focus* focus) const;
   bool or_opt(Tour& t, Focus* focus) const;
   bool reorient(Tour& t, Focus* focus) const;

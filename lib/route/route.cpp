@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/scene_check.hpp"
@@ -92,6 +93,16 @@ const ParamTable& route_param_table() {
               "--footprint-mm"),
        set_by(tuning("route.pen_time_s", kDefaultPenTimeS, 0, T::number, "s", "time of one pen lift or drop"),
               "--pen-time"),
+       set_by(tuning("route.draw_speed_mm_s", kDefaultPlotterDrawMmS, 0.001, T::number, "mm/s",
+                     "--robot plotter: speed of pen-down moves (AxiDraw's default: 25 % of its 8.6979 in/s over 110)"),
+              "--draw-speed"),
+       set_by(tuning("route.travel_speed_mm_s", kDefaultPlotterTravelMmS, 0.001, T::number, "mm/s",
+                     "--robot plotter: speed of pen-up travel (AxiDraw's default: 75 % of its 8.6979 in/s over 110)"),
+              "--travel-speed"),
+       set_by(tuning("route.accel_mm_s2", kDefaultPlotterAccelMmS2, 0.001, T::number, "mm/s2",
+                     "--robot plotter: acceleration and deceleration of every move (AxiDraw's defaults: 762 "
+                     "pen-down, 1143 pen-up)"),
+              "--accel"),
        set_by(derived(tuning("route.join_px", 0, 0, T::number, "px",
                              "2 x route.snap_px: gaps up to this are drawn across without lifting the pen"),
                       "default", "2 * route.snap_px", false),
@@ -281,7 +292,21 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   // The scale the scene records, exactly: an edit re-routes at the scene's ppi (route_options_of)
   // and must price every move as this routing did.
   robot.ppi = std::max(round_to(robot.ppi, kSceneQuantum), kSceneQuantum);
-  robot.pen_time_s = options.pen_time_s >= 0 ? options.pen_time_s : kDefaultPenTimeS;
+  if (!options.model.empty() && options.model != "doodlebot" && options.model != "plotter")
+    throw Error(Code::invalid_selection,
+                fmt::format("route: the robot is 'doodlebot' or 'plotter', got '{}'", options.model),
+                {{"option", "robot"}});
+  if (!options.model.empty()) robot.model = options.model;
+  const bool plotter = robot.plotter();
+  robot.pen_time_s = options.pen_time_s >= 0 ? options.pen_time_s : plotter ? kDefaultPlotterPenTimeS : kDefaultPenTimeS;
+  for (auto [given, field, option] : {std::tuple{options.draw_speed_mm_s, &robot.draw_speed_mm_s, "draw_speed_mm_s"},
+                                      std::tuple{options.travel_speed_mm_s, &robot.travel_speed_mm_s, "travel_speed_mm_s"},
+                                      std::tuple{options.accel_mm_s2, &robot.accel_mm_s2, "accel_mm_s2"}}) {
+    if (given > 0 && !plotter)
+      throw Error(Code::invalid_selection, fmt::format("route: {} is a plotter's (--robot plotter)", option),
+                  {{"option", option}});
+    if (given > 0) *field = round_to(std::max(given, 1e-3), kSceneQuantum);
+  }
   if (options.start) {
     // Where the scene will say the robot starts, exactly: a re-run from the scene starts there too.
     const Pose g = *options.start;
@@ -301,10 +326,18 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   table.record(scene, "route.footprint_mm", robot.footprint_mm,
                options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user");
   table.record(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default");
+  if (plotter) {
+    table.record(scene, "route.draw_speed_mm_s", robot.draw_speed_mm_s, options.draw_speed_mm_s > 0 ? "user" : "default");
+    table.record(scene, "route.travel_speed_mm_s", robot.travel_speed_mm_s,
+                 options.travel_speed_mm_s > 0 ? "user" : "default");
+    table.record(scene, "route.accel_mm_s2", robot.accel_mm_s2, options.accel_mm_s2 > 0 ? "user" : "default");
+  }
   table.record(scene, "route.join_px", 2 * v("snap_px"), from.at("snap_px"));
   scene.robot = robot;
 
-  su.cost = {robot.ppi, robot.pen_time_s, 2 * v("snap_px"), v("drift_px"), v("reverse_drive") != 0};
+  // A plotter moves on two axes: which way it "faces" is no cost, so driving backwards to save a
+  // turn means nothing and stays off (every move's time is the same either way).
+  su.cost = {motion_of(robot), 2 * v("snap_px"), v("drift_px"), v("reverse_drive") != 0 && !plotter};
   su.emit = {v("min_spin_deg"), v("drift_px"), v("deviation_px"),
              static_cast<int>(v("merge_window")), {}};
   for (const Primitive& p : *scene.primitives)
@@ -350,7 +383,7 @@ bool offer(Candidate& best, const Setup& su, std::vector<Traversal> steps) {
   for (Traversal& t : steps)
     if (su.shapes[t.prim].type == PrimType::circle) t.entry_rad = entry_rad_of(t.entry_rad);
   Emission em = emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, su.start);
-  const double time = stream_time_s(em.commands, su.cost.ppi, su.cost.pen_time_s);
+  const double time = su.cost.motion.stream_s(em.commands);
   if (!(time < best.time_s - 1e-9)) return false;
   best = {std::move(steps), std::move(em), time};
   return true;
@@ -474,6 +507,16 @@ void route(Scene& scene, const RouteOptions& options) {
     planner.improve(seeds[i]);
     planner.refine_circles(seeds[i]);
     planner.improve(seeds[i]);
+  }
+  // A plotter's time is its pen-up travel and pen changes alone: a pure travelling-salesman
+  // objective, where a few rounds of iterated local search from the better improved seed find
+  // what 2-opt and or-opt stop short of (the Doodlebot's routes stay as they were).
+  if (su.cost.motion.plotter && trails.trails.size() >= 5) {
+    Tour t = planner.cost(seeds[1]) < planner.cost(seeds[2]) ? seeds[1] : seeds[2];
+    planner.explore(t, static_cast<int>(std::clamp<size_t>(100000 / trails.trails.size(), 20, 300)));
+    planner.refine_circles(t);
+    planner.improve(t);
+    seeds.push_back(std::move(t));
   }
   for (const Tour& t : seeds)
     if (offer(best, su, planner.expand(t))) kept = false;
@@ -643,6 +686,15 @@ void route_with_pins(Scene& scene, const RouteOptions& options, const std::vecto
   store(scene, su, steps, emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, su.start));
 }
 
+void keep_plotter(const Robot& robot, RouteOptions& options) {
+  if (!robot.plotter()) return;
+  options.model = robot.model;
+  if (options.pen_time_s < 0) options.pen_time_s = robot.pen_time_s;
+  if (!(options.draw_speed_mm_s > 0)) options.draw_speed_mm_s = robot.draw_speed_mm_s;
+  if (!(options.travel_speed_mm_s > 0)) options.travel_speed_mm_s = robot.travel_speed_mm_s;
+  if (!(options.accel_mm_s2 > 0)) options.accel_mm_s2 = robot.accel_mm_s2;
+}
+
 std::optional<Pose> parse_start(const std::string& text) {
   if (text == "free") return std::nullopt;
   Pose p;
@@ -663,7 +715,7 @@ StartCost start_cost(const Scene& scene) {
   if (scene.commands)
     for (const Command& k : *scene.commands) {
       if (k.kind == Command::Kind::arc || (k.kind == Command::Kind::line && k.pen_down)) break;
-      c.to_first_stroke_s += command_time_s(k, scene.robot->ppi);
+      c.to_first_stroke_s += command_time_s(k, *scene.robot);
     }
   return c;
 }

@@ -26,7 +26,11 @@ struct RouteOptions {
   double ppi = 0;             // 0: the primitives' longest side measures footprint_mm on paper
   double footprint_mm = kDefaultFootprintMm;
   std::optional<Pose> start;  // a fixed start; none: free (at the first stroke, facing along it)
-  double pen_time_s = -1;     // < 0: the robot default (kDefaultPenTimeS)
+  double pen_time_s = -1;     // < 0: the robot default (kDefaultPenTimeS; a plotter's kDefaultPlotterPenTimeS)
+  // The motion model the route minimizes: "doodlebot" or "plotter" ("": doodlebot). A plotter's
+  // speeds and acceleration (<= 0: the defaults of core/scene.hpp).
+  std::string model;
+  double draw_speed_mm_s = 0, travel_speed_mm_s = 0, accel_mm_s2 = 0;
   // Tuning keys of route_param_table(), with or without the "route." prefix.
   std::map<std::string, double> overrides;
 };
@@ -76,9 +80,13 @@ struct PinnedStep {
 void route_with_pins(Scene& scene, const RouteOptions& options, const std::vector<PinnedStep>& pins,
                      bool optimize = true);
 
-// The route.* parameters: the tuning keys --set takes (set_by "--set"), and the scale and pen
-// time recorded from sv-route's own options.
+// The route.* parameters: the tuning keys --set takes (set_by "--set"), and the scale, pen
+// time and (a plotter's) speeds recorded from sv-route's own options.
 const ParamTable& route_param_table();
+
+// Fills what `options` leaves unset (model, speeds, pen time) from a plotter robot: re-routing a
+// plotter's scene keeps its profile.
+void keep_plotter(const Robot& robot, RouteOptions& options);
 
 // A start as sv-route's --start and the tools' `start` take it: "free", or "X,Y,HEADING_DEG" (a
 // fixed start). Returns nothing for free; throws Error(invalid_selection) for anything else.

@@ -110,7 +110,7 @@ class RunSimplifier {
     Vec2 v = pts_[j] - pts_[i];
     c.h_in = c.h_out = rad2deg(angle_of(v));
     c.reach = norm(v);
-    c.time = line_time_s(c.reach, cost_.ppi);
+    c.time = cost_.motion.draw_line_s(c.reach);
     c.bits = cost_.reverse_drive ? 2 : 1;
     return c;
   }
@@ -126,7 +126,7 @@ class RunSimplifier {
     c.h_out = rad2deg(angle_of(s.end_tangent()));
     double sweep = s.sweep_rad();
     c.reach = std::abs(sweep) > kPi ? 2 * s.radius : dist(pts_[i], pts_[j]);
-    c.time = arc_time_s(s.radius, rad2deg(sweep), cost_.ppi);
+    c.time = cost_.motion.arc_s(s.radius, rad2deg(sweep));
     return c;
   }
 
@@ -193,7 +193,7 @@ class RunSimplifier {
     k.turn = cross(b - a, c - b) > 0 ? 1 : -1;
     k.h_in = k.h_out = rad2deg(angle_of(a - ctr)) + 90.0 * k.turn;
     k.reach = 2 * s.radius;
-    k.time = arc_time_s(s.radius, 360, cost_.ppi);
+    k.time = cost_.motion.arc_s(s.radius, 360);
     return k;
   }
 
@@ -269,7 +269,7 @@ SimplifiedLegs simplify_legs(const std::vector<Leg>& legs, const std::vector<std
     auto enter = [&](double heading) {
       if (!q) return 0.0;
       double t = cost.transition(*q, h, p0, heading);
-      if (dist(*q, p0) > cost.join_px) t -= line_time_s(dist(*q, p0), cost.ppi) + 2 * cost.pen_time_s;
+      if (dist(*q, p0) > cost.join_px) t -= cost.trip(dist(*q, p0));
       return t;
     };
     auto leave = [&](double heading) {
@@ -279,7 +279,7 @@ SimplifiedLegs simplify_legs(const std::vector<Leg>& legs, const std::vector<std
       double best = INFINITY;
       for (int bit = 0; bit < (nx.straight && cost.reverse_drive ? 2 : 1); ++bit)
         best = std::min(best, cost.transition(pm, heading, nx.start, nx.dot ? kNaN : heading_in(nx, bit)));
-      if (dist(pm, nx.start) > cost.join_px) best -= line_time_s(dist(pm, nx.start), cost.ppi) + 2 * cost.pen_time_s;
+      if (dist(pm, nx.start) > cost.join_px) best -= cost.trip(dist(pm, nx.start));
       return best;
     };
 

@@ -208,7 +208,10 @@ class TransitionSystem {
   double turn_cost(int x, int y) const {
     double turn = std::abs(wrap_deg(out_[y] - (out_[x] + 180)));
     if (flippable_[x] || flippable_[y]) turn = std::min(turn, 180 - turn);
-    return spin_time_s(turn);
+    // A plotter turns for free, but a straight line through a crossing is still best drawn
+    // straight (fewer commands, and the way a person draws it): its turns are priced at the
+    // Doodlebot's spins scaled far below any move.
+    return cost_.motion.plotter ? 1e-6 * spin_time_s(turn) : spin_time_s(turn);
   }
 
   // At every vertex, pair the edge ends so the turns take least time.
@@ -401,7 +404,7 @@ TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, c
     out.odd_vertices += static_cast<int>(o.size());
     std::vector<std::vector<double>> w(o.size(), std::vector<double>(o.size(), 0));
     for (size_t i = 0; i < o.size(); ++i)
-      for (size_t j = 0; j < o.size(); ++j) w[i][j] = line_time_s(dist(vpos[o[i]], vpos[o[j]]), cost.ppi);
+      for (size_t j = 0; j < o.size(); ++j) w[i][j] = cost.motion.travel_s(dist(vpos[o[i]], vpos[o[j]]));
     for (auto [i, j] : min_cost_pairing(w, params.exact_matching_max)) edges.push_back({o[i], o[j], -1, 0});
   }
 

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "eval/coverage.hpp"
+#include "eval/drawing.hpp"
 #include "eval/score.hpp"
 #include "fit/params.hpp"
 #include "robot/motion.hpp"
@@ -296,7 +297,7 @@ void Proposer::tangents() {
     c.description = fmt::format("make {} and {} tangent at their joint", j.a, j.b);
     c.rationale = fmt::format("the robot turns {:.1f} deg in place between {} and {} ({:.2f} s): tangent, the robot "
                               "drives on without turning",
-                              spin, j.a, j.b, spin_time_s(spin));
+                              spin, j.a, j.b, motion_of(scene_robot(s)).spin_s(spin));
     out.push_back(std::move(c));
   }
 }

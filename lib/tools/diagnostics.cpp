@@ -460,12 +460,12 @@ struct Op {
 };
 
 // How much longer an arc takes than a straight line of the same length.
-double arc_line_ratio(const DrawStep& st, double ppi) {
+double arc_line_ratio(const DrawStep& st, const Robot& robot) {
   double len = std::abs(deg2rad(st.cmd.degrees)) * std::abs(st.cmd.radius);
   Command line;
   line.kind = Command::Kind::line;
   line.distance = len;
-  double lt = len > 0 ? command_time_s(line, ppi) : 0;
+  double lt = len > 0 ? command_time_s(line, robot) : 0;
   return lt > 0 ? st.time_s / lt : 0;
 }
 
@@ -486,7 +486,8 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
     Vec2 at{st.start.x, st.start.y};
     if (!scope.contains(at) && !scope.contains({st.end.x, st.end.y})) continue;
     const Command& c = st.cmd;
-    if (c.kind == Command::Kind::spin && kinds.count("spin") && std::abs(c.degrees) >= 1) {
+    // A plotter's spins only say where the next command points: they take no time.
+    if (c.kind == Command::Kind::spin && kinds.count("spin") && !d.robot.plotter() && std::abs(c.degrees) >= 1) {
       bool at_joint = k + 1 < d.steps.size() && d.steps[k + 1].pen_down && !st.after.empty();
       std::string why = at_joint
           ? fmt::format("spin of {:.0f}° between {} and {} at {}: the next stroke leaves {}", std::abs(c.degrees), name(st.after),
@@ -504,11 +505,11 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
       // One cause per arc, so that each second is counted once: inside the wheel base the arc
       // is tight (that is why it is slow), else slow when it takes much longer than a line. An
       // arc drawing several primitives (ids joined by ',') is named by its first.
-      const double ratio = arc_line_ratio(st, d.ppi);
+      const double ratio = arc_line_ratio(st, d.robot);
       const std::string first = c.primitive.substr(0, c.primitive.find(','));
       std::string what = c.primitive;
       std::replace(what.begin(), what.end(), ',', '+');
-      if (kinds.count("tight_arc") && std::abs(c.radius) < wheel_px)
+      if (kinds.count("tight_arc") && !d.robot.plotter() && std::abs(c.radius) < wheel_px)
         ops.push_back({"tight_arc", "", first,
                        fmt::format("arc of {} with radius {:.1f} px, inside the wheel base ({:.1f} px): the inner wheel runs "
                                    "backwards; it takes {:.1f}x the time of a straight line of its length",

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -235,6 +236,57 @@ TEST_CASE("a start given to sv-route is where the robot starts", "[e2e][route]")
   Run far = run(pipeline(png) + " --start 1e9,0,0");
   CHECK(far.status == 2);
   CHECK(far.err.find("invalid_selection") != std::string::npos);
+}
+
+TEST_CASE("sv-route --robot plotter is recorded, kept and timed as a plotter by sv-simulate", "[e2e][plotter]") {
+  const auto fitted = scratch() / "plotter-fitted.json";
+  REQUIRE(run(fmt::format("{} --no-store {} | {} --no-store > {}", bin("sv-skeleton"), data("lucide_circle-check_w8.png"),
+                          bin("sv-fit"), fitted.string()))
+              .status == 0);
+  const auto routed = scratch() / "plotter-routed.json";
+  REQUIRE(run(fmt::format("{} --no-store --robot plotter --travel-speed 200 {} > {}", bin("sv-route"), fitted.string(),
+                          routed.string()))
+              .status == 0);
+  const auto svg = scratch() / "plotter.svg", gcode = scratch() / "plotter.gcode";
+  Run sim = run(fmt::format("{} --no-store {} --svg {} --gcode {}", bin("sv-simulate"), routed.string(), svg.string(),
+                            gcode.string()));
+  REQUIRE(sim.status == 0);
+  sv::Scene s = sv::parse_scene(sim.out);
+  REQUIRE(s.robot);
+  CHECK(s.robot->model == "plotter");
+  CHECK(s.robot->travel_speed_mm_s == 200);
+  CHECK(s.robot->draw_speed_mm_s == sv::kDefaultPlotterDrawMmS);
+  CHECK(s.robot->pen_time_s == sv::kDefaultPlotterPenTimeS);
+  CHECK(s.metrics["spin_time_s"].get<double>() == 0);
+  CHECK(s.metrics["draw_time_s"].get<double>() == Approx(sv::stream_time_s(*s.commands, *s.robot)).margin(1e-5));
+  // The circle stays an arc: in the stream, the SVG and the G-code.
+  CHECK(std::count_if(s.commands->begin(), s.commands->end(),
+                      [](const sv::Command& c) { return c.kind == sv::Command::Kind::arc; }) >= 1);
+  CHECK(slurp(svg).find(" A ") != std::string::npos);
+  const std::string g = slurp(gcode);
+  CHECK((g.find("G2 ") != std::string::npos || g.find("G3 ") != std::string::npos));
+  // Routing the plotter's scene again keeps its profile; --robot doodlebot takes it back.
+  Run again = run(fmt::format("{} --no-store {}", bin("sv-route"), routed.string()));
+  REQUIRE(again.status == 0);
+  sv::Scene a = sv::parse_scene(again.out);
+  CHECK(a.robot->model == "plotter");
+  CHECK(a.robot->travel_speed_mm_s == 200);
+  Run back = run(fmt::format("{} --no-store --robot doodlebot {}", bin("sv-route"), routed.string()));
+  REQUIRE(back.status == 0);
+  CHECK(sv::parse_scene(back.out).robot->model == "doodlebot");
+  // The default is the Doodlebot, byte for byte as an explicit --robot doodlebot.
+  Run plain = run(fmt::format("{} --no-store {}", bin("sv-route"), fitted.string()));
+  Run doodle = run(fmt::format("{} --no-store --robot doodlebot {}", bin("sv-route"), fitted.string()));
+  REQUIRE(plain.status == 0);
+  REQUIRE(doodle.status == 0);
+  CHECK(sv::parse_scene(plain.out).robot->model == "doodlebot");
+  sv::Scene p = sv::parse_scene(plain.out), d = sv::parse_scene(doodle.out);
+  p.revision = {};
+  d.revision = {};
+  CHECK(sv::dump_scene(p) == sv::dump_scene(d));
+  // Unknown robots and a Doodlebot's speeds are refused.
+  CHECK(run(fmt::format("{} --no-store --robot tractor {}", bin("sv-route"), fitted.string())).status == 2);
+  CHECK(run(fmt::format("{} --no-store --travel-speed 100 {}", bin("sv-route"), fitted.string())).status == 2);
 }
 
 TEST_CASE("stages record revisions in the store and run from it", "[e2e][store]") {

@@ -8,6 +8,7 @@
 
 #include "robot/motion.hpp"
 #include "robot/simulate.hpp"
+#include "route/route.hpp"
 #include "tools/edit_session.hpp"
 #include "tools_fixture.hpp"
 
@@ -75,6 +76,22 @@ TEST_CASE("IdentifyExpensiveOperations counts a slow, tight arc once, named by a
   }
   CHECK(!named.empty());
   CHECK(listed_ms <= 1000 * arcs_s + 0.01);
+}
+
+TEST_CASE("IdentifyExpensiveOperations on a plotter's scene: its travel and arcs, no spins or wheel base", "[tools][plotter]") {
+  Scene s = dev_drawing().routed();
+  RouteOptions o;
+  o.model = "plotter";
+  route(s, o);
+  simulate(s, {});
+  const json env = run("IdentifyExpensiveOperations", s, {{"kinds", {"spin", "pen_up", "slow_arc", "tight_arc"}}});
+  int pen_ups = 0;
+  for (const auto& op : env["operations"]) {
+    CHECK(op["kind"] != "spin");
+    CHECK(op["kind"] != "tight_arc");
+    pen_ups += op["kind"] == "pen_up";
+  }
+  CHECK(pen_ups == s.metrics["pen_up_moves"].get<int>());
 }
 
 TEST_CASE("has_issue and colour by issue see what the diagnostics find", "[tools]") {

@@ -280,7 +280,7 @@ TEST_CASE("route is never slower than the nearest-neighbour tour", "[route]") {
   }
   Scene s = scene_of(shapes);
   route(s, {});
-  CostModel cost{s.robot->ppi, s.robot->pen_time_s, 1.5, 0.005, true};
+  CostModel cost{{s.robot->ppi, s.robot->pen_time_s}, 1.5, 0.005, true};
   TrailSet trails = build_trails(shapes, cost, {});
   TourPlanner planner(trails, shapes, cost, {}, std::nullopt);
   std::vector<std::string> ids;
@@ -301,7 +301,7 @@ TEST_CASE("on long tours the improvement follows the changes and still improves 
     Vec2 a{rnd() * 1000, rnd() * 1000};
     shapes.push_back(Shape::line(a, a + from_angle(rnd() * 2 * kPi) * (5 + rnd() * 30)));
   }
-  CostModel cost{ppi_for_footprint(1000, kDefaultFootprintMm), kDefaultPenTimeS, 1.5, 0.005, true};
+  CostModel cost{{ppi_for_footprint(1000, kDefaultFootprintMm), kDefaultPenTimeS}, 1.5, 0.005, true};
   TrailSet trails = build_trails(shapes, cost, {});
   OrderParams focused;
   focused.full_sweeps_max = 0;
@@ -616,7 +616,7 @@ TEST_CASE("exact pairing beats or equals the greedy one above 18 odd vertices", 
   CHECK(strictly > 0);
   // A lattice of 112 short strokes: one component with 24 odd vertices, its route no slower exact.
   std::vector<Shape> shapes = lattice(8, 12);
-  CostModel cost{ppi_for_footprint(104, kDefaultFootprintMm), 0, 1.5, 0.005, true};
+  CostModel cost{{ppi_for_footprint(104, kDefaultFootprintMm), 0}, 1.5, 0.005, true};
   TrailParams exact_params, greedy_params;
   greedy_params.exact_matching_max = 18;
   TrailSet exact = build_trails(shapes, cost, exact_params), greedy = build_trails(shapes, cost, greedy_params);
@@ -635,7 +635,7 @@ TEST_CASE("exact pairing beats or equals the greedy one above 18 odd vertices", 
 }
 
 TEST_CASE("transitions cost the same both ways, so reversing a run is exact", "[route]") {
-  CostModel cost{60, 0.1, 1.5, 0.005, true};
+  CostModel cost{{60, 0.1}, 1.5, 0.005, true};
   Vec2 p{10, 20}, q{150, -40};
   for (double h : {0.0, 37.0, 170.0})
     for (double h2 : {-90.0, 5.0, 120.0}) {
@@ -720,7 +720,7 @@ TEST_CASE("a run whose tiny pieces collapse when rebuilt end to end is drawn as 
   // chord, and no redrawn path crosses it. Taken from a script glyph refitted at a stroke
   // width, where the run vanished from the stream (and the robot's heading after it was read
   // from no command).
-  CostModel cost{60, 0.1, 1.5, 0.005, true};
+  CostModel cost{{60, 0.1}, 1.5, 0.005, true};
   const std::vector<Shape> shapes = {
       Shape::line({178.793, 174.176}, {183.855, 171.254}), Shape::line({183.272, 170.544}, {183.855, 171.254}),
       Shape::arc({183.272, 170.544}, {183.855, 171.254}, -1.51861), Shape::line({183.272, 170.544}, {186.383, 166.195}),
@@ -738,7 +738,7 @@ TEST_CASE("a run whose tiny pieces collapse when rebuilt end to end is drawn as 
 }
 
 TEST_CASE("a turn from a huge or infinite heading is priced, not looped on forever", "[route][limits]") {
-  CostModel cost{60, 0.1, 1.5, 0.005, true};
+  CostModel cost{{60, 0.1}, 1.5, 0.005, true};
   CHECK(cost.spin(90 + 360.0 * 1e6) == Approx(cost.spin(90)).epsilon(1e-6));
   CHECK(cost.spin(-270) == cost.spin(90));
   CHECK(std::isfinite(cost.spin(1e300)));
