@@ -176,6 +176,10 @@ TEST_CASE("a mistyped command or option is named, with the closest names", "[e2e
   refused_once(count, 2, "invalid_selection");
   CHECK(says(count, "--max-count: 'abc' is not a number"));
 
+  Run robot = run(bin("sv-route") + " --no-store --robot plottr " + messages_scene());
+  refused_once(robot, 2, "invalid_selection");
+  CHECK(says(robot, "--robot: 'plottr' is not one of doodlebot, plotter: did you mean plotter?"));
+
   Run choice = run(bin("sv-mcp") + " --tools reed");
   refused_once(choice, 2, "invalid_selection");
   CHECK(says(choice, "'reed' is not one of read, all: did you mean read?"));
@@ -195,6 +199,8 @@ TEST_CASE("a value out of range states the range in words, never a double's 309 
   const std::vector<Case> cases{
       {bin("sv-route") + " --no-store --footprint-mm -1 " + messages_scene(), "--footprint-mm: -1 is out of range: it must be positive"},
       {bin("sv-route") + " --no-store --ppi 0 " + messages_scene(), "--ppi: 0 is out of range: it must be positive"},
+      {bin("sv-route") + " --no-store --robot plotter --draw-speed 0 " + messages_scene(),
+       "--draw-speed: 0 is out of range: it must be positive"},
       {bin("sv-simulate") + " --no-store --pen-time -1", "--pen-time: -1 is out of range: it must be at least 0"},
       {bin("sv-simulate") + " --no-store --animate-speed 0", "--animate-speed: 0 is out of range: it must be positive"},
       {bin("sv-edit") + " refine --max-f1-loss 2", "--max-f1-loss: 2 is out of range: it must be between 0 and 1"},
