@@ -57,7 +57,9 @@ std::vector<std::string> closest_names(std::string_view word, const std::vector<
   for (const std::string& c : candidates) {
     const std::string_view cbare = without_dashes(c);
     if (equal_ci(c, word) || cbare.empty()) continue;
-    const size_t d = edit_distance(bare, cbare);
+    // The distance is at least the difference of the lengths: a hostile 4 MB key costs nothing.
+    const size_t gap = bare.size() > cbare.size() ? bare.size() - cbare.size() : cbare.size() - bare.size();
+    const size_t d = gap <= threshold ? edit_distance(bare, cbare) : gap;
     if (d <= threshold) near.emplace_back(d, c);
     else if (bare.size() >= 2 && starts_with_ci(cbare, bare)) prefixed.emplace_back(cbare.size(), c);
   }

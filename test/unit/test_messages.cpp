@@ -48,6 +48,8 @@ TEST_CASE("the closest names to a mistyped one, within a bound that grows with i
   CHECK(closest_names("--outptu", options) == std::vector<std::string>{"--output"});
   CHECK(closest_names("--zzzzzzzz", options).empty());
   CHECK(closest_names("-x", options).empty());  // -o is one step away, as is every letter
+  // A hostile name costs no more than its length: no distance is computed against it.
+  CHECK(closest_names(std::string(4 << 20, 'a'), options).empty());
 }
 
 TEST_CASE("did you mean lists one, two or three names", "[messages]") {
