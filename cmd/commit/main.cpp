@@ -9,6 +9,7 @@
 
 #include "cli/shell.hpp"
 #include "cli/tool_shell.hpp"
+#include "cli/values.hpp"
 #include "cli/stage.hpp"
 #include "core/error.hpp"
 #include "store/maintenance.hpp"
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
       {"log", "list revisions from REV back through their parents",
        [&](CLI::App& a) {
          a.add_option("rev", rev, "start revision (default HEAD)");
-         a.add_option("-n,--max-count", limit, "at most this many revisions");
+         check_number(a.add_option("-n,--max-count", limit, "at most this many revisions"), at_least(0), true);
        },
        [&](const CommonOptions& o) {
          Store s = open_required(o);
@@ -96,8 +97,9 @@ int main(int argc, char** argv) {
        }},
       {"gc", "remove objects nothing ever named (refs, HEAD, the log) and stale temporary files",
        [&](CLI::App& a) {
-         a.add_option("--expire", expire_s, "keep unreachable objects younger than this many seconds (default 3600)")
-             ->check(CLI::NonNegativeNumber);
+         check_number(
+             a.add_option("--expire", expire_s, "keep unreachable objects younger than this many seconds (default 3600)"),
+             at_least(0), true);
        },
        [&](const CommonOptions& o) {
          Store s = open_required(o);

@@ -5,6 +5,7 @@
 
 #include "cli/shell.hpp"
 #include "cli/stage.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "mcp/server.hpp"
 
@@ -17,15 +18,15 @@ int main(int argc, char** argv) {
   std::string tools = "all";
   app.add_option("--tools", tools,
                  "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
-      ->check(CLI::IsMember({"read", "all"}))
       ->type_name("read|all");
+  check_choice(app.get_option("--tools"), {"read", "all"});
   return guarded("sv-mcp", false, [&]() -> int {
     try {
       app.parse(argc, argv);
     } catch (const CLI::Success& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      throw Error(Code::invalid_selection, std::string(e.what()) + " (see sv-mcp --help)");
+      throw_usage_error(app, e, argc, argv);
     }
     mcp::Stdio io = mcp::take_stdio();
     mcp::Server server(store, tools == "read" ? mcp::Tier::read : mcp::Tier::all);

@@ -10,6 +10,7 @@
 #include "cli/progress.hpp"
 #include "cli/stage.hpp"
 #include "cli/tool_command.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "tools/edit_session.hpp"
 
@@ -41,7 +42,7 @@ bool within_budget(const json& start, const json& after, const RefineOptions& o)
 int run_refine(const RefineOptions& o, const CommonOptions& common) {
   std::optional<Store> store = open_store(common);
   Scene scene;
-  std::string rid = read_scene_input(o.input, common, store, scene);
+  std::string rid = read_scene_input(o.input, common, store, scene, "sv-edit refine");
   // Each step is recorded on the one before it, the first on the revision read (a scene file's
   // result goes on top of HEAD): a stale --rev is refused before any work.
   std::string head_seen = store && common.rev.empty() ? store->head_id() : rid;
@@ -147,17 +148,19 @@ ShellCommand refine_command() {
           "a revision with its note)",
           [o](CLI::App& a) {
             a.add_option("scene", o->input, "the scene file, or - for standard input (default)");
-            a.add_option("--max-f1-loss", o->max_f1_loss, "largest loss of f1 against the ink, over all steps (default 0.005)")
-                ->check(CLI::Range(0.0, 1.0));
-            a.add_option("--max-f1-1px-loss", o->max_f1_1px_loss,
-                         "largest loss of f1 at 1 px against the ink, over all steps (default 0.02)")
-                ->check(CLI::Range(0.0, 1.0));
-            a.add_option("--max-chamfer-gain", o->max_chamfer_gain_px,
-                         "largest growth of the chamfer distance to the ink in px, over all steps (default 0.1)")
-                ->check(CLI::Range(0.0, 1e6));
-            a.add_option("--max-steps", o->max_steps, "at most this many edits (default 200)")->check(CLI::Range(0, 100000));
-            a.add_option("--min-gain-ms", o->min_gain_ms, "a step saves at least this much draw time (default 50 ms)")
-                ->check(CLI::Range(0.0, 1e9));
+            check_number(a.add_option("--max-f1-loss", o->max_f1_loss,
+                                      "largest loss of f1 against the ink, over all steps (default 0.005)"),
+                         between(0, 1));
+            check_number(a.add_option("--max-f1-1px-loss", o->max_f1_1px_loss,
+                                      "largest loss of f1 at 1 px against the ink, over all steps (default 0.02)"),
+                         between(0, 1));
+            check_number(a.add_option("--max-chamfer-gain", o->max_chamfer_gain_px,
+                                      "largest growth of the chamfer distance to the ink in px, over all steps (default 0.1)"),
+                         between(0, 1e6));
+            check_number(a.add_option("--max-steps", o->max_steps, "at most this many edits (default 200)"),
+                         between(0, 100000), true);
+            check_number(a.add_option("--min-gain-ms", o->min_gain_ms, "a step saves at least this much draw time (default 50 ms)"),
+                         between(0, 1e9));
           },
           [o](const CommonOptions& c) { return run_refine(*o, c); },
           opt::store | opt::rev | opt::note | opt::output | opt::json | opt::quiet};

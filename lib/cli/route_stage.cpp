@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/stage_util.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "route/route.hpp"
 
@@ -26,23 +27,27 @@ Stage route_stage() {
   st.params = &route_param_table();
   st.summary = "Order and orient the primitives into the robot's fastest command stream";
   st.add_options = [o](CLI::App& app) {
-    app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)")->check(CLI::PositiveNumber);
-    app.add_option("--footprint-mm", o->footprint_mm, "longest side of the drawing on paper, mm")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--pen-time", o->pen_time_s,
-                   "seconds per pen lift or drop (default: the robot's: doodlebot 0, plotter 0.15)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--robot", o->robot,
-                   "the motion model the route minimizes and the scene records: doodlebot (the differential-drive "
-                   "robot) or plotter (an XY pen plotter: pen-up travel and pen changes cost, turning does not) "
-                   "(default: the scene's own robot when it was routed for a plotter, else doodlebot)")
-        ->check(CLI::IsMember({"doodlebot", "plotter"}));
-    app.add_option("--draw-speed", o->draw_speed_mm_s, "plotter: pen-down speed, mm/s (default: 50)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--travel-speed", o->travel_speed_mm_s, "plotter: pen-up travel speed, mm/s (default: 150)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--accel", o->accel_mm_s2, "plotter: acceleration of every move, mm/s² (default: 1000)")
-        ->check(CLI::PositiveNumber);
+    check_number(app.add_option("--ppi", o->ppi, "pixels per inch on paper (default: from --footprint-mm)"), positive());
+    check_number(app.add_option("--footprint-mm", o->footprint_mm,
+                                "longest side of the drawing on paper: mm, or with its unit (100mm, 10cm, 4in)")
+                     ->capture_default_str()
+                     ->type_name("LENGTH"),
+                 positive());
+    check_number(app.add_option("--pen-time", o->pen_time_s,
+                                "seconds per pen lift or drop (default: the robot's: doodlebot 0, plotter 0.15)"),
+                 at_least(0));
+    check_choice(app.add_option("--robot", o->robot,
+                                "the motion model the route minimizes and the scene records: doodlebot (the "
+                                "differential-drive robot) or plotter (an XY pen plotter: pen-up travel and pen "
+                                "changes cost, turning does not) (default: the scene's own robot when it was routed "
+                                "for a plotter, else doodlebot)"),
+                 {"doodlebot", "plotter"});
+    check_number(app.add_option("--draw-speed", o->draw_speed_mm_s, "plotter: pen-down speed, mm/s (default: 50)"),
+                 positive());
+    check_number(app.add_option("--travel-speed", o->travel_speed_mm_s, "plotter: pen-up travel speed, mm/s (default: 150)"),
+                 positive());
+    check_number(app.add_option("--accel", o->accel_mm_s2, "plotter: acceleration of every move, mm/s² (default: 1000)"),
+                 positive());
     app.add_option("--start", o->start,
                    "X,Y,HEADING_DEG: the robot starts there, and the route prices getting to the first stroke; "
                    "free: the route places it at the first stroke, facing along it (default: the scene's own start "

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "cli/stage.hpp"
 #include "cli/tool_shell.hpp"
 #include "core/error.hpp"
+#include "core/messages.hpp"
 
 namespace sv {
 
@@ -77,7 +79,126 @@ bool may_name_subcommand(int argc, char** argv) {
   return false;
 }
 
+// "sv-diagnose list-primitives" for that subcommand of sv-diagnose.
+std::string command_path(const CLI::App* a) {
+  std::string path = a->get_name();
+  for (const CLI::App* p = a->get_parent(); p; p = p->get_parent()) path = p->get_name() + " " + path;
+  return path;
+}
+
+// The option `name` ("--store", "-o") means in `a`, or in the commands it falls through to.
+const CLI::Option* find_option(const CLI::App* a, const std::string& name) {
+  for (; a; a = a->get_fallthrough() ? a->get_parent() : nullptr)
+    if (const CLI::Option* o = a->get_option_no_throw(name); o && o->nonpositional()) return o;
+  return nullptr;
+}
+
+std::vector<std::string> option_names(const CLI::App* a) {
+  std::vector<std::string> names;
+  for (; a; a = a->get_fallthrough() ? a->get_parent() : nullptr)
+    for (const CLI::Option* o : a->get_options()) {
+      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      for (const std::string& n : o->get_snames()) names.push_back("-" + n);
+    }
+  return names;
+}
+
+// The subcommands' names; their aliases too (the catalog's ListPrimitives) when `word` is spelled
+// as those are, with a capital.
+std::vector<std::string> subcommand_names(const CLI::App* a, const std::string& word) {
+  const bool capitals = word.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : a->get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+    if (capitals)
+      for (const std::string& alias : sub->get_aliases()) names.push_back(alias);
+  }
+  return names;
+}
+
+const CLI::App* find_subcommand(const CLI::App* a, const std::string& word) {
+  for (const CLI::App* sub : a->get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(word)) return sub;
+  return nullptr;
+}
+
+std::string with_hint(const std::string& what, const std::vector<std::string>& suggestions) {
+  const std::string hint = did_you_mean(suggestions);
+  return hint.empty() ? what : what + ": " + hint;
+}
+
+// Walks the command line as CLI11 reads it and names the first word that is no name of the
+// command it is given to: an option none of its options has, or a word where a subcommand
+// belongs that none of its subcommands is. Nothing when every name is known.
+std::optional<std::string> unknown_name(const CLI::App& root, int argc, char** argv) {
+  const CLI::App* cur = &root;
+  int positionals = 0;  // words the current command's positional arguments took
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") return std::nullopt;
+    const bool dashed = a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
+    if (dashed) {
+      const bool is_long = a.rfind("--", 0) == 0;
+      const std::string name = is_long ? a.substr(0, a.find('=')) : a.substr(0, 2);
+      const CLI::Option* o = find_option(cur, name);
+      if (!o)
+        return with_hint(fmt::format("unknown option {}{}", name, cur == &root ? "" : " for " + command_path(cur)),
+                         closest_names(name, option_names(cur)));
+      if (o->get_items_expected_min() > 0 && a.find('=') == std::string::npos && (is_long || a.size() == 2)) ++i;
+      continue;
+    }
+    if (const CLI::App* sub = find_subcommand(cur, a)) {
+      cur = sub;
+      positionals = 0;
+      continue;
+    }
+    int capacity = 0;
+    for (const CLI::Option* o : cur->get_options())
+      if (o->get_positional() && !o->nonpositional()) capacity += std::max(o->get_items_expected_max(), 1);
+    if (positionals < capacity) {
+      ++positionals;
+      continue;
+    }
+    const std::vector<std::string> subs = subcommand_names(cur, a);
+    if (subs.empty()) return std::nullopt;
+    return with_hint(fmt::format("'{}' is not an {} command", a, command_path(cur)), closest_names(a, subs));
+  }
+  return std::nullopt;
+}
+
+// A stage that also has subcommands (sv-simulate render) takes a word that is no subcommand as
+// its input file: one that is no file either, and close to a subcommand, is named as both.
+void refuse_missing_command_word(const CLI::App& app, const StageArgs& args) {
+  if (args.inputs.size() != 1) return;
+  const std::string& word = args.inputs[0];
+  if (word.empty() || word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") !=
+                          std::string::npos)
+    return;
+  struct stat st {};
+  if (::stat(word.c_str(), &st) == 0 || errno != ENOENT) return;
+  const std::vector<std::string> near = closest_names(word, subcommand_names(&app, word));
+  if (near.empty()) return;
+  throw Error(Code::io_error, fmt::format("cannot open {}: {}; nor is it an {} command: {}", word, std::strerror(ENOENT),
+                                          app.get_name(), did_you_mean(near)));
+}
+
 }  // namespace
+
+void throw_usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const std::string see = fmt::format(" (see {} --help)", app.get_name());
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) || dynamic_cast<const CLI::RequiredError*>(&e)) {
+    if (std::optional<std::string> unknown = unknown_name(app, argc, argv))
+      throw Error(Code::invalid_selection, *unknown + see);
+    // No subcommand at all where one is required: the commands there are.
+    if (app.get_require_subcommand_min() > 0 && app.get_subcommands().empty()) {
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      throw Error(Code::invalid_selection, fmt::format("{} needs a command: {}{}", app.get_name(), names, see));
+    }
+  }
+  throw Error(Code::invalid_selection, e.what() + see);
+}
 
 int run_main(int argc, char** argv, const Executable& exe) {
   std::unique_ptr<ToolShell> tools =
@@ -113,13 +234,14 @@ int run_main(int argc, char** argv, const Executable& exe) {
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      throw Error(Code::invalid_selection, fmt::format("{} (see {} --help)", e.what(), exe.name));
+      throw_usage_error(app, e, argc, argv);
     }
     int status = -1;
     for (auto& [c, sub] : commands)
       if (status < 0 && sub->parsed()) status = c->run(common);
     if (status < 0 && tools)
       if (std::optional<int> done = tools->run(common, envelope_on_stdout)) status = *done;
+    if (status < 0 && tools) refuse_missing_command_word(app, stage_args);
     if (status < 0) status = run_stage(*exe.stage, stage_args, common, argc, argv);
     // What is still buffered for standard output, and any write that failed on the way (a full
     // device, a closed pipe): a result that did not arrive is no success.

@@ -17,6 +17,7 @@
 // CLI11 only by name: its header costs a file that includes it 10 s of -O3 code generation.
 namespace CLI {
 class App;
+class ParseError;
 }
 
 namespace sv {
@@ -62,6 +63,11 @@ struct Executable {
   // The tools it serves as subcommands: catalog_tools (cli/tool_shell.hpp), or none.
   std::unique_ptr<ToolShell> (*tools)(const std::string& executable) = nullptr;
 };
+
+// A command line CLI11 refused, as the contract's usage error (invalid_selection): a name that is
+// not one of the command's — a subcommand, an option — with the closest ones suggested ("'lgo'
+// is not an sv-commit command: did you mean log?"), else CLI11's own message; "(see PROG --help)".
+[[noreturn]] void throw_usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv);
 
 // Parses argv against the executable (its stage, its tools, its commands) and runs what it
 // names under the error contract; returns the exit status.

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/stage_util.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "export/export.hpp"
@@ -90,8 +91,9 @@ Stage simulate_stage() {
   st.add_options = [o](CLI::App& app) {
     app.add_flag("--trace", o->trace, "add each step's pose samples to the simulation");
     app.add_flag("--report", o->report, "print a one-screen summary on standard error");
-    app.add_option("--pen-time", o->pen_time_s, "seconds per pen lift or drop (default: robot.pen_time_s of the scene)")
-        ->check(CLI::NonNegativeNumber);
+    check_number(app.add_option("--pen-time", o->pen_time_s,
+                                "seconds per pen lift or drop (default: robot.pen_time_s of the scene)"),
+                 at_least(0));
     for (const ExportBackend& b : export_backends()) {
       app.add_option(b.option, o->paths[b.name], b.help);
       for (const ExportOption& x : b.options) {
@@ -101,12 +103,18 @@ Stage simulate_stage() {
         }
         std::string& value = o->settings[x.flag] = x.value;
         CLI::Option* opt = app.add_option(x.flag, value, x.help)->capture_default_str();
-        if (x.positive_number || x.non_negative_number) {  // a number, or one of the words ("auto")
-          opt->type_name(x.choices.empty() ? std::string("FLOAT") : fmt::format("{}|FLOAT", fmt::join(x.choices, "|")))
-              ->check(number_check(x.positive_number, x.choices));
+        if (x.positive_number || x.non_negative_number) {
+          // A number (a length in any unit it takes, its unit in its name: --...-mm), or a number
+          // or one of the words ("auto").
+          if (x.choices.empty())
+            check_number(opt->type_name("FLOAT"), x.positive_number ? positive() : at_least(0));
+          else
+            opt->type_name(fmt::format("{}|FLOAT", fmt::join(x.choices, "|")))
+                ->check(number_check(x.positive_number, x.choices));
           continue;
         }
-        if (!x.choices.empty()) opt->check(CLI::IsMember(x.choices));
+        if (!x.choices.empty()) check_choice(opt, x.choices);
+        else accept_length_units(opt);
       }
     }
   };

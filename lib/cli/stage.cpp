@@ -17,9 +17,11 @@
 
 #include "cli/progress.hpp"
 #include "cli/shell.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/hash.hpp"
+#include "core/messages.hpp"
 #include "core/scene_check.hpp"
 #include "store/store.hpp"
 
@@ -65,11 +67,8 @@ std::map<std::string, double> parse_settings(const std::vector<std::string>& set
     if (eq == std::string::npos || eq == 0)
       throw Error(Code::invalid_selection, fmt::format("--set expects KEY=VALUE, got '{}'", s));
     std::string key = s.substr(0, eq), val = s.substr(eq + 1);
-    char* end = nullptr;
-    double v = std::strtod(val.c_str(), &end);
-    if (val.empty() || *end != '\0' || !std::isfinite(v))
-      throw Error(Code::invalid_selection, fmt::format("--set {}: '{}' is not a finite number", key, val));
-    out[key] = v;
+    // A length in its key's unit (fit.tolerance_px=2px, a *_mm key in mm, cm or in).
+    out[key] = parse_number(val, length_unit_of(key), "--set " + key);
   }
   return out;
 }
@@ -116,6 +115,7 @@ std::string read_stage_input(const Stage& stage, const std::string& path, StageI
   in.path = path;
   in.bytes = read_input(path, stage.reads_image ? kMaxImageFileBytes : kMaxSceneBytes);
   if (stage.reads_image) return "";
+  refuse_image_as_scene(in.bytes, path, stage.name);
   in.scene = parse_scene(in.bytes);
   return revision_id_of(in.scene, in.bytes);
 }

@@ -8,6 +8,7 @@
 #include <deque>
 
 #include "cli/tool_command.hpp"
+#include "cli/values.hpp"
 #include "core/error.hpp"
 
 namespace sv {
@@ -81,7 +82,9 @@ void add_field_options(ToolCommand& tc, const json& props, const std::vector<std
       fo.negation = tc.app->add_flag("--no-" + kebab(dotted), fo.off, "sets " + dotted + " to false");
       fo.negation->excludes(fo.value);
     } else {
-      fo.value = tc.app->add_option(names, fo.text, doc)->type_name(field_type_name(f));
+      const std::string type = field_type_name(f);
+      fo.value = tc.app->add_option(names, fo.text, doc)->type_name(type);
+      if (type == "number" || type == "integer") accept_length_units(fo.value);  // --tolerance-px 2px
     }
     if (has_fields(f)) add_field_options(tc, f["properties"], p);
   }

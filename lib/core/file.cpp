@@ -166,6 +166,7 @@ std::vector<std::pair<std::string, EntryKind>> list_beneath(int dir, std::string
 std::string read_regular(int fd, size_t limit, Code code, const std::string& what) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw Error(Code::io_error, fmt::format("cannot read {}: {}", what, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(code, fmt::format("cannot read {}: {}", what, std::strerror(EISDIR)));
   if (!S_ISREG(st.st_mode)) throw Error(code, fmt::format("{} is not a regular file", what));
   if (static_cast<unsigned long long>(st.st_size) > limit)
     throw Error(code, fmt::format("{} is larger than {} bytes ({} bytes)", what, limit, static_cast<long long>(st.st_size)));
@@ -190,7 +191,7 @@ std::string read_regular(int fd, size_t limit, Code code, const std::string& wha
 std::string read_regular_file(const std::string& path, size_t limit, Code code) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd) {
-    if (errno == ENOENT) throw Error(Code::not_found, fmt::format("{}: no such file", path));
+    if (errno == ENOENT) throw Error(Code::not_found, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
     throw Error(Code::io_error, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
   }
   return read_regular(fd.get(), limit, code, path);
@@ -281,7 +282,7 @@ void write_output_file(const std::string& path, std::string_view bytes, NameSync
     write_file_atomic(path, bytes, 0666, name);  // a new path (or a dangling symlink: replaced)
     return;
   }
-  if (S_ISDIR(st.st_mode)) throw Error(Code::io_error, fmt::format("cannot write {}: it is a directory", path));
+  if (S_ISDIR(st.st_mode)) throw Error(Code::io_error, fmt::format("cannot write {}: {}", path, std::strerror(EISDIR)));
   if (!S_ISREG(st.st_mode)) {
     // A device, a FIFO or a socket (or a symlink to one): written through, never replaced. A
     // FIFO's open waits for its reader, as the shell's would.
@@ -351,13 +352,22 @@ void BackgroundWriter::work() {
 
 std::string read_input(const std::string& path, size_t limit) {
   std::string data;
+  const std::string shown = path == "-" ? "standard input" : path;
   FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(Code::io_error, fmt::format("cannot open {}", path));
-  // A regular file says its size: one too large is refused before a byte is read.
+  // The system's reason, as a shell user reads it from cat: "No such file or directory",
+  // "Permission denied".
+  if (!f) throw Error(Code::io_error, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  // A regular file says its size: one too large is refused before a byte is read. A folder
+  // opens, and only its read would say what it is.
   struct stat st {};
-  if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > limit) {
+  const bool stated = ::fstat(::fileno(f), &st) == 0;
+  if (stated && S_ISDIR(st.st_mode)) {
     if (f != stdin) std::fclose(f);
-    throw Error(Code::io_error, fmt::format("{}: input larger than {} bytes", path, limit));
+    throw Error(Code::io_error, fmt::format("cannot read {}: {}", shown, std::strerror(EISDIR)));
+  }
+  if (stated && S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > limit) {
+    if (f != stdin) std::fclose(f);
+    throw Error(Code::io_error, fmt::format("{}: input larger than {} bytes", shown, limit));
   }
   char buf[1 << 16];
   size_t n;
@@ -365,12 +375,13 @@ std::string read_input(const std::string& path, size_t limit) {
     data.append(buf, n);
     if (data.size() > limit) {
       if (f != stdin) std::fclose(f);
-      throw Error(Code::io_error, fmt::format("{}: input larger than {} bytes", path, limit));
+      throw Error(Code::io_error, fmt::format("{}: input larger than {} bytes", shown, limit));
     }
   }
+  const int err = errno;
   bool failed = std::ferror(f);
   if (f != stdin) std::fclose(f);
-  if (failed) throw Error(Code::io_error, fmt::format("cannot read {}", path));
+  if (failed) throw Error(Code::io_error, fmt::format("cannot read {}: {}", shown, std::strerror(err)));
   return data;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/messages.hpp"
 
 namespace sv {
 
@@ -41,10 +42,8 @@ const ParamSpec& ParamTable::at(const std::string& key) const {
 
 namespace {
 
-std::string limits_text(const ParamSpec& p) {
-  std::string hi = std::isfinite(p.max) ? fmt::format("{:g}", p.max) : "inf";
-  return fmt::format("[{:g}, {}]{}", p.min, hi, p.unit.empty() ? "" : " " + p.unit);
-}
+// "at least 0 px", "between 0 and 1": the limits in words (core/messages.hpp).
+std::string param_limits_text(const ParamSpec& p) { return limits_text(NumberLimits{p.min, p.max}, p.unit); }
 
 // A limit or default as JSON: null when unbounded (or absent), a whole number for the integer
 // and flag types.
@@ -59,9 +58,15 @@ nlohmann::ordered_json number_json(std::optional<double> v, ParamType t) {
 void ParamTable::check(const std::map<std::string, double>& settings) const {
   for (const auto& [key, value] : settings) {
     const ParamSpec* p = find(key);
-    if (!p)
-      throw Error(Code::invalid_selection, fmt::format("unknown parameter '{}' (see {} --params)", key, stage),
+    if (!p) {
+      std::vector<std::string> keys;
+      for (const ParamSpec& q : params)
+        if (q.set_by == "--set") keys.push_back(q.key);
+      const std::string hint = did_you_mean(closest_names(key, keys));
+      throw Error(Code::invalid_selection,
+                  fmt::format("unknown parameter '{}'{} (see {} --params)", key, hint.empty() ? "" : ": " + hint, stage),
                   {{"key", key}});
+    }
     if (p->set_by != "--set")
       throw Error(Code::invalid_selection,
                   p->set_by.empty() ? fmt::format("'{}' is derived ({}), not set", key, p->derivation)
@@ -70,8 +75,9 @@ void ParamTable::check(const std::map<std::string, double>& settings) const {
     const bool whole = p->type == ParamType::number || std::floor(value) == value;
     if (!std::isfinite(value) || value < p->min || value > p->max || !whole)
       throw Error(Code::invalid_selection,
-                  fmt::format("{} = {:g} {} {}", key, value,
-                              whole ? "is outside its limits" : "must be a whole number within", limits_text(*p)),
+                  fmt::format("{} = {} {} {}", key, number_text(value),
+                              whole ? "is out of range: it must be" : "is not a whole number: it must be a whole number",
+                              param_limits_text(*p)),
                   {{"key", key}, {"value", std::isfinite(value) ? json(value) : json(nullptr)},
                    {"min", number_json(p->min, p->type)}, {"max", number_json(p->max, p->type)}});
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <regex>
 
+#include "core/messages.hpp"
 #include "core/scene.hpp"
 
 namespace sv {
@@ -263,7 +264,12 @@ struct Compiled {
         const Path at{path, &it.key(), 0};
         const Schema::Node* sub = nullptr;
         if (auto p = s.properties.find(it.key()); p != s.properties.end()) sub = p->second;
-        else if (s.additional == Extra::forbidden) return fail("unknown key '" + it.key() + "'");
+        else if (s.additional == Extra::forbidden) {
+          std::vector<std::string> names;
+          for (const auto& [name, node] : s.properties) names.push_back(name);
+          const std::string hint = did_you_mean(closest_names(it.key(), names));
+          return fail("unknown key '" + it.key() + "'" + (hint.empty() ? "" : " (" + hint + ")"));
+        }
         else if (s.additional == Extra::schema) sub = s.additional_node;
         if (sub && !plain(*sub, it.value(), depth + 1) && !check(*sub, it.value(), &at, err, depth + 1)) return false;
       }

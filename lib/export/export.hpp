@@ -89,7 +89,8 @@ std::string render_svg_animated(const Scene& scene, double speedup = kAutoSpeedu
 double animation_speedup(double total_s, double speedup);
 
 // An option of a backend besides its path: a value (with a default, maybe a closed set of
-// choices) or a switch.
+// choices) or a switch. A value whose flag ends in -mm or -px is a length, given with or without
+// its unit as every such option of sv is (cli/values.hpp: 10cm, 4in; 2px).
 struct ExportOption {
   std::string flag;  // "--gcode-units"
   std::string help;

@@ -18,6 +18,7 @@
 #include "session/tool_call.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/messages.hpp"
 
 namespace sv::mcp {
 
@@ -262,7 +263,13 @@ json Server::call_tool(const json& params) {
     throw RpcError{invalid_params, "Invalid params: tools/call needs the tool's name"};
   const std::string name = params["name"];
   const Tool* t = served(name);
-  if (!t) throw RpcError{invalid_params, "Invalid params: unknown tool: " + name};
+  if (!t) {
+    std::vector<std::string> names;
+    for (const Tool& other : registry())
+      if (in_tier(other, tier_)) names.push_back(other.name);
+    const std::string hint = did_you_mean(closest_names(name, names));
+    throw RpcError{invalid_params, "Invalid params: unknown tool: " + name + (hint.empty() ? "" : " (" + hint + ")")};
+  }
   const json args = params.contains("arguments") && !params["arguments"].is_null() ? params["arguments"] : json::object();
   if (!args.is_object()) throw RpcError{invalid_params, "Invalid params: arguments must be an object"};
   // A failing tool is a result the model reads (isError), as the error contract words it.

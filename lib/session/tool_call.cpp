@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/hash.hpp"
+#include "core/messages.hpp"
 #include "core/schema.hpp"
 #include "core/scene_check.hpp"
 #include "raster/png.hpp"
@@ -97,13 +98,15 @@ void merge_into(json& base, const json& over) {
   }
 }
 
-std::string read_scene_input(const std::string& input, const CommonOptions& c, std::optional<Store>& store, Scene& scene) {
+std::string read_scene_input(const std::string& input, const CommonOptions& c, std::optional<Store>& store, Scene& scene,
+                             const std::string& command) {
   if (!c.rev.empty()) {
     std::string rid = store->resolve(c.rev);
     scene = store->read_scene(rid);
     return rid;
   }
   const std::string text = read_input(input, kMaxSceneBytes);
+  refuse_image_as_scene(text, input, command);
   scene = parse_scene(text);
   return revision_id_of(scene, text);
 }
@@ -149,7 +152,7 @@ json edit_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
       note += (note.empty() ? "" : "; ") + s.request["note"].get<std::string>();
   }
   Scene scene;
-  std::string rid = read_scene_input(inv.input, c, store, scene);
+  std::string rid = read_scene_input(inv.input, c, store, scene, tool.executable + " " + tool.subcommand);
   const bool store_mode = !c.rev.empty();
   const std::string head_seen = store && !store_mode ? store->head_id() : rid;
   if (store && !dry_run) store->require_head(head_seen);
@@ -198,7 +201,7 @@ json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
     rid = store->head_id();  // history tools work on the store, not on HEAD's scene: a damaged
                              // HEAD object must not block the checkout that recovers from it
   } else {
-    rid = read_scene_input(inv.input, c, store, scene);
+    rid = read_scene_input(inv.input, c, store, scene, tool.executable + " " + tool.subcommand);
   }
   ToolContext ctx{scene, store ? &*store : nullptr, rid, c.oracle};
   ToolResult result;

@@ -22,8 +22,10 @@ struct ToolInvocation {
 };
 
 // The scene a command works on: the store's revision (--rev; the store must be open) or the scene
-// file `input` ("-": standard input); returns its id.
-std::string read_scene_input(const std::string& input, const CommonOptions& c, std::optional<Store>& store, Scene& scene);
+// file `input` ("-": standard input); returns its id. An image where the scene should be is named
+// as one, with the pipeline that makes its scene for `command` ("sv-diagnose list-primitives").
+std::string read_scene_input(const std::string& input, const CommonOptions& c, std::optional<Store>& store, Scene& scene,
+                             const std::string& command);
 
 // Makes an applied edit a revision of `parent`: its provenance (the steps' tools and requests,
 // the note) recorded, then with a store written and HEAD moved from `head_seen` (compare-and-set:

@@ -129,6 +129,23 @@ StoreLock::~StoreLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
+namespace {
+
+// Why `given` (a --store or $SV_STORE) names no store: the system's reason when the path itself
+// cannot be reached, else what is missing.
+std::string no_store_reason(const std::string& given) {
+  struct stat st {};
+  if (::stat(given.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return std::strerror(ENOTDIR);
+  const fs::path p(given);
+  for (const fs::path& holder : {p / ".svrev", p})
+    if (::stat(holder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(holder.c_str(), R_OK | X_OK) != 0)
+      return fmt::format("{}: {}", holder.string(), std::strerror(EACCES));
+  return fmt::format("no .svrev there (sv-commit init {} makes one)", given);
+}
+
+}  // namespace
+
 std::optional<fs::path> Store::locate(const std::optional<std::string>& flag) {
   auto normalise = [](fs::path p) -> fs::path {
     if (fs::is_directory(p / ".svrev")) return p / ".svrev";
@@ -137,13 +154,13 @@ std::optional<fs::path> Store::locate(const std::optional<std::string>& flag) {
   if (flag) {
     fs::path p = normalise(*flag);
     if (!fs::is_directory(p / "objects"))
-      throw Error(Code::not_found, fmt::format("no store at {}", *flag));
+      throw Error(Code::not_found, fmt::format("no store at {}: {}", *flag, no_store_reason(*flag)));
     return p;
   }
   if (const char* env = std::getenv("SV_STORE"); env && *env) {
     fs::path p = normalise(env);
     if (!fs::is_directory(p / "objects"))
-      throw Error(Code::not_found, fmt::format("no store at SV_STORE={}", env));
+      throw Error(Code::not_found, fmt::format("no store at SV_STORE={}: {}", env, no_store_reason(env)));
     return p;
   }
   std::error_code ec;

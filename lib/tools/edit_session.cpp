@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/messages.hpp"
 #include "edit/edit.hpp"
 #include "core/scene_check.hpp"
 #include "route/route.hpp"
@@ -128,9 +129,15 @@ std::vector<EditStep> parse_batch(const json& list) {
     }
     std::replace(name.begin(), name.end(), '_', '-');
     const Tool* t = find_tool(name);
-    if (!t || t->kind != ToolKind::edit)
-      throw Error(Code::invalid_selection, fmt::format("edit {}: '{}' is not an edit tool", i, name),
+    if (!t || t->kind != ToolKind::edit) {
+      std::vector<std::string> names;
+      for (const Tool& other : registry())
+        if (other.kind == ToolKind::edit) names.insert(names.end(), {other.name, other.subcommand});
+      const std::string hint = did_you_mean(closest_names(name, names));
+      throw Error(Code::invalid_selection,
+                  fmt::format("edit {}: '{}' is not an edit tool{}", i, name, hint.empty() ? "" : ": " + hint),
                   {{"index", i}});
+    }
     steps.push_back({t, normalize_request(*t, request)});
   }
   return steps;

@@ -277,10 +277,11 @@ TEST_CASE("a parameter table refuses unknown keys and values outside the limits,
   CHECK(refusal({{"x.bogus", 1}}).find("unknown parameter 'x.bogus'") != std::string::npos);
   std::string low = refusal({{"x.tolerance_px", 0.25}});
   CHECK(low.find("x.tolerance_px") != std::string::npos);
-  CHECK(low.find("[0.5, 4] px") != std::string::npos);
-  CHECK(refusal({{"x.tolerance_px", 5}}).find("[0.5, 4] px") != std::string::npos);
+  CHECK(low.find("it must be between 0.5 and 4 px") != std::string::npos);
+  CHECK(refusal({{"x.tolerance_px", 5}}).find("between 0.5 and 4 px") != std::string::npos);
   CHECK(refusal({{"x.passes", 2.5}}).find("whole number") != std::string::npos);
-  CHECK(refusal({{"x.passes", -1}}).find("[0, inf]") != std::string::npos);
+  CHECK(refusal({{"x.passes", -1}}).find("it must be at least 0") != std::string::npos);
+  CHECK(refusal({{"x.passes", -1}}).find("inf") == std::string::npos);
   CHECK(refusal({{"x.join_px", 1}}).find("derived") != std::string::npos);
 
   auto j = t.to_json();

@@ -89,4 +89,10 @@ TEST_CASE("the MCP read tier serves inspection, diagnostics, suggestion and Simu
   mcp::Server s = storeless(mcp::Tier::read);
   const json r = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Revert"}})"));
   CHECK(r.at("error").at("code") == -32602);
+  // A mistyped name: the closest tools served are suggested, never one the tier does not serve.
+  const json typo = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ListPrimitivs"}})"));
+  CHECK(typo.at("error").at("code") == -32602);
+  CHECK(typo.at("error").at("message") == "Invalid params: unknown tool: ListPrimitivs (did you mean ListPrimitives?)");
+  const json edit = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ReverseDirectoin"}})"));
+  CHECK(edit.at("error").at("message") == "Invalid params: unknown tool: ReverseDirectoin");
 }
