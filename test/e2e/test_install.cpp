@@ -1,0 +1,72 @@
+// What an installed sv offers besides its work: --version on every executable, and the bash
+// completion each prints for its own command line (installed as share/bash-completion).
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "completion_driver.hpp"
+#include "process.hpp"
+
+using namespace svtest;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kExecutables[] = {"sv-skeleton", "sv-fit",  "sv-route",  "sv-simulate",
+                                    "sv-diagnose", "sv-edit", "sv-commit", "sv-mcp"};
+
+fs::path completion_of(const std::string& exe) {
+  const fs::path f = scratch() / (exe + ".bash");
+  const Run r = run(bin(exe) + " --completion bash > " + f.string());
+  REQUIRE(r.status == 0);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("every executable's --version names the commit and the libraries it loads", "[e2e][version]") {
+  for (const char* exe : kExecutables) {
+    INFO(exe);
+    const Run r = run(bin(exe) + " --version");
+    REQUIRE(r.status == 0);
+    CHECK(std::regex_search(r.out, std::regex(std::string("^") + exe + " " + SV_VERSION +
+                                              R"( \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)\n)")));
+    CHECK(r.out.find("libraries: ") != std::string::npos);
+    for (const char* lib : {"libpng ", "zlib ", "Nettle ", "Boost ", "nlohmann_json ", "fmt ", "CLI11 ", "Eigen "})
+      CHECK(r.out.find(lib) != std::string::npos);
+#ifdef SV_MIMALLOC
+    CHECK(r.out.find("mimalloc 2.") != std::string::npos);
+#endif
+  }
+}
+
+TEST_CASE("every executable prints a bash completion script that bash accepts", "[e2e][completion]") {
+  for (const char* exe : kExecutables) {
+    INFO(exe);
+    const fs::path f = completion_of(exe);
+    const Run r = run("bash -n " + f.string() + " && bash -c 'source " + f.string() + " && complete -p " + exe + "'");
+    CHECK(r.status == 0);
+    CHECK(r.out.find(exe) != std::string::npos);
+  }
+  CHECK(run(bin("sv-fit") + " --completion zsh").status == 2);
+}
+
+TEST_CASE("sv-commit's completion: subcommands, their options, option values", "[e2e][completion]") {
+  const fs::path f = completion_of("sv-commit");
+  using S = std::set<std::string>;
+  auto complete = [&](std::vector<std::string> words) { return svtest::complete(f, "_sv_commit", words); };
+  const S l = complete({"sv-commit", "l"});
+  CHECK(l.count("log"));
+  CHECK(l.count("list-revisions"));
+  CHECK(complete({"sv-commit", "log", "--m"}) == S{"--max-count"});
+  CHECK(complete({"sv-commit", "log", "--"}).count("--store"));  // sv-commit's own options follow its subcommands
+  CHECK(complete({"sv-commit", "revert", "--to-"}) == S{"--to-revision-id"});
+  CHECK(complete({"sv-commit", "--store", "x", "g"}) == S{"gc"});
+}
+
+TEST_CASE("tool subcommands complete the choices their schemas list", "[e2e][completion]") {
+  using S = std::set<std::string>;
+  const S sort = complete(completion_of("sv-diagnose"), "_sv_diagnose", {"sv-diagnose", "list-primitives", "--sort-by", ""});
+  CHECK(sort.count("length_desc"));
+  CHECK(complete(completion_of("sv-mcp"), "_sv_mcp", {"sv-mcp", "--tools", ""}) == S{"read", "all"});
+}
