@@ -70,3 +70,32 @@ TEST_CASE("tool subcommands complete the choices their schemas list", "[e2e][com
   CHECK(sort.count("length_desc"));
   CHECK(complete(completion_of("sv-mcp"), "_sv_mcp", {"sv-mcp", "--tools", ""}) == S{"read", "all"});
 }
+
+TEST_CASE("cmake --install: a prefix that works without the source tree, sv-batch included", "[e2e][install]") {
+  const fs::path prefix = scratch() / "prefix";
+  fs::remove_all(prefix);
+  const std::string build = fs::path(SV_BIN_DIR).parent_path().string();
+  const Run install = run("cmake --install '" + build + "' --prefix '" + prefix.string() + "' > /dev/null");
+  REQUIRE(install.status == 0);
+  for (const char* exe : kExecutables) {
+    INFO(exe);
+    CHECK(fs::exists(prefix / "bin" / exe));
+    CHECK(fs::exists(prefix / "share/man/man1" / (std::string(exe) + ".1.gz")));
+#ifdef SV_MIMALLOC  // the completions are generated in the Release build, not the sanitized one
+    CHECK(fs::exists(prefix / "share/bash-completion/completions" / exe));
+#endif
+  }
+  CHECK(fs::exists(prefix / "share/man/man7/sv.7.gz"));
+  CHECK(fs::exists(prefix / "share/doc/sv/copyright"));
+  // sv-batch from the prefix, with no sv on PATH and away from the checkout: it finds its job script
+  // in libexec/sv and the executables beside itself.
+  const fs::path work = scratch() / "installed-batch";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const Run batch = run("cd '" + work.string() + "' && cp '" + data("lucide_milestone_w3.png") +
+                        "' . && env PATH=/usr/bin:/bin '" + (prefix / "bin/sv-batch").string() +
+                        "' -q out lucide_milestone_w3.png");
+  INFO(batch.err);
+  CHECK(batch.status == 0);
+  CHECK(fs::file_size(work / "out/lucide_milestone_w3.json") > 1000);
+}
