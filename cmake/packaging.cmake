@@ -22,6 +22,8 @@ add_custom_target(sv_man_pages ALL DEPENDS ${SV_MAN_GZ})
 # scripts/batch as sv-batch; its job script where sv-batch looks for it (BINDIR/../libexec/sv).
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/batch DESTINATION bin RENAME sv-batch)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/lib/batch-job DESTINATION libexec/sv)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/lib/sv-batch.bash DESTINATION share/bash-completion/completions
+        RENAME sv-batch)
 
 # The scene format's schema and the demo drawing (for reading, and for a first run:
 # sv-skeleton PREFIX/share/sv/examples/soccer-field.png | sv-fit | ...).

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <regex>
+#include <set>
+#include <sstream>
 
 #include "completion_driver.hpp"
 #include "process.hpp"
@@ -98,4 +100,27 @@ TEST_CASE("cmake --install: a prefix that works without the source tree, sv-batc
   INFO(batch.err);
   CHECK(batch.status == 0);
   CHECK(fs::file_size(work / "out/lucide_milestone_w3.json") > 1000);
+}
+
+TEST_CASE("sv-batch's completion offers every option its --help lists", "[e2e][completion]") {
+  const fs::path scripts = fs::path(SV_TEST_DATA) / ".." / ".." / "scripts";
+  const fs::path script = scripts / "lib" / "sv-batch.bash";
+  const Run help = run((scripts / "batch").string() + " --help");
+  REQUIRE(help.status == 0);
+  const std::set<std::string> offered = complete(script, "_sv_batch", {"sv-batch", "-"});
+  const std::regex option(R"(^ *(-[a-z]), (--[a-z-]+)|^ *(--?[a-z][a-z-]*))");
+  int listed = 0;
+  std::istringstream in(help.out);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, option)) continue;
+    for (int g : {1, 2, 3})
+      if (m[g].matched) {
+        INFO(m[g].str());
+        CHECK(offered.count(m[g].str()));
+        ++listed;
+      }
+  }
+  CHECK(listed >= 10);
+  CHECK(complete(script, "_sv_batch", {"sv-batch", "--export", "svg,g"}) == std::set<std::string>{"svg,gcode"});
 }
