@@ -4,15 +4,18 @@
 #include <cstdio>
 
 #include "cli/shell.hpp"
+#include "cli/completion.hpp"
 #include "cli/stage.hpp"
 #include "cli/values.hpp"
+#include "cli/version.hpp"
 #include "core/error.hpp"
 #include "mcp/server.hpp"
 
 int main(int argc, char** argv) {
   using namespace sv;
   CLI::App app{"Serve sv's tools over the Model Context Protocol (stdio)", "sv-mcp"};
-  app.set_version_flag("--version", std::string(SV_VERSION));
+  app.set_version_flag("--version", [] { return version_text("sv-mcp"); },
+                       "print the version, the commit built from and the libraries loaded, and exit");
   CommonOptions store;
   add_common_options(app, store, opt::store | opt::oracle);  // AskOracle's oracle, as sv-diagnose's
   std::string tools = "all";
@@ -20,6 +23,7 @@ int main(int argc, char** argv) {
                  "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
       ->type_name("read|all");
   check_choice(app.get_option("--tools"), {"read", "all"});
+  if (wants_completion(argc, argv)) return print_completion(app, argc, argv);
   return guarded("sv-mcp", false, [&]() -> int {
     try {
       app.parse(argc, argv);

@@ -10,8 +10,10 @@
 #include <deque>
 #include <string_view>
 
+#include "cli/completion.hpp"
 #include "cli/stage.hpp"
 #include "cli/tool_shell.hpp"
+#include "cli/version.hpp"
 #include "core/error.hpp"
 #include "core/messages.hpp"
 
@@ -202,10 +204,12 @@ void throw_usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
 
 int run_main(int argc, char** argv, const Executable& exe) {
   std::unique_ptr<ToolShell> tools =
-      exe.tools && (!exe.stage || may_name_subcommand(argc, argv)) ? exe.tools(exe.name) : nullptr;
+      exe.tools && (!exe.stage || may_name_subcommand(argc, argv) || wants_completion(argc, argv)) ? exe.tools(exe.name)
+                                                                                                : nullptr;
   bool envelope_on_stdout = envelope_mode(argc, argv, tools.get());
   CLI::App app{exe.summary, exe.name};
-  app.set_version_flag("--version", std::string(SV_VERSION));
+  app.set_version_flag("--version", [&exe] { return version_text(exe.name); },
+                       "print the version, the commit built from and the libraries loaded, and exit");
   // The executable's own options (sv-commit --store) may follow the subcommand; set before the
   // subcommands are added, which inherit it.
   if (!exe.stage) app.fallthrough();
@@ -223,6 +227,8 @@ int run_main(int argc, char** argv, const Executable& exe) {
     commands.emplace_back(&c, sub);
   }
   if (!exe.stage) app.require_subcommand(1);
+  // `--completion bash`: the completion script of this very command line (not in --help).
+  if (wants_completion(argc, argv)) return print_completion(app, argc, argv);
 
   return guarded(exe.name, envelope_on_stdout, [&]() -> int {
     try {

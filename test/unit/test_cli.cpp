@@ -94,3 +94,67 @@ TEST_CASE("progress is silent when stderr is not a terminal or with --quiet", "[
   CHECK_FALSE(Progress::wanted(true));
   if (::isatty(2) != 1) CHECK_FALSE(Progress::wanted(false));
 }
+
+// --version: sv's version, the commit, the libraries; shell completion from the shell's own app.
+#include <CLI/CLI.hpp>
+
+#include <regex>
+
+#include "../e2e/completion_driver.hpp"
+#include "cli/completion.hpp"
+#include "cli/version.hpp"
+
+TEST_CASE("the version names sv's version, the commit and the libraries it was built with", "[cli][version]") {
+  const std::string commit = sv::build_commit();
+  CHECK(std::regex_match(commit, std::regex("[0-9a-f]{12}(-dirty)?|unknown")));
+  const std::string v = sv::version_text("sv-test");
+  INFO(v);
+  CHECK(v.rfind(std::string("sv-test ") + SV_VERSION + " (commit " + commit + ")\n", 0) == 0);
+  // The test binary loads OpenCV and the codec libraries: each is named with its runtime version.
+  for (const char* lib : {"OpenCV 4.", "libpng 1.", "libjpeg-turbo ", "libtiff ", "libwebp ", "zlib 1.", "Nettle 3.",
+                          "Boost 1.", "nlohmann_json 3.", "fmt ", "CLI11 2.", "Eigen 3."})
+    CHECK(v.find(lib) != std::string::npos);
+  CHECK(std::regex_search(v, std::regex(R"(OpenCV \d+\.\d+\.\d+, libpng \d+\.\d+\.\d+)")));
+}
+
+TEST_CASE("bash completion walks the app: subcommands, options, choices, files", "[cli][completion]") {
+  namespace fs = std::filesystem;
+  CLI::App app{"demo", "sv-demo"};
+  std::string store, format, input, name;
+  int n = 0;
+  bool quiet = false;
+  app.fallthrough();
+  app.add_option("--store", store)->type_name("DIR");
+  CLI::App* log = app.add_subcommand("log", "history");
+  log->add_option("-n,--max-count", n);
+  log->add_option("--format", format)->check(CLI::IsMember({"short", "long"}));
+  log->add_option("--sort-by", name)->type_name(R"(["length_desc","id"])");
+  log->add_flag("-q,--quiet", quiet);
+  log->add_option("--secret", name)->group("");
+  app.add_subcommand("list", "list")->add_option("input", input)->type_name("FILE");
+  app.add_subcommand("init", "init");
+
+  const std::string script = sv::bash_completion(app);
+  CHECK(script.find("complete -F _sv_demo sv-demo") != std::string::npos);
+  const fs::path dir = svtest::scratch() / "completion-unit";
+  fs::create_directories(dir / "drawings");
+  svtest::spit(dir / "drawing.png", "");
+  svtest::spit(dir / "demo.bash", script);
+  auto complete = [&](std::vector<std::string> words) {
+    words.insert(words.begin(), "sv-demo");
+    return svtest::complete(dir / "demo.bash", "_sv_demo", words, dir.string());
+  };
+  using S = std::set<std::string>;
+  CHECK(complete({"l"}) == S{"log", "list"});
+  CHECK(complete({""}) == S{"log", "list", "init"});
+  CHECK(complete({"log", "--f"}) == S{"--format"});
+  CHECK(complete({"log", "--format", ""}) == S{"short", "long"});
+  CHECK(complete({"log", "--format=s"}) == S{"--format=short"});
+  CHECK(complete({"log", "--format", "=", "l"}) == S{"long"});
+  CHECK(complete({"log", "--sort-by", "l"}) == S{"length_desc"});
+  CHECK(complete({"log", "-n", "5", "--q"}) == S{"--quiet"});
+  CHECK(complete({"log", "--s"}) == S{"--sort-by", "--store"});  // the executable's --store falls through; --secret is hidden
+  CHECK(complete({"--store", "d"}) == S{"drawings"});             // a directory, not drawing.png
+  CHECK(complete({"--store", "drawings", "i"}) == S{"init"});      // the option's value is skipped
+  CHECK(complete({"list", "dr"}) == S{"drawings", "drawing.png"});
+}

@@ -27,6 +27,10 @@ constexpr long long kTiffTileOverhang = 2, kMinTiffTileSide = 512;
 // Largest single allocation libtiff may make (its directory's arrays, a strip's buffer).
 constexpr long long kMaxTiffAlloc = 256LL << 20;
 
+// The versions of libjpeg-turbo (compiled against) and libtiff (asked of it) for --version.
+std::string jpeg_library_version();
+std::string tiff_library_version();
+
 [[noreturn]] void refuse(const char* format, const std::string& why);
 
 // Bounds-checked reads of a header: a field past the end of the bytes refuses the file. Each

@@ -135,6 +135,20 @@ int exif_orientation(const jpeg_saved_marker_ptr markers) {
 
 }  // namespace
 
+// The libjpeg-turbo this file was compiled against (its library has no version query): named by
+// --version (cli/version.cpp) in executables that read images.
+#define SV_STRINGIFY2(x) #x
+#define SV_STRINGIFY(x) SV_STRINGIFY2(x)
+std::string jpeg_library_version() {
+#ifdef LIBJPEG_TURBO_VERSION
+  return SV_STRINGIFY(LIBJPEG_TURBO_VERSION);
+#else
+  return "libjpeg " SV_STRINGIFY(JPEG_LIB_VERSION);
+#endif
+}
+#undef SV_STRINGIFY
+#undef SV_STRINGIFY2
+
 // The first frame header (SOFn) gives the size: the markers before it are walked, each
 // segment's length checked against the bytes.
 cv::Size jpeg_size(std::string_view bytes, long long max_pixels) {

@@ -91,6 +91,25 @@ const Api& api() {
   return *loaded;
 }
 
+}  // namespace
+
+// libtiff's own version line ("4.5.0"), asked of the library (loaded here if no TIFF came yet), or
+// why it cannot be: named by --version (cli/version.cpp) in executables that read images.
+std::string tiff_library_version() {
+  void* h = dlopen(SV_LIBTIFF_SONAME, RTLD_LAZY | RTLD_LOCAL);
+  if (!h) return "not installed (" SV_LIBTIFF_SONAME ")";
+  auto get = reinterpret_cast<const char* (*)()>(dlsym(h, "TIFFGetVersion"));
+  std::string v = get ? get() : "";
+  dlclose(h);
+  // "LIBTIFF, Version 4.5.0\nCopyright ..."
+  const size_t at = v.find("Version ");
+  if (at == std::string::npos) return "unknown";
+  v = v.substr(at + 8);
+  return v.substr(0, v.find_first_of(" \n"));
+}
+
+namespace {
+
 // The bytes as libtiff's file, mapped (libtiff then reads strips in place).
 struct Source {
   const unsigned char* data = nullptr;
