@@ -61,9 +61,10 @@ CLI::Validator number_check(bool positive, std::vector<std::string> words) {
           v = std::stod(value, &used);
         } catch (const std::exception&) {
         }
-        if (used == value.size() && std::isfinite(v) && (positive ? v > 0 : v >= 0)) return "";
-        return fmt::format("{} is not {} number{}", value, positive ? "a positive" : "a non-negative",
-                           words.empty() ? "" : fmt::format(" nor {}", fmt::join(words, ", ")));
+        const std::string or_words = words.empty() ? "" : fmt::format(" (or {})", fmt::join(words, ", "));
+        if (used != value.size() || !std::isfinite(v)) return fmt::format("'{}' is not a number{}", value, or_words);
+        if (positive ? v > 0 : v >= 0) return "";
+        return fmt::format("{} is out of range: it must be {}{}", value, positive ? "positive" : "at least 0", or_words);
       },
       "");
 }

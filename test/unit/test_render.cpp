@@ -8,6 +8,7 @@
 #include "raster/png.hpp"
 #include "render/view.hpp"
 #include "robot/replay.hpp"
+#include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "shape_scene.hpp"
 
