@@ -12,6 +12,7 @@
 #include "semantic/forms.hpp"
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -24,12 +25,17 @@ using edit::join_px;
 
 // ---------------------------------------------------------------- DeletePrimitive
 
-ToolResult delete_primitive(const ToolContext& ctx, const json& req) {
+struct DeleteRequest {
+  std::vector<std::string> primitive_ids;
+  bool confirm_no_topology_break;
+};
+
+ToolResult delete_primitive(const ToolContext& ctx, const DeleteRequest& req) {
   Scene out = editable(ctx.scene);
   std::set<std::string> gone;
-  for (const auto& id : req["primitive_ids"]) gone.insert(primitive_or_throw(ctx.scene, id).id);
+  for (const auto& id : req.primitive_ids) gone.insert(primitive_or_throw(ctx.scene, id).id);
   auto& prims = *out.primitives;
-  if (req["confirm_no_topology_break"].get<bool>()) {
+  if (req.confirm_no_topology_break) {
     // Refuse when a remaining part of the drawing would fall apart: the kept primitives of one
     // component before must stay one component after.
     std::vector<int> before, after;
@@ -63,30 +69,37 @@ ToolResult delete_primitive(const ToolContext& ctx, const json& req) {
 }
 
 Tool delete_primitive_entry() {
-  return {25, "DeletePrimitive", "mutation",
-          "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
-          "source ink left uncovered.",
-          S::object({{"primitive_ids", primitive_ids_schema()},
-                     {"confirm_no_topology_break",
-                      S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true)}},
-                    {"primitive_ids"}),
-          S::object({{"coverage_loss_px", S::integer("length of the source image's ink centrelines no longer covered")}}),
-          delete_primitive, ToolKind::edit};
+  using R = DeleteRequest;
+  return typed_tool<R>(
+      25, "DeletePrimitive", "mutation",
+      "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
+      "source ink left uncovered.",
+      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema()),
+        field("confirm_no_topology_break", &R::confirm_no_topology_break,
+              S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true))},
+       {"primitive_ids"}},
+      S::object({{"coverage_loss_px", S::integer("length of the source image's ink centrelines no longer covered")}}),
+      delete_primitive, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- AddPrimitive
 
-ToolResult add_primitive(const ToolContext& ctx, const json& req) {
+struct AddRequest {
+  json spec;  // replacement_spec_schema's shape
+  std::optional<std::string> insert_after_primitive_id;
+};
+
+ToolResult add_primitive(const ToolContext& ctx, const AddRequest& req) {
   Scene out = editable(ctx.scene);
   Primitive p;
-  p.shape = shape_from_spec(req["spec"]);
+  p.shape = shape_from_spec(req.spec);
   p.id = fresh_primitive_id(out);
   p.semantic_role = "unknown";
   p.route_deviation_px = 0;  // drawn as given
   ToolResult r;
   r.touched = {p.id};
-  if (req["insert_after_primitive_id"].is_string()) {
-    const std::string after = req["insert_after_primitive_id"];
+  if (req.insert_after_primitive_id) {
+    const std::string& after = *req.insert_after_primitive_id;
     primitive_or_throw(ctx.scene, after);
     if (out.tour) {
       auto it = std::find_if(out.tour->begin(), out.tour->end(), [&](const TourStep& t) { return t.primitive == after; });
@@ -104,24 +117,29 @@ ToolResult add_primitive(const ToolContext& ctx, const json& req) {
 }
 
 Tool add_primitive_entry() {
-  return {31, "AddPrimitive", "mutation",
-          "Insert a primitive the fitter never produced (missed ink, an implied stroke); the route takes it in.",
-          S::object({{"spec", replacement_spec_schema("the new primitive")},
-                     {"insert_after_primitive_id",
-                      S::nullable(S::id("draw it right after this primitive (default: the route decides)"))}},
-                    {"spec"}),
-          S::object({{"new_primitive_id", S::string("")}}),
-          add_primitive, ToolKind::edit};
+  using R = AddRequest;
+  return typed_tool<R>(
+      31, "AddPrimitive", "mutation",
+      "Insert a primitive the fitter never produced (missed ink, an implied stroke); the route takes it in.",
+      {{field("spec", &R::spec, replacement_spec_schema("the new primitive")),
+        field("insert_after_primitive_id", &R::insert_after_primitive_id,
+              S::nullable(S::id("draw it right after this primitive (default: the route decides)")))},
+       {"spec"}},
+      S::object({{"new_primitive_id", S::string("")}}), add_primitive, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- ReverseDirection
 
 double draw_time_s(const Scene& s) { return drawing_of(s).total_s; }
 
-ToolResult reverse_direction(const ToolContext& ctx, const json& req) {
+struct ReverseRequest {
+  std::vector<std::string> primitive_ids;
+};
+
+ToolResult reverse_direction(const ToolContext& ctx, const ReverseRequest& req) {
   Scene out = editable(ctx.scene);
   std::vector<std::string> ids;
-  for (const auto& id : req["primitive_ids"]) ids.push_back(primitive_or_throw(ctx.scene, id).id);
+  for (const auto& id : req.primitive_ids) ids.push_back(primitive_or_throw(ctx.scene, id).id);
   ToolResult r;
   r.reroute = false;
   double delta_ms = 0;
@@ -153,30 +171,36 @@ ToolResult reverse_direction(const ToolContext& ctx, const json& req) {
 }
 
 Tool reverse_direction_entry() {
-  return {32, "ReverseDirection", "mutation",
-          "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
-          S::object({{"primitive_ids", primitive_ids_schema()}}, {"primitive_ids"}),
-          S::object({{"draw_time_delta_ms", S::number("negative is faster")}}),
-          reverse_direction, ToolKind::edit};
+  using R = ReverseRequest;
+  return typed_tool<R>(32, "ReverseDirection", "mutation",
+                       "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
+                       {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema())}, {"primitive_ids"}},
+                       S::object({{"draw_time_delta_ms", S::number("negative is faster")}}), reverse_direction,
+                       ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- DefineRegion
 
-ToolResult define_region(const ToolContext& ctx, const json& req) {
+struct DefineRegionRequest : RegionRequest, NoteRequest {
+  std::string name;
+  bool replace;
+};
+
+ToolResult define_region(const ToolContext& ctx, const DefineRegionRequest& req) {
   Scene out = ctx.scene;
   out.warnings.clear();
-  const std::string name = req["name"];
+  const std::string& name = req.name;
   if (name.empty() || name.rfind("r_", 0) == 0)
     throw Error(Code::invalid_selection, "a region name must be non-empty and not look like a region id (r_NNNN)");
-  if (req["region"].value("kind", "") == "named" && req["region"].value("name", "") == name)
+  if (req.region.value("kind", "") == "named" && req.region.value("name", "") == name)
     throw Error(Code::invalid_selection, "a region cannot be defined as itself");
-  Region resolved = resolve_region(ctx.scene, req["region"]);
-  json entry = {{"name", name}, {"region", req["region"]}};
-  if (req["note"].is_string()) entry["note"] = req["note"];
+  Region resolved = resolve_region(ctx.scene, req.region);
+  json entry = {{"name", name}, {"region", req.region}};
+  if (req.note) entry["note"] = *req.note;
   auto it = std::find_if(out.regions.begin(), out.regions.end(), [&](const json& e) { return e.value("name", "") == name; });
   std::string id;
   if (it != out.regions.end()) {
-    if (!req["replace"].get<bool>())
+    if (!req.replace)
       throw Error(Code::invalid_selection,
                   fmt::format("a region named '{}' exists already ({}); pass replace=true to redefine it", name,
                               (*it)["id"].get<std::string>()),
@@ -198,30 +222,35 @@ ToolResult define_region(const ToolContext& ctx, const json& req) {
 }
 
 Tool define_region_entry() {
-  return {35, "DefineRegion", "mutation",
-          "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
-          "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
-          S::object({{"region", S::region("the area")},
-                     {"name", S::string("its name")},
-                     {"replace", S::with_default(S::boolean("redefine an existing region of this name (else "
-                                                            "that is refused)"),
-                                                 false)}},
-                    {"region", "name"}),
-          S::object({{"region_id", S::string("")}, {"name", S::string("")}}),
-          define_region, ToolKind::edit};
+  using R = DefineRegionRequest;
+  return typed_tool<R>(
+      35, "DefineRegion", "mutation",
+      "Name an area of interest (rect, polygon, primitive set, vertex neighbourhood) that later calls "
+      "can scope to with {\"kind\": \"named\", \"name\": NAME}.",
+      {{field<R, json>("region", &R::region, S::region("the area")), field("name", &R::name, S::string("its name")),
+        field("replace", &R::replace,
+              S::with_default(S::boolean("redefine an existing region of this name (else that is refused)"), false))},
+       {"region", "name"}},
+      S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- LabelSemanticRoles
 
-ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
+struct LabelRolesRequest {
+  json assignments;  // [[primitive_id, role], ...]
+  bool from_forms;
+  std::optional<std::string> rationale;  // kept in the request for the audit trail only
+};
+
+ToolResult label_semantic_roles(const ToolContext& ctx, const LabelRolesRequest& req) {
   Scene out = editable(ctx.scene);
   int updated = 0;
   std::string text;
   json assignments = json::array();
   // IdentifyVisualForms' roles first, so the explicit assignments after them win.
-  if (req["from_forms"].get<bool>())
+  if (req.from_forms)
     for (const auto& pr : semantic::primitive_roles(semantic::scene_forms(ctx.scene))) assignments.push_back({pr.id, pr.role});
-  for (const auto& a : req["assignments"]) assignments.push_back(a);
+  for (const auto& a : req.assignments) assignments.push_back(a);
   for (const auto& a : assignments) {
     if (!a.is_array() || a.size() != 2 || !a[0].is_string() || !a[1].is_string())
       throw Error(Code::invalid_selection, "an assignment is [primitive_id, role]");
@@ -239,18 +268,19 @@ ToolResult label_semantic_roles(const ToolContext& ctx, const json& req) {
 }
 
 Tool label_semantic_roles_entry() {
-  return {17, "LabelSemanticRoles", "semantic",
-          "Label primitives with semantic roles so later filters and edits can target them.",
-          S::object({{"assignments",
-                      S::with_default(S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"),
-                                               "applied after from_forms"),
-                                      json::array())},
-                     {"from_forms", S::with_default(S::boolean("first give every primitive its role from "
-                                                               "IdentifyVisualForms (per primitive)"),
-                                                    false)},
-                     {"rationale", S::nullable(S::string("for the audit trail"))}}),
-          S::object({{"updated_count", S::integer("")}}),
-          label_semantic_roles, ToolKind::edit, "sv-edit"};
+  using R = LabelRolesRequest;
+  return typed_tool<R>(
+      17, "LabelSemanticRoles", "semantic",
+      "Label primitives with semantic roles so later filters and edits can target them.",
+      {{field("assignments", &R::assignments,
+              S::with_default(S::array(S::tuple({S::id("primitive id"), S::semantic_role()}, "[primitive_id, role]"),
+                                       "applied after from_forms"),
+                              json::array())),
+        field("from_forms", &R::from_forms,
+              S::with_default(S::boolean("first give every primitive its role from IdentifyVisualForms (per primitive)"),
+                              false)),
+        field("rationale", &R::rationale, S::nullable(S::string("for the audit trail")))}},
+      S::object({{"updated_count", S::integer("")}}), label_semantic_roles, ToolKind::edit, "sv-edit");
 }
 
 }  // namespace
