@@ -16,4 +16,12 @@ bool cancelled() {
   return true;
 }
 
+void stop_if_cancelled() {
+  if (cancelled()) throw CallCancelled();
+}
+
+void report_progress(double done, double total, const std::string& message) {
+  if (current && current->progress) current->progress(done, total, message);
+}
+
 }  // namespace sv

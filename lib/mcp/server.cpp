@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -301,6 +302,31 @@ bool write_all(int fd, const std::string& bytes) {
   return true;
 }
 
+// notifications/progress for a call whose request asks for them (_meta.progressToken): the first
+// after a second of work, so a quick call sends none, then at most four a second, each further
+// than the one before as the protocol asks.
+std::function<void(double, double, const std::string&)> progress_notifier(const json& params,
+                                                                          std::function<bool(const std::string&)> send) {
+  const json meta = params.value("_meta", json::object());
+  if (!meta.is_object() || !meta.contains("progressToken")) return {};
+  const json token = meta["progressToken"];
+  if (!token.is_string() && !token.is_number_integer()) return {};
+  using Clock = std::chrono::steady_clock;
+  constexpr std::chrono::milliseconds kFirst{1000}, kEvery{250};
+  auto next = std::make_shared<Clock::time_point>(Clock::now() + kFirst);
+  auto sent = std::make_shared<double>(-1);
+  return [=](double done, double total, const std::string& message) {
+    const auto now = Clock::now();
+    if (now < *next || done <= *sent) return;
+    *next = now + kEvery;
+    *sent = done;
+    json p = {{"progressToken", token}, {"progress", done}};
+    if (total > 0) p["total"] = total;
+    if (!message.empty()) p["message"] = message;
+    send(line_of({{"jsonrpc", "2.0"}, {"method", "notifications/progress"}, {"params", p}}));
+  };
+}
+
 }  // namespace
 
 bool LineReader::complete(const Emit& emit) {
@@ -365,6 +391,7 @@ int serve(Server& server, int in, int out) {
       }
       std::optional<std::string> reply;
       if (!c.cancel->requested) {  // a call cancelled before it started is dropped
+        c.cancel->progress = progress_notifier(c.params, send);
         CancelScope scope(c.cancel.get());
         reply = server.answer_call(c.id, c.params);
       }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/messages.hpp"
 #include "edit/edit.hpp"
@@ -43,6 +44,7 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
       if (int mark = ctx.store->id_mark(kind); mark > id_high_mark(out.scene, kind)) out.scene.extra["id_marks"][kind] = mark;
   }
   for (const auto& step : steps) {
+    stop_if_cancelled();  // between edits: a dry run of many (suggestions, alternatives) stops within one
     ToolContext c{out.scene, ctx.store, ctx.revision_id};
     ToolResult r = step.tool->run(c, normalize_request(*step.tool, step.request));  // as run_tool does
     if (r.scene) {

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cmath>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "suggest/candidates.hpp"
@@ -45,6 +46,7 @@ std::vector<Measured> measure(const ToolContext& ctx, std::vector<suggest::Candi
   std::vector<Measured> out;
   refused = 0;
   for (auto& c : cands) {
+    report_progress(double(out.size() + refused), double(cands.size()), "edits measured in dry runs");
     const Tool* t = find_tool(c.tool);
     try {
       EditSession s = apply_edits(ctx, {EditStep{t, normalize_request(*t, c.request)}}, &base);

@@ -14,9 +14,12 @@
 #include <string_view>
 #include <thread>
 
+#include <opencv2/core.hpp>
+
 #include "core/error.hpp"
 #include "core/schema.hpp"
 #include "process.hpp"
+#include "raster/png.hpp"
 #include "tools/tool.hpp"
 
 using namespace svtest;
@@ -465,6 +468,68 @@ TEST_CASE("sv-mcp serves a ping while an oracle runs, and a cancellation ends th
   CHECK(next_reply(c.from_child, pending, 10).empty());  // nothing more: no reply for the cancelled call
   ::close(c.from_child);
   CHECK(wait_child(c) == 0);
+}
+
+// The store's files and their sizes, but for derived data (caches of the source's ink, views a
+// read tool draws): what a call recorded, if anything.
+std::map<std::string, uintmax_t> store_files(const std::filesystem::path& dir) {
+  std::map<std::string, uintmax_t> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / ".svrev"))
+    if (e.is_regular_file() && e.path().parent_path().filename() != "cache" &&
+        e.path().parent_path().filename() != "views")
+      out[e.path().string()] = e.file_size();
+  return out;
+}
+
+TEST_CASE("sv-mcp reports a long SuggestOptimizations' progress, and a cancellation stops it within a second, "
+          "writing nothing", "[e2e][mcp]") {
+  // Three lines of script stacked: a drawing whose suggestions take a few seconds to measure.
+  const auto dir = scratch() / "mcp-progress";
+  std::filesystem::create_directories(dir);
+  const cv::Mat line = sv::decode_png(slurp(data("hershey_scripts_09_w6.png")));
+  cv::Mat page;
+  cv::vconcat(std::vector<cv::Mat>{line, line, line}, page);
+  spit(dir / "page.png", sv::encode_png_gray(page));
+  const std::string cd = "cd " + dir.string() + " && ";
+  REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
+  REQUIRE(run(cd + fmt::format("{} page.png | {} | {} > /dev/null", bin("sv-skeleton"), bin("sv-fit"), bin("sv-route")))
+              .status == 0);
+  const auto before = store_files(dir);
+
+  PipedChild c = spawn_piped({bin("sv-mcp")}, dir);
+  REQUIRE(c.pid > 0);
+  std::string pending;
+  REQUIRE(send_all(c.to_child, request(1, "tools/call", {{"name", "SuggestOptimizations"}, {"arguments", json::object()},
+                                                         {"_meta", {{"progressToken", "p1"}}}})));
+  // Progress arrives after about a second of work, for this call's token, rising toward its total.
+  const std::string first = next_reply(c.from_child, pending, 60);
+  REQUIRE(!first.empty());
+  const json note = json::parse(first);
+  REQUIRE(note.value("method", "") == "notifications/progress");
+  CHECK_FALSE(note.contains("id"));
+  CHECK(note["params"]["progressToken"] == "p1");
+  const double done = note["params"]["progress"], total = note["params"]["total"];
+  CHECK(done > 0);
+  CHECK(done < total);
+  CHECK(!note["params"]["message"].get<std::string>().empty());
+  // Cancelled: the next call is answered within a second, and the cancelled one never is.
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  REQUIRE(send_all(c.to_child, notification("notifications/cancelled", {{"requestId", 1}}) + call(2, "GetTour")));
+  json next;
+  do {
+    const std::string reply = next_reply(c.from_child, pending, 30);
+    REQUIRE(!reply.empty());
+    next = json::parse(reply);
+  } while (next.value("method", "") == "notifications/progress");
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at).count();
+  CHECK(next["id"] == 2);
+  CHECK(waited < 1.0);
+  ::close(c.to_child);
+  CHECK(next_reply(c.from_child, pending, 10).empty());
+  ::close(c.from_child);
+  CHECK(wait_child(c) == 0);
+  const auto after = store_files(dir);
+  CHECK(after == before);
 }
 
 TEST_CASE("sv-mcp refuses a 63 MB line while reading it, cheaply, and serves on", "[e2e][mcp][hostile]") {
