@@ -16,6 +16,7 @@
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/edit_session.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -27,9 +28,9 @@ namespace S = schema;
 bool reverse_of(const json& dir) { return dir.get<std::string>() == "reverse"; }
 
 // The scene's route options, with the request's `start` over the scene's own when given.
-RouteOptions route_options_with_start(const Scene& s, const json& req) {
+RouteOptions route_options_with_start(const Scene& s, const std::optional<std::string>& start) {
   RouteOptions o = route_options_of(s);
-  if (auto it = req.find("start"); it != req.end() && it->is_string()) o.start = parse_start(it->get<std::string>());
+  if (start) o.start = parse_start(*start);
   return o;
 }
 
@@ -62,10 +63,17 @@ json start_result_schema() {
 
 // ---------------------------------------------------------------- ReorderTour
 
-ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
+struct ReorderRequest {
+  json full_order;        // [[primitive_id, direction], ...]; null: not given
+  json pinned_positions;  // [[index, primitive_id, direction], ...]; null: not given
+  bool rerun_optimizer;
+  std::optional<std::string> start;
+};
+
+ToolResult reorder_tour(const ToolContext& ctx, const ReorderRequest& req) {
   Scene out = editable(ctx.scene);
   if (!out.tour) throw Error(Code::invalid_scene, "the scene has no tour (run sv-route first)");
-  const bool full = !req["full_order"].is_null(), pinned = !req["pinned_positions"].is_null();
+  const bool full = !req.full_order.is_null(), pinned = !req.pinned_positions.is_null();
   if (full == pinned) throw Error(Code::invalid_selection, "give either full_order or pinned_positions");
   const double before_s = drawing_of(ctx.scene).total_s;
   std::map<std::string, double> entry;
@@ -73,7 +81,7 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
   if (full) {
     std::vector<TourStep> tour;
     std::set<std::string> seen;
-    for (const auto& step : req["full_order"]) {
+    for (const auto& step : req.full_order) {
       if (!step.is_array() || step.size() != 2 || !step[0].is_string() || !step[1].is_string())
         throw Error(Code::invalid_selection, "a full_order step is [primitive_id, \"forward\"|\"reverse\"]");
       const std::string id = primitive_or_throw(ctx.scene, step[0]).id;
@@ -86,15 +94,15 @@ ToolResult reorder_tour(const ToolContext& ctx, const json& req) {
     if (!missing.empty())
       throw Error(Code::invalid_selection, "full_order leaves out " + id_list(missing), {{"missing", missing}});
     out.tour = std::move(tour);
-    emit_tour(out, route_options_with_start(ctx.scene, req));
+    emit_tour(out, route_options_with_start(ctx.scene, req.start));
   } else {
     std::vector<PinnedStep> pins;
-    for (const auto& p : req["pinned_positions"]) {
+    for (const auto& p : req.pinned_positions) {
       if (!p.is_array() || p.size() != 3 || !p[0].is_number_integer() || p[0].get<long long>() < 0 || !p[1].is_string() || !p[2].is_string())
         throw Error(Code::invalid_selection, "a pinned position is [index, primitive_id, \"forward\"|\"reverse\"]");
       pins.push_back({static_cast<size_t>(p[0].get<long long>()), primitive_or_throw(ctx.scene, p[1]).id, reverse_of(p[2])});
     }
-    route_with_pins(out, route_options_with_start(ctx.scene, req), pins, req["rerun_optimizer"].get<bool>());
+    route_with_pins(out, route_options_with_start(ctx.scene, req.start), pins, req.rerun_optimizer);
   }
   const double after_s = drawing_of(out).total_s;
   ToolResult r;
@@ -112,22 +120,24 @@ json dir_schema() {
 }
 
 Tool reorder_tour_entry() {
-  return {33, "ReorderTour", "mutation",
-          "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
-          "re-optimized around them. With a free start the robot is placed at the new first stroke; with a fixed "
-          "one the way from it counts; the start field sets either, and the result states what the start costs.",
-          S::object({{"full_order",
-                      S::nullable(S::array(S::tuple({S::id("primitive id"), dir_schema()}, "[primitive_id, \"forward\"|\"reverse\"]"),
-                                           "every primitive once, in drawing order"))},
-                     {"pinned_positions",
-                      S::nullable(S::array(S::tuple({S::integer("0-based position"), S::id("primitive id"), dir_schema()},
-                                                    "[index, primitive_id, \"forward\"|\"reverse\"]"),
-                                           "0-based positions to hold"))},
-                     {"rerun_optimizer", S::with_default(S::boolean("re-optimize the unpinned steps"), true)},
-                     {"start", start_request_schema()}}),
-          S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")},
-                     {"start", start_result_schema()}}),
-          reorder_tour, ToolKind::edit};
+  using R = ReorderRequest;
+  return typed_tool<R>(
+      33, "ReorderTour", "mutation",
+      "Set the draw order by hand: a full order, or a few primitives pinned at positions with the rest "
+      "re-optimized around them. With a free start the robot is placed at the new first stroke; with a fixed "
+      "one the way from it counts; the start field sets either, and the result states what the start costs.",
+      {{field("full_order", &R::full_order,
+              S::nullable(S::array(S::tuple({S::id("primitive id"), dir_schema()}, "[primitive_id, \"forward\"|\"reverse\"]"),
+                                   "every primitive once, in drawing order"))),
+        field("pinned_positions", &R::pinned_positions,
+              S::nullable(S::array(S::tuple({S::integer("0-based position"), S::id("primitive id"), dir_schema()},
+                                            "[index, primitive_id, \"forward\"|\"reverse\"]"),
+                                   "0-based positions to hold"))),
+        field("rerun_optimizer", &R::rerun_optimizer, S::with_default(S::boolean("re-optimize the unpinned steps"), true)),
+        field("start", &R::start, start_request_schema())}},
+      S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")},
+                 {"start", start_result_schema()}}),
+      reorder_tour, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- RerunStage
@@ -254,25 +264,28 @@ std::string replaced_text(const std::vector<Primitive>& taken, const Scene& out,
   return text;
 }
 
-ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
-  const std::string stage = req["stage"];
-  if (auto it = req.find("start"); it != req.end() && !it->is_null() && stage != "route_optimize")
+struct RerunRequest : RegionRequest {
+  std::string stage;
+  json config_overrides;  // config key -> number; checked key by key (overrides_for)
+  std::optional<std::string> start;
+};
+
+ToolResult rerun_stage(const ToolContext& ctx, const RerunRequest& req) {
+  const std::string& stage = req.stage;
+  if (req.start && stage != "route_optimize")
     throw Error(Code::invalid_selection, "start applies to the route: give it with stage route_optimize", {{"stage", stage}});
   Scene out = ctx.scene;
   out.warnings.clear();
   // The old primitives are taken out before the refit is adopted: without the marks pinned
   // here, a fresh id counted from the survivors could be one adopt keeps for an unchanged shape.
   carry_id_marks(ctx.scene, out);
-  // find, not operator[]: "region" is optional and has no default, and operator[] on a const
-  // object for a missing key is undefined behaviour (it read freed memory).
-  const auto region = req.find("region");
-  const Scope scope = region != req.end() && region->is_object() ? Scope{{resolve_region(ctx.scene, *region)}} : Scope{};
-  const json& given = req["config_overrides"];
+  const Scope scope = req.region.is_object() ? Scope{{resolve_region(ctx.scene, req.region)}} : Scope{};
+  const json& given = req.config_overrides;
   ToolResult r;
   std::string summary;
   if (stage == "route_optimize") {
     if (!out.primitives) throw Error(Code::invalid_scene, "the scene has no primitives (run sv-fit first)");
-    RouteOptions o = route_options_with_start(ctx.scene, req);
+    RouteOptions o = route_options_with_start(ctx.scene, req.start);
     const auto requested = overrides_for(Scene{}, given, {"route."});
     const double before_s = drawing_of(ctx.scene).total_s;
     if (scope.everything()) {
@@ -392,23 +405,26 @@ ToolResult rerun_stage(const ToolContext& ctx, const json& req) {
 }
 
 Tool rerun_stage_entry() {
-  return {34, "RerunStage", "mutation",
-          "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
-          "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
-          "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
-          "stays, and only route.deviation_px can be set there; the whole drawing is searched afresh and from the "
-          "current tour, which stays unless a faster one is found; the start field sets the robot's start, free or "
-          "X,Y,HEADING_DEG). Overrides given with a region hold inside it only and are recorded as "
-          "region:REGION:KEY. The highest-leverage edit: fix the threshold, not the primitive.",
-          S::object({{"stage", S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")},
-                     {"region", S::region("only here (default: the whole drawing)")},
-                     {"config_overrides", S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}},
-                                                          json::object())},
-                     {"start", start_request_schema()}},
-                    {"stage"}),
-          S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")},
-                     {"start", start_result_schema()}}),
-          rerun_stage, ToolKind::edit};
+  using R = RerunRequest;
+  return typed_tool<R>(
+      34, "RerunStage", "mutation",
+      "Run a pipeline stage again with config overrides, on a region or the whole drawing: skeletonize or "
+      "graph (re-trace the source; skeleton.*, graph.* keys), segment, vectorize or beautify (refit; fit.* "
+      "keys), route_optimize (route.* keys; in a region only its primitives are re-ordered, the rest of the tour "
+      "stays, and only route.deviation_px can be set there; the whole drawing is searched afresh and from the "
+      "current tour, which stays unless a faster one is found; the start field sets the robot's start, free or "
+      "X,Y,HEADING_DEG). Overrides given with a region hold inside it only and are recorded as "
+      "region:REGION:KEY. The highest-leverage edit: fix the threshold, not the primitive.",
+      {{field("stage", &R::stage,
+              S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")),
+        field<R, json>("region", &R::region, S::region("only here (default: the whole drawing)")),
+        field("config_overrides", &R::config_overrides,
+              S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}}, json::object())),
+        field("start", &R::start, start_request_schema())},
+       {"stage"}},
+      S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")},
+                 {"start", start_result_schema()}}),
+      rerun_stage, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- SimulateEdit
@@ -431,7 +447,7 @@ json semantic_aspects(const Scene& s) {
 }
 
 // Several batches tried from the same revision, ranked by draw time saved per fidelity lost.
-ToolResult simulate_alternatives(const ToolContext& ctx, const json& req) {
+ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts) {
   const EditBaseline base = edit_baseline(ctx);
   struct Tried {
     size_t index;
@@ -439,7 +455,6 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& req) {
     double merit;
   };
   std::vector<Tried> tried;
-  const json& alts = req["alternatives"];
   for (size_t i = 0; i < alts.size(); ++i) {
     json row = {{"alternative", i}};
     double merit = -INFINITY;
@@ -476,12 +491,19 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& req) {
   return r;
 }
 
-ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
-  if (!req["alternatives"].empty()) {
-    if (!req["edits"].empty()) throw Error(Code::invalid_selection, "give edits or alternatives, not both");
-    return simulate_alternatives(ctx, req);
+struct SimulateRequest {
+  json edits;         // the batch, as parse_batch reads it
+  json alternatives;  // batches, each as edits
+  std::vector<std::string> metrics_to_report;
+  bool return_render;
+};
+
+ToolResult simulate_edit(const ToolContext& ctx, const SimulateRequest& req) {
+  if (!req.alternatives.empty()) {
+    if (!req.edits.empty()) throw Error(Code::invalid_selection, "give edits or alternatives, not both");
+    return simulate_alternatives(ctx, req.alternatives);
   }
-  std::vector<EditStep> steps = parse_batch(req["edits"]);
+  std::vector<EditStep> steps = parse_batch(req.edits);
   EditSession s = apply_edits(ctx, steps);
   json before = json::object(), after = json::object();
   const std::map<std::string, std::vector<const char*>> keys = {
@@ -490,8 +512,7 @@ ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
   const std::vector<Polyline> ref = fidelity_reference(ctx, ctx.scene, s.warnings).paths;
   const std::map<std::string, std::function<json(const Scene&)>> measured = {
       {"coverage_findings", [&](const Scene& x) { return coverage_findings(x, ref); }}, {"semantic_aspects", semantic_aspects}};
-  for (const auto& m : req["metrics_to_report"]) {
-    const std::string name = m.get<std::string>();
+  for (const std::string& name : req.metrics_to_report) {
     if (auto it = measured.find(name); it != measured.end()) {
       before.update(it->second(ctx.scene));
       after.update(it->second(s.scene));
@@ -509,35 +530,39 @@ ToolResult simulate_edit(const ToolContext& ctx, const json& req) {
   r.llm_text = "simulated (nothing changed): " + s.llm_text + "\n" + edit_summary(s);
   for (const auto& [k, v] : after.items())
     if (!s.after.contains(k)) r.llm_text += fmt::format("\n{}: {} -> {}", k, before.value(k, json()).dump(), v.dump());
-  if (req["return_render"].get<bool>())
+  if (req.return_render)
     r.images["simulation"] = change_sheet(ctx.scene, s.scene, "before", "after (simulated)", s.added, s.removed, s.changed);
   return r;
 }
 
 Tool simulate_edit_entry() {
-  return {22, "SimulateEdit", "suggestion",
-          "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
-          "that would change and, on request, the before/after view; nothing is written.",
-          S::object({{"edits", S::with_default(S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
-                                                                               "[{\"tool\": NAME, ...fields}]"),
-                                               json::array())},
-                     {"alternatives", S::with_default(S::array(S::array({{"type", "object"}}, "one batch, as edits"),
-                                                               "several batches, each tried from the same revision and "
-                                                               "ranked by draw time saved per fidelity lost (instead of edits)"),
-                                                      json::array())},
-                     {"metrics_to_report",
-                      S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
-                                                               "coverage_findings", "semantic_aspects"}, ""), ""),
-                                      json::array({"draw_time", "pixel_fidelity"}))},
-                     {"return_render", S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false)}},
-                    {}),
-          S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
-                     {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                     {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")},
-                     {"alternatives", S::array({{"type", "object"}}, "with alternatives: one row each, best first (rank, "
-                                                                     "alternative, after, deltas, risk, merit, or refused)")}},
-                    {"before", "after"}),
-          simulate_edit, ToolKind::read, "sv-edit"};
+  using R = SimulateRequest;
+  return typed_tool<R>(
+      22, "SimulateEdit", "suggestion",
+      "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
+      "that would change and, on request, the before/after view; nothing is written.",
+      {{field("edits", &R::edits,
+              S::with_default(S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
+                                                             "[{\"tool\": NAME, ...fields}]"),
+                              json::array())),
+        field("alternatives", &R::alternatives,
+              S::with_default(S::array(S::array({{"type", "object"}}, "one batch, as edits"),
+                                       "several batches, each tried from the same revision and ranked by draw time "
+                                       "saved per fidelity lost (instead of edits)"),
+                              json::array())),
+        field("metrics_to_report", &R::metrics_to_report,
+              S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
+                                                       "coverage_findings", "semantic_aspects"}, ""), ""),
+                              json::array({"draw_time", "pixel_fidelity"}))),
+        field("return_render", &R::return_render,
+              S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false))}},
+      S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
+                 {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
+                 {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")},
+                 {"alternatives", S::array({{"type", "object"}}, "with alternatives: one row each, best first (rank, "
+                                                                 "alternative, after, deltas, risk, merit, or refused)")}},
+                {"before", "after"}),
+      simulate_edit, ToolKind::read, "sv-edit");
 }
 
 }  // namespace

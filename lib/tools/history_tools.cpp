@@ -18,6 +18,7 @@
 #include "store/history.hpp"
 #include "store/store.hpp"
 #include "tools/edit_session.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 #include "tools/tool.hpp"
 #include "render/figure.hpp"
@@ -82,9 +83,13 @@ struct Node {
   std::string problem;  // why it cannot be read ("" when it can)
 };
 
-ToolResult list_revisions(const ToolContext& ctx, const json& req) {
+struct ListRevisionsRequest {
+  bool include_metrics;
+};
+
+ToolResult list_revisions(const ToolContext& ctx, const ListRevisionsRequest& req) {
   Store& st = *ctx.store;
-  const bool with_metrics = req["include_metrics"].get<bool>();
+  const bool with_metrics = req.include_metrics;
   const std::string head = st.head_id(), head_branch = st.head_branch(), final_id = st.final_id();
   std::map<std::string, std::vector<std::string>> labels;
   std::vector<std::string> todo;
@@ -227,22 +232,29 @@ json record_schema() {
 }
 
 Tool list_revisions_entry() {
-  return {41, "ListRevisions", "history",
-          "Every revision a branch, the final mark, HEAD or the log names, as trees (parent links) with "
-          "per-revision metrics and the branches naming it, and as a picture of that tree.",
-          S::object({{"include_metrics", S::with_default(S::boolean("measure each revision (cached by id)"), true)}}),
-          S::object({{"revisions", S::array(record_schema(), "depth-first from the oldest root, oldest child first")},
-                     {"current_revision_id", S::nullable(S::string("HEAD's revision (null while unborn)"))},
-                     {"current_branch", S::nullable(S::string("HEAD's branch (null when detached)"))},
-                     {"final_revision_id", S::nullable(S::string("the revision marked final"))}},
-                    {"revisions", "current_revision_id"}),
-          list_revisions, ToolKind::store};
+  using R = ListRevisionsRequest;
+  return typed_tool<R>(
+      41, "ListRevisions", "history",
+      "Every revision a branch, the final mark, HEAD or the log names, as trees (parent links) with "
+      "per-revision metrics and the branches naming it, and as a picture of that tree.",
+      {{field("include_metrics", &R::include_metrics,
+              S::with_default(S::boolean("measure each revision (cached by id)"), true))}},
+      S::object({{"revisions", S::array(record_schema(), "depth-first from the oldest root, oldest child first")},
+                 {"current_revision_id", S::nullable(S::string("HEAD's revision (null while unborn)"))},
+                 {"current_branch", S::nullable(S::string("HEAD's branch (null when detached)"))},
+                 {"final_revision_id", S::nullable(S::string("the revision marked final"))}},
+                {"revisions", "current_revision_id"}),
+      list_revisions, ToolKind::store);
 }
 
 // ---------------------------------------------------------------- Checkout
 
-ToolResult checkout(const ToolContext& ctx, const json& req) {
-  json res = history_checkout(*ctx.store, req["revision_id"].get<std::string>());
+struct CheckoutRequest {
+  std::string revision_id;
+};
+
+ToolResult checkout(const ToolContext& ctx, const CheckoutRequest& req) {
+  json res = history_checkout(*ctx.store, req.revision_id);
   ToolResult r;
   r.fields = {{"previous_revision_id", res["previous_revision_id"]}, {"current_revision_id", res["current_revision_id"]},
               {"revision_id", res["current_revision_id"]}, {"branch", res["branch"]}};
@@ -255,26 +267,33 @@ json rev_schema() {
 }
 
 Tool checkout_entry() {
-  return {42, "Checkout", "history",
-          "Switch the working revision: HEAD follows a branch, or is detached at a revision, so later tools "
-          "(--rev HEAD) work on it.",
-          S::object({{"revision_id", rev_schema()}}, {"revision_id"}),
-          S::object({{"previous_revision_id", S::nullable(S::string(""))}, {"current_revision_id", S::string("")},
-                     {"branch", S::nullable(S::string("the branch HEAD follows (null when detached)"))}},
-                    {"previous_revision_id", "current_revision_id"}),
-          checkout, ToolKind::store};
+  using R = CheckoutRequest;
+  return typed_tool<R>(
+      42, "Checkout", "history",
+      "Switch the working revision: HEAD follows a branch, or is detached at a revision, so later tools "
+      "(--rev HEAD) work on it.",
+      {{field("revision_id", &R::revision_id, rev_schema())}, {"revision_id"}},
+      S::object({{"previous_revision_id", S::nullable(S::string(""))}, {"current_revision_id", S::string("")},
+                 {"branch", S::nullable(S::string("the branch HEAD follows (null when detached)"))}},
+                {"previous_revision_id", "current_revision_id"}),
+      checkout, ToolKind::store);
 }
 
 // The log's reason for a step, with the request's note (--note) when it has one.
-std::string with_note(const std::string& why, const json& req) {
-  return req.contains("note") && req["note"].is_string() ? why + " — " + req["note"].get<std::string>() : why;
+std::string with_note(const std::string& why, const NoteRequest& req) {
+  return req.note ? why + " — " + *req.note : why;
 }
 
 // ---------------------------------------------------------------- Revert
 
-ToolResult revert(const ToolContext& ctx, const json& req) {
+struct RevertRequest : NoteRequest {
+  std::string to_revision_id;
+  bool keep_branch;
+};
+
+ToolResult revert(const ToolContext& ctx, const RevertRequest& req) {
   Store& st = *ctx.store;
-  const std::string target = st.resolve(req["to_revision_id"].get<std::string>());
+  const std::string target = st.resolve(req.to_revision_id);
   Scene scene = st.read_scene(target);
   const std::string head = st.head_id();
   ToolResult r;
@@ -284,7 +303,7 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
     r.warnings.push_back("the target is HEAD: nothing changed");
     return r;
   }
-  if (req["keep_branch"].get<bool>()) {
+  if (req.keep_branch) {
     // Like git revert to a snapshot: a new revision on top of HEAD whose content is the target's.
     scene.revision = RevisionInfo{};
     scene.revision.parent = head;
@@ -316,30 +335,36 @@ ToolResult revert(const ToolContext& ctx, const json& req) {
 }
 
 Tool revert_entry() {
-  return {43, "Revert", "history",
-          "Go back to an earlier revision. keep_branch (default): a new revision on top of HEAD with the "
-          "target's content, history kept. Otherwise the branch moves back and what it leaves behind is kept "
-          "on a branch reverted/<id>.",
-          S::object({{"to_revision_id", rev_schema()},
-                     {"keep_branch", S::with_default(S::boolean("record the revert as a new revision"), true)}},
-                    {"to_revision_id"}),
-          S::object({{"revision_id", S::string("HEAD's revision after the revert")},
-                     {"previous_revision_id", S::nullable(S::string(""))},
-                     {"backup_branch", S::nullable(S::string("where the revisions left behind stay"))}},
-                    {"revision_id"}),
-          revert, ToolKind::store};
+  using R = RevertRequest;
+  return typed_tool<R>(
+      43, "Revert", "history",
+      "Go back to an earlier revision. keep_branch (default): a new revision on top of HEAD with the "
+      "target's content, history kept. Otherwise the branch moves back and what it leaves behind is kept "
+      "on a branch reverted/<id>.",
+      {{field("to_revision_id", &R::to_revision_id, rev_schema()),
+        field("keep_branch", &R::keep_branch, S::with_default(S::boolean("record the revert as a new revision"), true))},
+       {"to_revision_id"}},
+      S::object({{"revision_id", S::string("HEAD's revision after the revert")},
+                 {"previous_revision_id", S::nullable(S::string(""))},
+                 {"backup_branch", S::nullable(S::string("where the revisions left behind stay"))}},
+                {"revision_id"}),
+      revert, ToolKind::store);
 }
 
 // ---------------------------------------------------------------- BranchRevision
 
-ToolResult branch_revision(const ToolContext& ctx, const json& req) {
+struct BranchRequest {
+  std::optional<std::string> from_revision_id;  // none: HEAD
+  std::optional<std::string> name;              // none: named after the revision
+};
+
+ToolResult branch_revision(const ToolContext& ctx, const BranchRequest& req) {
   Store& st = *ctx.store;
-  const std::string from = req["from_revision_id"].is_string() ? req["from_revision_id"].get<std::string>() : "HEAD";
-  const std::string id = st.resolve(from);
+  const std::string id = st.resolve(req.from_revision_id.value_or("HEAD"));
   st.read_scene(id);  // only a valid revision can start a branch
   std::string name;
-  if (req["name"].is_string()) {
-    name = req["name"].get<std::string>();
+  if (req.name) {
+    name = *req.name;
   } else {
     // branch-<short id>, or the first of branch-<short id>-2, -3… not taken yet.
     for (int k = 1; name.empty() || !st.branch_id(name).empty(); ++k)
@@ -353,23 +378,30 @@ ToolResult branch_revision(const ToolContext& ctx, const json& req) {
 }
 
 Tool branch_revision_entry() {
-  return {44, "BranchRevision", "history",
-          "Start a branch to try a competing strategy: create it at a revision (default HEAD) and switch HEAD "
-          "to it. An existing name is a conflict.",
-          S::object({{"from_revision_id", S::nullable(rev_schema())},
-                     {"name", S::nullable(S::string("branch name (default branch-<id>); components of "
-                                                    "[A-Za-z0-9._-] separated by '/'"))}}),
-          S::object({{"revision_id", S::string("")}, {"branch", S::string("")}}, {"revision_id", "branch"}),
-          branch_revision, ToolKind::store};
+  using R = BranchRequest;
+  return typed_tool<R>(
+      44, "BranchRevision", "history",
+      "Start a branch to try a competing strategy: create it at a revision (default HEAD) and switch HEAD "
+      "to it. An existing name is a conflict.",
+      {{field("from_revision_id", &R::from_revision_id, S::nullable(rev_schema())),
+        field("name", &R::name,
+              S::nullable(S::string("branch name (default branch-<id>); components of [A-Za-z0-9._-] separated by '/'")))}},
+      S::object({{"revision_id", S::string("")}, {"branch", S::string("")}}, {"revision_id", "branch"}),
+      branch_revision, ToolKind::store);
 }
 
 // ---------------------------------------------------------------- Commit and Done
 
 size_t commands_of(const Scene& s) { return s.commands ? s.commands->size() : 0; }
 
-ToolResult commit(const ToolContext& ctx, const json& req) {
+struct CommitRequest : NoteRequest {
+  std::string revision_id;
+  std::optional<std::string> rationale;
+};
+
+ToolResult commit(const ToolContext& ctx, const CommitRequest& req) {
   Store& st = *ctx.store;
-  const std::string id = st.resolve(req["revision_id"].get<std::string>());
+  const std::string id = st.resolve(req.revision_id);
   Scene s = st.read_scene(id);
   if (commands_of(s) == 0)
     throw Error(Code::no_result,
@@ -377,7 +409,7 @@ ToolResult commit(const ToolContext& ctx, const json& req) {
                 {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
   ToolResult r;
   json m = revision_metrics(st, id, s, r.warnings);
-  std::string rationale = req["rationale"].is_string() ? req["rationale"].get<std::string>() : "";
+  const std::string rationale = req.rationale.value_or("");
   st.mark_final(id, with_note("Commit" + (rationale.empty() ? std::string() : ": " + rationale), req));
   double time_ms = m.contains("draw_time_s") ? m["draw_time_s"].get<double>() * 1000.0 : 0.0;
   r.fields = {{"revision_id", id}, {"commands_count", commands_of(s)}, {"estimated_time_ms", time_ms}, {"final_metrics", m}};
@@ -387,20 +419,28 @@ ToolResult commit(const ToolContext& ctx, const json& req) {
 }
 
 Tool commit_entry() {
-  return {45, "Commit", "history",
-          "Mark a revision as the answer (refs/tags/final): its command count, estimated draw time and "
-          "metrics. A revision without robot commands is refused (no_result).",
-          S::object({{"revision_id", rev_schema()}, {"rationale", S::nullable(S::string("why, kept in the log"))}},
-                    {"revision_id"}),
-          S::object({{"commands_count", S::integer("")}, {"estimated_time_ms", S::number("", 0)},
-                     {"final_metrics", kMetricsSchema}},
-                    {"commands_count", "estimated_time_ms", "final_metrics"}),
-          commit, ToolKind::store};
+  using R = CommitRequest;
+  return typed_tool<R>(
+      45, "Commit", "history",
+      "Mark a revision as the answer (refs/tags/final): its command count, estimated draw time and "
+      "metrics. A revision without robot commands is refused (no_result).",
+      {{field("revision_id", &R::revision_id, rev_schema()),
+        field("rationale", &R::rationale, S::nullable(S::string("why, kept in the log")))},
+       {"revision_id"}},
+      S::object({{"commands_count", S::integer("")}, {"estimated_time_ms", S::number("", 0)},
+                 {"final_metrics", kMetricsSchema}},
+                {"commands_count", "estimated_time_ms", "final_metrics"}),
+      commit, ToolKind::store);
 }
 
-ToolResult done(const ToolContext& ctx, const json& req) {
+struct DoneRequest : NoteRequest {
+  std::string final_revision_id;
+  std::string summary;
+};
+
+ToolResult done(const ToolContext& ctx, const DoneRequest& req) {
   Store& st = *ctx.store;
-  const std::string id = st.resolve(req["final_revision_id"].get<std::string>());
+  const std::string id = st.resolve(req.final_revision_id);
   Scene s = st.read_scene(id);
   ToolResult r;
   // The harness reads the answer's command stream: a revision without one is no answer.
@@ -408,22 +448,24 @@ ToolResult done(const ToolContext& ctx, const json& req) {
     throw Error(Code::no_result,
                 fmt::format("revision {} has no robot commands to hand in (run sv-route on it first)", short_id(id)),
                 {{"revision_id", id}, {"reason", s.primitives ? "no command stream (not routed)" : "no primitives (not fitted)"}});
-  st.mark_final(id, with_note("Done: " + req["summary"].get<std::string>(), req));
+  st.mark_final(id, with_note("Done: " + req.summary, req));
   r.fields = {{"accepted", true}, {"revision_id", id}, {"final_revision_id", id}, {"commands_count", commands_of(s)}};
   r.llm_text = fmt::format("done: {} is final ({} commands)", short_id(id), commands_of(s));
   return r;
 }
 
 Tool done_entry() {
-  return {46, "Done", "history",
-          "End the session: mark the final revision (it may be the original pipeline output) and record the "
-          "summary in the log.",
-          S::object({{"final_revision_id", rev_schema()}, {"summary", S::string("what was done and why, kept in the log")}},
-                    {"final_revision_id", "summary"}),
-          S::object({{"accepted", S::boolean("")}, {"final_revision_id", S::string("")},
-                     {"commands_count", S::integer("")}},
-                    {"accepted"}),
-          done, ToolKind::store};
+  using R = DoneRequest;
+  return typed_tool<R>(
+      46, "Done", "history",
+      "End the session: mark the final revision (it may be the original pipeline output) and record the "
+      "summary in the log.",
+      {{field("final_revision_id", &R::final_revision_id, rev_schema()),
+        field("summary", &R::summary, S::string("what was done and why, kept in the log"))},
+       {"final_revision_id", "summary"}},
+      S::object({{"accepted", S::boolean("")}, {"final_revision_id", S::string("")}, {"commands_count", S::integer("")}},
+                {"accepted"}),
+      done, ToolKind::store);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "oracle/oracle.hpp"
 #include "tools/common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -27,15 +28,22 @@ cv::Mat render_of(const Scene& s, const BBox& area, const std::string& title) {
   return v.finish();
 }
 
-ToolResult ask_oracle_tool(const ToolContext& ctx, const json& req) {
+struct AskOracleRequest : RegionRequest {
+  std::string question;
+  std::vector<std::string> candidate_revisions;
+  std::string expected_answer;
+  std::optional<int> timeout_seconds;  // none: kDefaultTimeoutSeconds
+};
+
+ToolResult ask_oracle_tool(const ToolContext& ctx, const AskOracleRequest& req) {
   ToolResult r;
   OracleQuestion q;
-  q.question = req["question"];
-  q.expected_answer = req["expected_answer"];
-  q.region = req.value("region", json(nullptr));
-  q.timeout_seconds = req["timeout_seconds"].is_null() ? kDefaultTimeoutSeconds : req["timeout_seconds"].get<int>();
+  q.question = req.question;
+  q.expected_answer = req.expected_answer;
+  q.region = req.region;
+  q.timeout_seconds = req.timeout_seconds.value_or(kDefaultTimeoutSeconds);
   std::vector<Scene> candidates;
-  for (const auto& name : req["candidate_revisions"]) {
+  for (const auto& name : req.candidate_revisions) {
     Scene holder;
     std::string id;
     Scene c = revision_scene(ctx, name, holder, &id);
@@ -48,7 +56,7 @@ ToolResult ask_oracle_tool(const ToolContext& ctx, const json& req) {
   if ((q.expected_answer == "choice" || q.expected_answer == "ranking") && q.candidate_revision_ids.size() < 2)
     throw Error(Code::invalid_selection,
                 fmt::format("a {} is among candidate_revisions: name at least two", q.expected_answer));
-  const Scope scope = scope_of(ctx.scene, req);
+  const Scope scope = req.region.is_object() ? Scope{{resolve_region(ctx.scene, req.region)}} : Scope{};
 
   OracleAnswer a;
   if (ctx.oracle.empty()) {
@@ -111,32 +119,35 @@ Tool ask_oracle_entry() {
   // The sheet of what the oracle is shown holds nine pictures: the source, the current render and seven candidates.
   json candidates = S::array(S::string("a revision: HEAD, a branch, final, an id or a unique prefix"), "when asking which is better");
   candidates["maxItems"] = 7;
-  Tool t{40, "AskOracle", "evaluation",
-         "Put a question geometry cannot answer to the configured oracle (--oracle CMD or SV_ORACLE: a person or a "
-         "vision model), with the source, the current render and each candidate's render cropped to the region; "
-         "the status says whether it answered.",
-         S::object({{"question", S::string("what to ask, in plain words")},
-                    {"region", S::region("crop the pictures to this region")},
-                    {"candidate_revisions", S::with_default(candidates, json::array())},
-                    {"expected_answer", S::with_default(S::enumeration({"yes_no", "choice", "free_text", "ranking"},
-                                                                       "choice and ranking are among the candidates"),
-                                                        "free_text")},
-                    {"timeout_seconds", timeout}},
-                   {"question"}),
-         S::object({{"status", S::enumeration({"answered", "not_configured", "declined", "timeout", "malformed", "failed",
-                                               "cancelled"},
-                                              "answered: the fields below are the oracle's; otherwise there is no "
-                                              "answer and detail says why")},
-                    {"answer", S::nullable(S::string("the oracle's answer (yes_no: yes or no); null unless answered"))},
-                    {"chosen_revision_id", S::nullable(S::string("one of candidate_revision_ids"))},
-                    {"ranking", S::array(S::string("a candidate revision id"), "best first (expected_answer ranking)")},
-                    {"confidence", S::nullable(S::number("the oracle's own confidence, 0..1", 0))},
-                    {"rationale", S::nullable(S::string("the oracle's reasons"))},
-                    {"detail", S::string("why there is no answer (empty when answered)")},
-                    {"candidate_revision_ids", S::array(S::string(""), "the candidates as full revision ids")},
-                    {"artifacts", S::array(S::string(""), "the PNG files the oracle was shown (request directory)")}},
-                   {"status", "answer", "chosen_revision_id", "confidence", "detail"}),
-         ask_oracle_tool, ToolKind::read, "sv-diagnose"};
+  using R = AskOracleRequest;
+  Tool t = typed_tool<R>(
+      40, "AskOracle", "evaluation",
+      "Put a question geometry cannot answer to the configured oracle (--oracle CMD or SV_ORACLE: a person or a "
+      "vision model), with the source, the current render and each candidate's render cropped to the region; "
+      "the status says whether it answered.",
+      {{field("question", &R::question, S::string("what to ask, in plain words")),
+        field<R, json>("region", &R::region, S::region("crop the pictures to this region")),
+        field("candidate_revisions", &R::candidate_revisions, S::with_default(candidates, json::array())),
+        field("expected_answer", &R::expected_answer,
+              S::with_default(S::enumeration({"yes_no", "choice", "free_text", "ranking"},
+                                             "choice and ranking are among the candidates"),
+                              "free_text")),
+        field("timeout_seconds", &R::timeout_seconds, timeout)},
+       {"question"}},
+      S::object({{"status", S::enumeration({"answered", "not_configured", "declined", "timeout", "malformed", "failed",
+                                            "cancelled"},
+                                           "answered: the fields below are the oracle's; otherwise there is no "
+                                           "answer and detail says why")},
+                 {"answer", S::nullable(S::string("the oracle's answer (yes_no: yes or no); null unless answered"))},
+                 {"chosen_revision_id", S::nullable(S::string("one of candidate_revision_ids"))},
+                 {"ranking", S::array(S::string("a candidate revision id"), "best first (expected_answer ranking)")},
+                 {"confidence", S::nullable(S::number("the oracle's own confidence, 0..1", 0))},
+                 {"rationale", S::nullable(S::string("the oracle's reasons"))},
+                 {"detail", S::string("why there is no answer (empty when answered)")},
+                 {"candidate_revision_ids", S::array(S::string(""), "the candidates as full revision ids")},
+                 {"artifacts", S::array(S::string(""), "the PNG files the oracle was shown (request directory)")}},
+                {"status", "answer", "chosen_revision_id", "confidence", "detail"}),
+      ask_oracle_tool, ToolKind::read, "sv-diagnose");
   t.asks_oracle = true;
   return t;
 }

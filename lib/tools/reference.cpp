@@ -15,6 +15,7 @@
 #include "semantic/fidelity.hpp"
 #include "store/store.hpp"
 #include "tools/common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -254,15 +255,21 @@ json semantics_aspect(const ToolContext& ctx, const Scene& rev, const Reference&
 
 // ---------------------------------------------------------------- CompareToReference
 
-ToolResult compare_to_reference(const ToolContext& ctx, const json& req) {
+struct CompareToReferenceRequest : RegionRequest {
+  std::string reference;
+  std::optional<std::string> revision;  // none: the input scene
+  std::string aspect;
+};
+
+ToolResult compare_to_reference(const ToolContext& ctx, const CompareToReferenceRequest& req) {
   ToolResult r;
   Scene holder;
   std::string rid;
-  const Scene& rev = revision_scene(ctx, req["revision"], holder, &rid);
+  const Scene& rev = revision_scene(ctx, req.revision.value_or(""), holder, &rid);  // "": the input scene
   r.revision_id = rid;
-  const Scope scope = scope_of(rev, req);
-  const std::string aspect = req["aspect"];
-  const Reference ref = reference_of(ctx, rev, req["reference"]);
+  const Scope scope = req.region.is_object() ? Scope{{resolve_region(rev, req.region)}} : Scope{};
+  const std::string& aspect = req.aspect;
+  const Reference ref = reference_of(ctx, rev, req.reference);
   r.fields = {{"reference", ref.kind}, {"aspect", aspect}, {"reference_description", ref.description},
               {"reference_revision_id", ref.revision_id.empty() ? json(nullptr) : json(ref.revision_id)},
               {"compared", ref.unavailable.empty()}};
@@ -300,54 +307,61 @@ Tool compare_to_reference_entry() {
        {"reference", S::integer("the reference's count, or a junction's degree there (0: none)")},
        {"revision", S::integer("the revision's count, or a junction's degree there (0: none)")},
        {"text", S::string("")}});
-  return {19, "CompareToReference", "semantic",
-          "A revision against a reference — the source's ink, its stroke graph, a high-geometry fit of that graph, "
-          "or the previous revision — pixel by pixel (f1, chamfer, missed and spurious ink) or topologically "
-          "(components, holes, junction degrees, end points, each difference located) or by its forms and semantic "
-          "aspects, with a difference view.",
-          S::object({{"reference", S::with_default(S::enumeration({"source_raster", "source_skeleton", "high_geometry_baseline",
-                                                                   "previous_revision"}, "what to compare with"),
-                                                   "source_raster")},
-                     {"revision", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
-                     {"aspect", S::with_default(S::enumeration({"pixel", "topology", "semantics"},
-                                                               "what to compare (semantics: the forms and the "
-                                                               "semantic aspects of EvaluateSemanticFidelity)"),
-                                                "pixel")}}),
-          S::object({{"delta_summary", S::string("the differential summary")},
-                     {"reference", S::string("")},
-                     {"aspect", S::string("")},
-                     {"reference_description", S::string("what the reference is")},
-                     {"reference_revision_id", S::nullable(S::string("the previous revision compared with"))},
-                     {"compared", S::boolean("false when the reference is not available (no source image, no stroke "
-                                             "graph, no parent); the warning says why")},
-                     {"pixel", S::object({{"measured_on", S::enumeration({"pixels", "centrelines"}, "")},
-                                          {"precision", S::number("", 0)}, {"recall", S::number("", 0)},
-                                          {"f1", S::number("", 0)}, {"chamfer_px", S::number("", 0)},
-                                          {"tolerance_px", S::number("", 0)},
-                                          {"reference_px", S::integer("")}, {"drawn_px", S::integer("")},
-                                          {"missed_px", S::integer("")}, {"spurious_px", S::integer("")},
-                                          {"reference_length_px", S::number("", 0)},
-                                          {"drawn_length_px", S::number("", 0)},
-                                          {"findings", S::integer("clusters of missed or spurious centreline")}})},
-                     {"semantics",
-                      S::object({{"reference_forms", S::integer("")}, {"revision_forms", S::integer("")},
-                                 {"reference_closed_regions", S::integer("")}, {"revision_closed_regions", S::integer("")},
-                                 {"roles", {{"type", "object"},
-                                            {"additionalProperties", S::object({{"reference", S::integer("")},
-                                                                                {"revision", S::integer("")}})},
-                                            {"description", "role -> forms of that role on each side"}}},
-                                 {"aspects", S::array(S::object({{"aspect", S::string("")}, {"scored", S::boolean("")},
-                                                                 {"score", S::nullable(S::number("0..1; null when not scored", 0))},
-                                                                 {"rationale", S::string("")},
-                                                                 {"offending_primitive_ids", S::array(S::id(""), "")},
-                                                                 {"affected_regions", S::array(S::rect_region(), "")}}),
-                                                      "each aspect of the revision against the reference")},
-                                 {"overall", S::nullable(S::number("mean of the scored aspects", 0))}})},
-                     {"topology", S::object({{"reference", topology_schema()}, {"revision", topology_schema()},
-                                             {"match_px", S::number("features this close on both sides match", 0)},
-                                             {"differences", S::array(difference, "")}})}},
-                    {"delta_summary", "reference", "aspect", "compared"}),
-          compare_to_reference, ToolKind::read, {}, {}, /*views_for_model=*/true};
+  using R = CompareToReferenceRequest;
+  Tool t = typed_tool<R>(
+      19, "CompareToReference", "semantic",
+      "A revision against a reference — the source's ink, its stroke graph, a high-geometry fit of that graph, "
+      "or the previous revision — pixel by pixel (f1, chamfer, missed and spurious ink) or topologically "
+      "(components, holes, junction degrees, end points, each difference located) or by its forms and semantic "
+      "aspects, with a difference view.",
+      {{field("reference", &R::reference,
+              S::with_default(S::enumeration({"source_raster", "source_skeleton", "high_geometry_baseline", "previous_revision"},
+                                             "what to compare with"),
+                              "source_raster")),
+        field("revision", &R::revision,
+              S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
+        field("aspect", &R::aspect,
+              S::with_default(S::enumeration({"pixel", "topology", "semantics"},
+                                             "what to compare (semantics: the forms and the semantic aspects of "
+                                             "EvaluateSemanticFidelity)"),
+                              "pixel"))}},
+      S::object({{"delta_summary", S::string("the differential summary")},
+                 {"reference", S::string("")},
+                 {"aspect", S::string("")},
+                 {"reference_description", S::string("what the reference is")},
+                 {"reference_revision_id", S::nullable(S::string("the previous revision compared with"))},
+                 {"compared", S::boolean("false when the reference is not available (no source image, no stroke "
+                                         "graph, no parent); the warning says why")},
+                 {"pixel", S::object({{"measured_on", S::enumeration({"pixels", "centrelines"}, "")},
+                                      {"precision", S::number("", 0)}, {"recall", S::number("", 0)},
+                                      {"f1", S::number("", 0)}, {"chamfer_px", S::number("", 0)},
+                                      {"tolerance_px", S::number("", 0)},
+                                      {"reference_px", S::integer("")}, {"drawn_px", S::integer("")},
+                                      {"missed_px", S::integer("")}, {"spurious_px", S::integer("")},
+                                      {"reference_length_px", S::number("", 0)},
+                                      {"drawn_length_px", S::number("", 0)},
+                                      {"findings", S::integer("clusters of missed or spurious centreline")}})},
+                 {"semantics",
+                  S::object({{"reference_forms", S::integer("")}, {"revision_forms", S::integer("")},
+                             {"reference_closed_regions", S::integer("")}, {"revision_closed_regions", S::integer("")},
+                             {"roles", {{"type", "object"},
+                                        {"additionalProperties", S::object({{"reference", S::integer("")},
+                                                                            {"revision", S::integer("")}})},
+                                        {"description", "role -> forms of that role on each side"}}},
+                             {"aspects", S::array(S::object({{"aspect", S::string("")}, {"scored", S::boolean("")},
+                                                             {"score", S::nullable(S::number("0..1; null when not scored", 0))},
+                                                             {"rationale", S::string("")},
+                                                             {"offending_primitive_ids", S::array(S::id(""), "")},
+                                                             {"affected_regions", S::array(S::rect_region(), "")}}),
+                                                  "each aspect of the revision against the reference")},
+                             {"overall", S::nullable(S::number("mean of the scored aspects", 0))}})},
+                 {"topology", S::object({{"reference", topology_schema()}, {"revision", topology_schema()},
+                                         {"match_px", S::number("features this close on both sides match", 0)},
+                                         {"differences", S::array(difference, "")}})}},
+                {"delta_summary", "reference", "aspect", "compared"}),
+      compare_to_reference);
+  t.views_for_model = true;
+  return t;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/edit_session.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -74,23 +75,40 @@ json roles_of(const Scene& s, const std::vector<std::string>& ids) {
   return roles;
 }
 
+// A request scoped by the common `region` and the catalog's own `in_region`: both narrow it.
+struct InRegionRequest : RegionRequest {
+  json in_region;  // null: not given
+};
+
+Scope scope_of(const Scene& s, const InRegionRequest& req) {
+  Scope scope;
+  for (const json* region : {&req.region, &req.in_region})
+    if (region->is_object()) scope.regions.push_back(resolve_region(s, *region));
+  return scope;
+}
+
 // ---------------------------------------------------------------- SuggestOptimizations
 
-ToolResult suggest_optimizations(const ToolContext& ctx, const json& req) {
+struct SuggestRequest : InRegionRequest {
+  std::vector<std::string> optimize_for;
+  int max_candidates;
+};
+
+ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& req) {
   const Scope scope = scope_of(ctx.scene, req);
-  std::vector<std::string> objectives = req["optimize_for"].get<std::vector<std::string>>();
+  const std::vector<std::string>& objectives = req.optimize_for;
   if (objectives.empty()) throw Error(Code::invalid_selection, "optimize_for names no objective");
   std::vector<std::string> warnings;
   const FidelityReference ref = fidelity_reference(ctx, ctx.scene, warnings);
   std::vector<suggest::Candidate> cands = suggest::propose(ctx.scene, ref.paths, scope);
   for (auto& c : cands)
-    if (c.tool == "RerunStage" && !c.request.contains("region") && !scope.everything()) c.request["region"] = req.contains("in_region") && !req["in_region"].is_null() ? req["in_region"] : req["region"];
+    if (c.tool == "RerunStage" && !c.request.contains("region") && !scope.everything()) c.request["region"] = !req.in_region.is_null() ? req.in_region : req.region;
   const size_t proposed = cands.size();
   int refused = 0;
   std::vector<Measured> m = measure(ctx, std::move(cands), objectives, refused);
   m.erase(std::remove_if(m.begin(), m.end(), [](const Measured& x) { return !(x.merit > 0); }), m.end());
   std::stable_sort(m.begin(), m.end(), [](const Measured& a, const Measured& b) { return a.merit > b.merit; });
-  const size_t keep = std::min(m.size(), static_cast<size_t>(req["max_candidates"].get<int>()));
+  const size_t keep = std::min(m.size(), static_cast<size_t>(req.max_candidates));
   json list = json::array();
   std::string text;
   for (size_t i = 0; i < keep; ++i) {
@@ -158,29 +176,37 @@ json candidate_schema() {
 }
 
 Tool suggest_optimizations_entry() {
-  return {20, "SuggestOptimizations", "suggestion",
-          "Ranked, ready-to-run candidate edits — merges, tangent joints, reversals, snaps, deletions of duplicates and of "
-          "strokes with no ink, smoothing, and the looser stage threshold — each applied in a dry run with the same "
-          "settle as the edit, so its predicted draw-time, fidelity (against the ink), primitive and pen-up deltas are "
-          "what applying its request gives. Start a refinement here.",
-          S::object({{"in_region", S::region("only candidates touching this region")},
-                     {"optimize_for",
-                      S::with_default(S::array(S::enumeration({"draw_time", "pixel_fidelity", "semantic_fidelity", "primitive_count", "pen_up_count"}, ""), "what the rank rewards"),
-                                      json::array({"draw_time", "semantic_fidelity"}))},
-                     {"max_candidates", S::with_default(S::integer("", 1), 25)}}),
-          S::object({{"candidates", S::array(candidate_schema(), "best first")},
-                     {"considered", S::integer("candidates tried")},
-                     {"refused", S::integer("candidates the geometry refused")},
-                     {"objectives", S::array(S::string(""), "")}},
-                    {"candidates"}),
-          suggest_optimizations};
+  using R = SuggestRequest;
+  return typed_tool<R>(
+      20, "SuggestOptimizations", "suggestion",
+      "Ranked, ready-to-run candidate edits — merges, tangent joints, reversals, snaps, deletions of duplicates and of "
+      "strokes with no ink, smoothing, and the looser stage threshold — each applied in a dry run with the same "
+      "settle as the edit, so its predicted draw-time, fidelity (against the ink), primitive and pen-up deltas are "
+      "what applying its request gives. Start a refinement here.",
+      {{field<R, json>("in_region", &R::in_region, S::region("only candidates touching this region")),
+        field("optimize_for", &R::optimize_for,
+              S::with_default(S::array(S::enumeration({"draw_time", "pixel_fidelity", "semantic_fidelity", "primitive_count",
+                                                       "pen_up_count"}, ""),
+                                       "what the rank rewards"),
+                              json::array({"draw_time", "semantic_fidelity"}))),
+        field("max_candidates", &R::max_candidates, S::with_default(S::integer("", 1), 25))}},
+      S::object({{"candidates", S::array(candidate_schema(), "best first")},
+                 {"considered", S::integer("candidates tried")},
+                 {"refused", S::integer("candidates the geometry refused")},
+                 {"objectives", S::array(S::string(""), "")}},
+                {"candidates"}),
+      suggest_optimizations);
 }
 
 // ---------------------------------------------------------------- MergeSimilarElements
 
-ToolResult merge_similar_elements(const ToolContext& ctx, const json& req) {
+struct MergeSimilarRequest : InRegionRequest {
+  bool aggressive;
+};
+
+ToolResult merge_similar_elements(const ToolContext& ctx, const MergeSimilarRequest& req) {
   const Scope scope = scope_of(ctx.scene, req);
-  const bool aggressive = req["aggressive"].get<bool>();
+  const bool aggressive = req.aggressive;
   std::vector<suggest::MergeGroup> groups = suggest::similar_groups(ctx.scene, scope, aggressive);
   ToolResult r;
   const FidelityReference ref = fidelity_reference(ctx, ctx.scene, r.warnings);
@@ -240,28 +266,31 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const json& req) {
 }
 
 Tool merge_similar_elements_entry() {
-  return {21, "MergeSimilarElements", "suggestion",
-          "Groups whose merges belong together — collinear lines end to end, arcs of one circle, arcs that make a whole "
-          "circle, a stroke doubled along another — with the predicted replacement, its rms against the source points, "
-          "and whether it is safe (within the coverage tolerance, no ink uncovered); each with the request that merges it.",
-          S::object({{"in_region", S::region("only groups touching this region")},
-                     {"aggressive", S::with_default(S::boolean("twice the angle and offset allowances, merged at half the "
-                                                               "coverage tolerance"), false)}}),
-          S::object({{"groups", S::array(S::object({{"primitive_ids", S::array(S::string(""), "")},
-                                                    {"merge_kind", S::enumeration({"fuse_collinear_lines", "fuse_co_arc",
-                                                                                   "rebuild_circle_from_arcs", "deduplicate_overlap"}, "")},
-                                                    {"predicted_replacement", {{"description", "the shape the group becomes (PrimitiveDetail geometry)"}}},
-                                                    {"fit_rms_px_after", S::number("")},
-                                                    {"fit_max_px_after", S::number("")},
-                                                    {"tolerance_px", S::number("")},
-                                                    {"ink_uncovered_px", S::number("")},
-                                                    {"safe", S::boolean("")},
-                                                    {"rationale", S::string("")},
-                                                    {"request", {{"type", "object"}}}},
-                                                   {"primitive_ids", "merge_kind", "fit_rms_px_after", "safe"}),
-                                         "")}},
-                    {"groups"}),
-          merge_similar_elements};
+  using R = MergeSimilarRequest;
+  return typed_tool<R>(
+      21, "MergeSimilarElements", "suggestion",
+      "Groups whose merges belong together — collinear lines end to end, arcs of one circle, arcs that make a whole "
+      "circle, a stroke doubled along another — with the predicted replacement, its rms against the source points, "
+      "and whether it is safe (within the coverage tolerance, no ink uncovered); each with the request that merges it.",
+      {{field<R, json>("in_region", &R::in_region, S::region("only groups touching this region")),
+        field("aggressive", &R::aggressive,
+              S::with_default(S::boolean("twice the angle and offset allowances, merged at half the coverage tolerance"),
+                              false))}},
+      S::object({{"groups", S::array(S::object({{"primitive_ids", S::array(S::string(""), "")},
+                                                {"merge_kind", S::enumeration({"fuse_collinear_lines", "fuse_co_arc",
+                                                                               "rebuild_circle_from_arcs", "deduplicate_overlap"}, "")},
+                                                {"predicted_replacement", {{"description", "the shape the group becomes (PrimitiveDetail geometry)"}}},
+                                                {"fit_rms_px_after", S::number("")},
+                                                {"fit_max_px_after", S::number("")},
+                                                {"tolerance_px", S::number("")},
+                                                {"ink_uncovered_px", S::number("")},
+                                                {"safe", S::boolean("")},
+                                                {"rationale", S::string("")},
+                                                {"request", {{"type", "object"}}}},
+                                               {"primitive_ids", "merge_kind", "fit_rms_px_after", "safe"}),
+                                     "")}},
+                {"groups"}),
+      merge_similar_elements);
 }
 
 }  // namespace
