@@ -73,6 +73,7 @@ void add_field_options(ToolCommand& tc, const json& props, const std::vector<std
     for (const auto& k : p) dotted += (dotted.empty() ? "" : ".") + k;
     std::string names = "--" + kebab(dotted) + (kebab(dotted) != dotted ? ",--" + dotted : "");
     std::string doc = f.value("description", "");
+    if (f.contains("$comment")) doc += ". " + f["$comment"].get<std::string>();  // what the command line adds
     if (f.contains("default")) doc += fmt::format(" (default {})", f["default"].dump());
     FieldOption& fo = tc.fields.emplace_back();
     fo.path = p;

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 #include <thread>
 
 #include "session/tool_call.hpp"
@@ -29,8 +31,7 @@ namespace {
 // answered with the newest, as the lifecycle says.
 const char* const kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
-// The tool schemas are draft-07 (definitions, $ref into them); the protocol's default dialect
-// is 2020-12, so each schema names its own.
+// The tool schemas are draft-07; the protocol's default dialect is 2020-12.
 const char* const kDialect = "http://json-schema.org/draft-07/schema#";
 
 // A request the server refuses at the protocol level (JSON-RPC error object).
@@ -45,49 +46,67 @@ std::string error_reply(const json& id, int code, const std::string& message) {
   return line_of({{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}});
 }
 
-// What the catalog's group is for, for an agent choosing a tool (DESIGN §5, the catalog's notes).
-std::string when_to_use(const std::string& group) {
-  if (group == "inspection") return "Use it to look at the drawing and the scene before deciding anything.";
-  if (group == "diagnostics") return "Use it to locate problems, ranked by severity, before planning an edit.";
-  if (group == "semantic") return "Use it to relate the geometry to what the drawing shows.";
-  if (group == "suggestion") return "Use it to find edits worth making; check them with SimulateEdit before applying one.";
-  if (group == "mutation") return "Use it once a plan is checked (dry_run, or SimulateEdit).";
-  if (group == "evaluation") return "Use it to score a revision or to compare revisions.";
-  if (group == "history") return "Use it to move between revisions, branch, and finish the session.";
-  return "";
-}
-
-std::string what_it_changes(ToolKind kind) {
-  switch (kind) {
-    case ToolKind::read:
-      return "Read-only: runs on HEAD's scene (or the revisions the request names) and records no revision.";
-    case ToolKind::edit:
-      return "Records the edited scene as a new revision and moves HEAD to it (dry_run: true changes nothing). "
-             "Nothing is destroyed: every revision is kept, and Revert or Checkout goes back.";
-    case ToolKind::store:
-      return "Works on the store's history: it may move HEAD or a branch; nothing is destroyed, every revision is kept.";
-  }
-  return "";
-}
-
+// Names the dialect where it matters: a tuple (items as a list, additionalItems) reads otherwise
+// in 2020-12, the protocol's default.
 json with_dialect(json schema) {
-  schema["$schema"] = kDialect;
+  if (schema.dump().find("\"additionalItems\"") != std::string::npos) schema["$schema"] = kDialect;
   return schema;
 }
 
-// structuredContent is the envelope of a success or of a failure (isError), so the output
-// schema takes either; the result schema's definitions move to the root its $refs name.
-json output_schema(const Tool& t) {
-  json success = result_schema(t);
-  json s = {{"title", t.name + "Envelope"},
-            {"description", "the result envelope (ok: true), or the error envelope when the call fails (isError)"},
-            {"type", "object"}};
-  if (success.contains("definitions")) {
-    s["definitions"] = success["definitions"];
-    success.erase("definitions");
+// A result field as the listing shows it: its type, values and description; what it holds
+// (members, items' members) the model reads in the result itself.
+json outline(const json& f) {
+  json out = json::object();
+  for (const char* k : {"type", "const", "enum", "description"})
+    if (f.contains(k) && f[k] != "") out[k] = f[k];
+  if (f.contains("items") && f["items"].is_object() && f["items"].contains("type"))
+    out["items"] = {{"type", f["items"]["type"]}};
+  return out;
+}
+
+// A request schema as the listing shows it: a Region (schema::region) by its kind alone, its
+// members said once in the instructions; notes for the command line, the descriptions of list
+// items (their list's says it), empty descriptions and null defaults left out. The server validates every call
+// against the full schema.
+json lean_request(json s) {
+  if (!s.is_object() && !s.is_array()) return s;
+  if (s.is_object()) {
+    s.erase("$comment");
+    if (s.value("description", "x").empty()) s.erase("description");
+    if (s.contains("default") && s["default"].is_null()) s.erase("default");  // null: not given, as when absent
+    if (s.contains("items") && s["items"].is_object()) s["items"].erase("description");
+    if (s.value("title", "") == "Region") {
+      json kind = s["properties"]["kind"];
+      kind.erase("description");
+      return {{"title", "Region"}, {"type", s["type"]}, {"properties", {{"kind", kind}}}, {"required", {"kind"}},
+              {"description", s.value("description", "") + " (a Region: see the instructions)"}};
+    }
   }
-  s["oneOf"] = {success, error_envelope_schema()};
+  for (auto& v : s) v = lean_request(v);
+  return s;
+}
+
+// The tool's title and description are the listing entry's own.
+json input_schema(const Tool& t) {
+  json s = lean_request(request_schema(t));
+  s.erase("title");
+  s.erase("description");
   return with_dialect(s);
+}
+
+// structuredContent is the envelope of a success or of a failure (isError). The members every
+// envelope has (ok, tool, llm_text, ...) and the error envelope are described once, in the
+// instructions: each tool's output schema lists the fields that are its own, by type, none
+// required, so that it holds for the error envelope too and tools/list stays small.
+json output_schema(const Tool& t) {
+  const json result = result_schema(t);
+  const std::set<std::string> shared = {"ok",         "tool",     "llm_text",  "human_text", "images", "images_png_base64",
+                                        "warnings",   "revision_id", "parent_revision_id", "dry_run", "before", "after",
+                                        "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids", "edits"};
+  json props = json::object();
+  for (const auto& [key, field] : result["properties"].items())
+    if (!shared.count(key)) props[key] = outline(field);
+  return {{"type", "object"}, {"properties", props}};
 }
 
 json annotations(const Tool& t) {
@@ -111,6 +130,36 @@ json call_result(const Tool& t, json envelope) {
   return {{"content", content}, {"structuredContent", envelope}, {"isError", failed}};
 }
 
+// What the listing leaves out of each tool's schemas, said once.
+std::string instructions() {
+  std::string codes;
+  for (Code c : {Code::invalid_raster, Code::invalid_scene, Code::unsupported_version, Code::not_found,
+                 Code::invalid_selection, Code::unsolvable_constraint, Code::no_result, Code::conflict,
+                 Code::corrupt_object, Code::io_error, Code::internal})
+    codes += std::string(codes.empty() ? "" : ", ") + code_name(c);
+  return "Every tool runs on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
+         "suggestion tools propose edits and SimulateEdit measure them, then apply one edit at a time; each "
+         "edit becomes a new revision, so nothing is lost and Revert undoes it. Each tool's description ends "
+         "with its group (DESIGN's catalog): [inspection] look at the drawing and the scene before deciding "
+         "anything; [diagnostics] locate problems, ranked by severity, before planning an edit; [semantic] "
+         "relate the geometry to what the drawing shows; [suggestion] find edits worth making, each measured "
+         "in a dry run; [mutation] apply a checked plan (dry_run: true changes nothing); [evaluation] score "
+         "or compare revisions; [history] move between revisions, branch, finish the session. A read-only "
+         "tool (readOnlyHint) records no revision; an edit records the edited scene as a new revision and "
+         "moves HEAD to it; no tool destroys anything: every revision is kept. Every result's structured "
+         "content has, besides the fields its tool lists: ok (true), tool, revision_id (the revision it ran "
+         "on; an edit's is the new one, null on a dry run), llm_text (compact text, also the text block), "
+         "human_text, images (views written: name -> path), warnings (what the tool could not do fully); an "
+         "edit's also parent_revision_id, dry_run, before and after (the metrics), added_primitive_ids, "
+         "removed_primitive_ids, changed_primitive_ids and edits (each edit's own fields). A failed call "
+         "(isError) has {ok: false, error: {code, message, details}, llm_text, human_text}, the code one of " +
+         codes +
+         ". A Region (the field region, a filter's in_region) is {kind, ...}: rect [x0, y0, x1, y1] in image "
+         "pixels; polygon [[x, y], ...] (3 or more); primitive_set primitive_ids [\"p_0001\", ...]; "
+         "vertex_neighborhood vertex_id and radius_px (default 3 stroke widths); named name (a region "
+         "DefineRegion stored). No region: the whole drawing.";
+}
+
 }  // namespace
 
 bool in_tier(const Tool& t, Tier tier) {
@@ -119,12 +168,9 @@ bool in_tier(const Tool& t, Tier tier) {
 }
 
 json tool_description(const Tool& t) {
-  std::string description = t.summary;
-  for (const std::string& more : {when_to_use(t.group), what_it_changes(t.kind)})
-    if (!more.empty()) description += " " + more;
   return {{"name", t.name},
-          {"description", description},
-          {"inputSchema", with_dialect(request_schema(t))},
+          {"description", fmt::format("{} [{}]", t.summary, t.group)},
+          {"inputSchema", input_schema(t)},
           {"outputSchema", output_schema(t)},
           {"annotations", annotations(t)}};
 }
@@ -240,10 +286,7 @@ json Server::initialize(const json& params) {
   return {{"protocolVersion", version},
           {"capabilities", {{"tools", {{"listChanged", false}}}}},
           {"serverInfo", {{"name", "sv-mcp"}, {"title", "sv drawing-to-robot tools"}, {"version", SV_VERSION}}},
-          {"instructions",
-           "Every tool runs on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
-           "suggestion tools propose edits and SimulateEdit measure them, then apply one edit at a time; each "
-           "edit becomes a new revision, so nothing is lost and Revert undoes it."}};
+          {"instructions", instructions()}};
 }
 
 json Server::list_tools() const {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "fit/fit.hpp"
@@ -456,6 +457,7 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts) {
   };
   std::vector<Tried> tried;
   for (size_t i = 0; i < alts.size(); ++i) {
+    report_progress(double(i), double(alts.size()), "alternatives simulated");
     json row = {{"alternative", i}};
     double merit = -INFINITY;
     try {

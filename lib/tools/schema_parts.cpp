@@ -80,9 +80,10 @@ json region(const std::string& doc) {
        {"vertex_id", id("graph vertex of a vertex_neighborhood")},
        {"radius_px", number("radius of a vertex_neighborhood (default 3 stroke widths)", 0)},
        {"name", string("a region stored in the scene's regions")}},
-      {"kind"},
-      doc + ". On the command line also: x0,y0,x1,y1 (rect), p_0001,p_0002 (primitive set), "
-            "v_0003[:radius] (vertex neighbourhood), or a stored region's name");
+      {"kind"}, doc);
+  r["title"] = "Region";
+  r["$comment"] = "On the command line also: x0,y0,x1,y1 (rect), p_0001,p_0002 (primitive set), "
+                  "v_0003[:radius] (vertex neighbourhood), or a stored region's name";
   return r;
 }
 
