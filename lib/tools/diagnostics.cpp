@@ -14,6 +14,7 @@
 #include "fit/primitive_fit.hpp"
 #include "robot/motion.hpp"
 #include "tools/common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -86,20 +87,25 @@ FitReport fit_report(const Scene& sc, const Primitive& p, double threshold) {
   return r;
 }
 
-ToolResult analyze_geometric_fit(const ToolContext& ctx, const json& req) {
+struct FitRequest : RegionRequest {
+  json filter;  // primitive_filter's shape, as filtered_primitives takes it
+  std::vector<std::string> metrics;
+  std::optional<double> flag_threshold_px;  // none: half a stroke width, at least 1 px
+};
+
+ToolResult analyze_geometric_fit(const ToolContext& ctx, const FitRequest& req) {
   ToolResult r;
   Scene diagnosed;
-  if (wants_issues(req["filter"])) diagnosed = with_diagnosed_issues(ctx);
-  const Scene& s = wants_issues(req["filter"]) ? diagnosed : ctx.scene;
-  Scope scope = scope_of(s, req);
+  if (wants_issues(req.filter)) diagnosed = with_diagnosed_issues(ctx);
+  const Scene& s = wants_issues(req.filter) ? diagnosed : ctx.scene;
+  Scope scope = scope_of_regions(s, {req.region, req.filter.value("in_region", json())});
   Drawing d = drawing_of(s);
   const double sw = stroke_width_of(s);
   // Half a stroke width: the drawn line then stays inside the source ink.
-  const double threshold = req["flag_threshold_px"].is_null() ? std::max(1.0, 0.5 * sw) : req["flag_threshold_px"].get<double>();
-  std::set<std::string> metrics;
-  for (const auto& m : req["metrics"]) metrics.insert(m);
+  const double threshold = req.flag_threshold_px.value_or(std::max(1.0, 0.5 * sw));
+  const std::set<std::string> metrics(req.metrics.begin(), req.metrics.end());
   std::vector<FitReport> reps;
-  for (const Primitive* p : filtered_primitives(s, d, req["filter"], scope)) reps.push_back(fit_report(s, *p, threshold));
+  for (const Primitive* p : filtered_primitives(s, d, req.filter, scope)) reps.push_back(fit_report(s, *p, threshold));
   std::stable_sort(reps.begin(), reps.end(), [](const FitReport& a, const FitReport& b) { return a.max_dev > b.max_dev; });
   json list = json::array();
   std::string text;
@@ -135,21 +141,25 @@ ToolResult analyze_geometric_fit(const ToolContext& ctx, const json& req) {
 }
 
 Tool analyze_geometric_fit_entry() {
-  return {9, "AnalyzeGeometricFit", "diagnostics",
-          "Per-primitive fit against the source points it was fitted to: rms, max deviation, Hausdorff, "
-          "directed chamfer; flags and the issue kind to suspect.",
-          S::object({{"filter", S::with_default(S::primitive_filter(), json::object())},
-                     {"metrics", S::with_default(S::array(S::enumeration({"rms", "max_dev", "hausdorff", "directed_chamfer"}, ""), "measures to report"),
-                                                 json::array({"rms", "max_dev"}))},
-                     {"flag_threshold_px", S::nullable(S::number("flag above this deviation (default half a stroke width, at least 1 px)", 0))}}),
-          S::object({{"reports", S::array(S::object({{"primitive_id", S::string("")}, {"rms_px", S::number("", 0)}, {"max_dev_px", S::number("", 0)},
-                                                     {"hausdorff_px", S::number("", 0)}, {"directed_chamfer_px", S::number("", 0)},
-                                                     {"flagged", S::boolean("")}, {"suggested_kind", S::nullable(S::issue_kind())},
-                                                     {"location", finding_location_schema()}, {"point_count", S::integer("")}},
-                                                    {"primitive_id", "rms_px", "max_dev_px", "flagged", "suggested_kind", "location"}), "worst first")},
-                     {"flag_threshold_px", S::number("", 0)}, {"flagged_count", S::integer("")}},
-                    {"reports", "flag_threshold_px"}),
-          analyze_geometric_fit};
+  using R = FitRequest;
+  return typed_tool<R>(
+      9, "AnalyzeGeometricFit", "diagnostics",
+      "Per-primitive fit against the source points it was fitted to: rms, max deviation, Hausdorff, "
+      "directed chamfer; flags and the issue kind to suspect.",
+      {{field("filter", &R::filter, S::with_default(S::primitive_filter(), json::object())),
+        field("metrics", &R::metrics,
+              S::with_default(S::array(S::enumeration({"rms", "max_dev", "hausdorff", "directed_chamfer"}, ""), "measures to report"),
+                              json::array({"rms", "max_dev"}))),
+        field("flag_threshold_px", &R::flag_threshold_px,
+              S::nullable(S::number("flag above this deviation (default half a stroke width, at least 1 px)", 0)))}},
+      S::object({{"reports", S::array(S::object({{"primitive_id", S::string("")}, {"rms_px", S::number("", 0)}, {"max_dev_px", S::number("", 0)},
+                                                 {"hausdorff_px", S::number("", 0)}, {"directed_chamfer_px", S::number("", 0)},
+                                                 {"flagged", S::boolean("")}, {"suggested_kind", S::nullable(S::issue_kind())},
+                                                 {"location", finding_location_schema()}, {"point_count", S::integer("")}},
+                                                {"primitive_id", "rms_px", "max_dev_px", "flagged", "suggested_kind", "location"}), "worst first")},
+                 {"flag_threshold_px", S::number("", 0)}, {"flagged_count", S::integer("")}},
+                {"reports", "flag_threshold_px"}),
+      analyze_geometric_fit);
 }
 
 // ---------------------------------------------------------------- IdentifyNoise
@@ -286,12 +296,17 @@ void judge_tremor(const std::vector<const Primitive*>& run, const NoiseParams& n
   }
 }
 
-ToolResult identify_noise(const ToolContext& ctx, const json& req) {
+struct NoiseRequest : RegionRequest {
+  json in_region;
+  std::string sensitivity;
+};
+
+ToolResult identify_noise(const ToolContext& ctx, const NoiseRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region, req.in_region});
   const double sw = stroke_width_of(s);
-  const std::string sensitivity = req["sensitivity"];
+  const std::string& sensitivity = req.sensitivity;
   const NoiseParams np = noise_params(sensitivity);
   std::map<std::string, Verdict> judged;
   for (const auto& run : edge_runs(s)) judge_tremor(run, np, sw, judged);
@@ -351,34 +366,43 @@ ToolResult identify_noise(const ToolContext& ctx, const json& req) {
 }
 
 Tool identify_noise_entry() {
-  return {10, "IdentifyNoise", "diagnostics",
-          "Signal or noise, per primitive, with evidence: hand tremor encoded as zig-zag pieces, isolated specks.",
-          S::object({{"in_region", S::region("only primitives touching this region")},
-                     {"sensitivity", S::with_default(S::enumeration({"aggressive", "balanced", "conservative"}, ""), "balanced")}}),
-          S::object({{"verdicts", S::array(S::object({{"primitive_id", S::string("")},
-                                                      {"verdict", S::enumeration({"likely_noise", "ambiguous", "likely_signal"}, "")},
-                                                      {"evidence", S::array(S::string(""), "measured facts behind the verdict")},
-                                                      {"proposed_action", S::enumeration({"smooth", "discard", "keep", "investigate"}, "")},
-                                                      {"location", finding_location_schema()}},
-                                                     {"primitive_id", "verdict", "evidence", "proposed_action", "location"}), "")},
-                     {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
-                     {"sensitivity", S::string("")}},
-                    {"verdicts"}),
-          identify_noise};
+  using R = NoiseRequest;
+  return typed_tool<R>(
+      10, "IdentifyNoise", "diagnostics",
+      "Signal or noise, per primitive, with evidence: hand tremor encoded as zig-zag pieces, isolated specks.",
+      {{field("in_region", &R::in_region, S::region("only primitives touching this region")),
+        field("sensitivity", &R::sensitivity,
+              S::with_default(S::enumeration({"aggressive", "balanced", "conservative"}, ""), "balanced"))}},
+      S::object({{"verdicts", S::array(S::object({{"primitive_id", S::string("")},
+                                                  {"verdict", S::enumeration({"likely_noise", "ambiguous", "likely_signal"}, "")},
+                                                  {"evidence", S::array(S::string(""), "measured facts behind the verdict")},
+                                                  {"proposed_action", S::enumeration({"smooth", "discard", "keep", "investigate"}, "")},
+                                                  {"location", finding_location_schema()}},
+                                                 {"primitive_id", "verdict", "evidence", "proposed_action", "location"}), "")},
+                 {"counts", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
+                 {"sensitivity", S::string("")}},
+                {"verdicts"}),
+      identify_noise);
 }
 
 // ---------------------------------------------------------------- AnalyzeCoverage
 
-ToolResult analyze_coverage_tool(const ToolContext& ctx, const json& req) {
+struct CoverageRequest : RegionRequest {
+  std::optional<std::string> revision;  // none: the input scene
+  std::optional<double> tolerance_px;   // none: default_tolerance of the stroke width
+  bool cluster_findings;
+};
+
+ToolResult analyze_coverage_tool(const ToolContext& ctx, const CoverageRequest& req) {
   ToolResult r;
   Scene holder;
-  const Scene& s = revision_scene(ctx, req["revision"], holder);
-  Scope scope = scope_of(s, req);
+  const Scene& s = revision_scene(ctx, req.revision.value_or(""), holder);
+  Scope scope = scope_of_regions(s, {req.region});
   const double sw = stroke_width_of(s);
-  const double tol = req["tolerance_px"].is_null() ? default_tolerance(sw) : req["tolerance_px"].get<double>();
+  const double tol = req.tolerance_px.value_or(default_tolerance(sw));
   Drawing d = drawing_of(s);
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
-  CoverageReport cov = analyze_coverage(s, d, ref.paths, tol, scope, req["cluster_findings"].get<bool>());
+  CoverageReport cov = analyze_coverage(s, d, ref.paths, tol, scope, req.cluster_findings);
   if (ref.paths.empty()) r.warnings.push_back("no reference centrelines: nothing to compare the drawing with");
   json findings = json::array();
   std::string text;
@@ -427,27 +451,31 @@ ToolResult analyze_coverage_tool(const ToolContext& ctx, const json& req) {
 }
 
 Tool analyze_coverage_tool_entry() {
-  return {11, "AnalyzeCoverage", "diagnostics",
-          "Where the drawing misses source ink or draws where there is none, clustered into regions with "
-          "severity; precision, recall, f1 and chamfer against the source image's ink centrelines.",
-          S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
-                     {"tolerance_px", S::nullable(S::number("distance that still counts as covered (default max(2, stroke width / 2))", 0))},
-                     {"cluster_findings", S::with_default(S::boolean("group adjacent disagreements into regions"), true)}}),
-          S::object({{"precision", S::number("", 0)}, {"recall", S::number("", 0)}, {"f1", S::number("", 0)},
-                     {"chamfer_px", S::number("", 0)}, {"hausdorff_px", S::number("", 0)}, {"tolerance_px", S::number("", 0)},
-                     {"findings", S::array(S::object({{"region", S::rect_region()},
-                                                      {"kind", S::enumeration({"missed_ink", "spurious_ink"}, "")},
-                                                      {"area_px", S::integer("ink area: length times stroke width")},
-                                                      {"length_px", S::number("centreline length (a dot counts one stroke width)", 0)},
-                                                      {"nearest_primitive_id", S::nullable(S::string(""))},
-                                                      {"nearest_distance_px", S::number("", 0)},
-                                                      {"severity", S::enumeration({"minor", "moderate", "severe"}, "by length: under 2, under 8, else stroke widths")},
-                                                      {"location", finding_location_schema()}},
-                                                     {"region", "kind", "area_px", "nearest_primitive_id", "severity", "location"}), "largest first")},
-                     {"reference", S::string("what the drawing is compared with: the source image's ink centrelines, "
-                                             "or the stroke graph's when the image is unavailable")}},
-                    {"precision", "recall", "f1", "chamfer_px", "findings"}),
-          analyze_coverage_tool};
+  using R = CoverageRequest;
+  return typed_tool<R>(
+      11, "AnalyzeCoverage", "diagnostics",
+      "Where the drawing misses source ink or draws where there is none, clustered into regions with "
+      "severity; precision, recall, f1 and chamfer against the source image's ink centrelines.",
+      {{field("revision", &R::revision, S::nullable(S::string("another revision (default: the input scene)"))),
+        field("tolerance_px", &R::tolerance_px,
+              S::nullable(S::number("distance that still counts as covered (default max(2, stroke width / 2))", 0))),
+        field("cluster_findings", &R::cluster_findings,
+              S::with_default(S::boolean("group adjacent disagreements into regions"), true))}},
+      S::object({{"precision", S::number("", 0)}, {"recall", S::number("", 0)}, {"f1", S::number("", 0)},
+                 {"chamfer_px", S::number("", 0)}, {"hausdorff_px", S::number("", 0)}, {"tolerance_px", S::number("", 0)},
+                 {"findings", S::array(S::object({{"region", S::rect_region()},
+                                                  {"kind", S::enumeration({"missed_ink", "spurious_ink"}, "")},
+                                                  {"area_px", S::integer("ink area: length times stroke width")},
+                                                  {"length_px", S::number("centreline length (a dot counts one stroke width)", 0)},
+                                                  {"nearest_primitive_id", S::nullable(S::string(""))},
+                                                  {"nearest_distance_px", S::number("", 0)},
+                                                  {"severity", S::enumeration({"minor", "moderate", "severe"}, "by length: under 2, under 8, else stroke widths")},
+                                                  {"location", finding_location_schema()}},
+                                                 {"region", "kind", "area_px", "nearest_primitive_id", "severity", "location"}), "largest first")},
+                 {"reference", S::string("what the drawing is compared with: the source image's ink centrelines, "
+                                         "or the stroke graph's when the image is unavailable")}},
+                {"precision", "recall", "f1", "chamfer_px", "findings"}),
+      analyze_coverage_tool);
 }
 
 // ---------------------------------------------------------------- IdentifyExpensiveOperations
@@ -469,13 +497,17 @@ double arc_line_ratio(const DrawStep& st, const Robot& robot) {
   return lt > 0 ? st.time_s / lt : 0;
 }
 
-ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req) {
+struct ExpensiveRequest : RegionRequest {
+  int top_k;
+  std::vector<std::string> kinds;
+};
+
+ToolResult identify_expensive_operations(const ToolContext& ctx, const ExpensiveRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region});
   Drawing d = drawing_of(s);
-  std::set<std::string> kinds;
-  for (const auto& k : req["kinds"]) kinds.insert(k);
+  const std::set<std::string> kinds(req.kinds.begin(), req.kinds.end());
   if (!d.from_commands) r.warnings.push_back("no command stream: nothing to time (run sv-route)");
   // The robot's wheel base in pixels: tighter arcs turn the inner wheel backwards.
   const double wheel_px = 2.93 * d.ppi;
@@ -524,7 +556,7 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
   std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.time_s > b.time_s; });
   double all = 0;
   for (const auto& o : ops) all += o.time_s;
-  const size_t k = std::min(ops.size(), req["top_k"].get<size_t>());
+  const size_t k = std::min(ops.size(), static_cast<size_t>(req.top_k));
   double top = 0;
   for (size_t i = 0; i < k; ++i) top += ops[i].time_s;
   std::string pareto = ops.empty() ? "no costly operations of the kinds asked"
@@ -566,21 +598,24 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const json& req
 }
 
 Tool identify_expensive_operations_entry() {
-  return {12, "IdentifyExpensiveOperations", "diagnostics",
-          "Where the robot's time goes: spins, pen-up travel, slow and tight arcs, costliest first, with a Pareto summary.",
-          S::object({{"top_k", S::with_default(S::integer("at most this many operations", 1), 20)},
-                     {"kinds", S::with_default(S::array(S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, ""), ""),
-                                               json::array({"pen_up", "spin"}))}}),
-          S::object({{"operations", S::array(S::object({{"after_primitive_id", S::nullable(S::string(""))},
-                                                        {"before_primitive_id", S::nullable(S::string(""))},
-                                                        {"kind", S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, "")},
-                                                        {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees, px or ratio", 0)},
-                                                        {"unit", S::string("deg, px or x")}, {"rationale", S::string("")},
-                                                        {"location", finding_location_schema()}},
-                                                       {"after_primitive_id", "before_primitive_id", "kind", "time_ms", "rationale", "location"}), "costliest first")},
-                     {"pareto_summary", S::string("")}, {"total_time_ms", S::number("", 0)}},
-                    {"operations", "pareto_summary"}),
-          identify_expensive_operations};
+  using R = ExpensiveRequest;
+  return typed_tool<R>(
+      12, "IdentifyExpensiveOperations", "diagnostics",
+      "Where the robot's time goes: spins, pen-up travel, slow and tight arcs, costliest first, with a Pareto summary.",
+      {{field("top_k", &R::top_k, S::with_default(S::integer("at most this many operations", 1), 20)),
+        field("kinds", &R::kinds,
+              S::with_default(S::array(S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, ""), ""),
+                              json::array({"pen_up", "spin"})))}},
+      S::object({{"operations", S::array(S::object({{"after_primitive_id", S::nullable(S::string(""))},
+                                                    {"before_primitive_id", S::nullable(S::string(""))},
+                                                    {"kind", S::enumeration({"pen_up", "spin", "slow_arc", "tight_arc"}, "")},
+                                                    {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees, px or ratio", 0)},
+                                                    {"unit", S::string("deg, px or x")}, {"rationale", S::string("")},
+                                                    {"location", finding_location_schema()}},
+                                                   {"after_primitive_id", "before_primitive_id", "kind", "time_ms", "rationale", "location"}), "costliest first")},
+                 {"pareto_summary", S::string("")}, {"total_time_ms", S::number("", 0)}},
+                {"operations", "pareto_summary"}),
+      identify_expensive_operations);
 }
 
 // ---------------------------------------------------------------- CheckForConsistency
@@ -601,16 +636,21 @@ double undirected_diff(double a, double b) {
   return std::min(d, 180 - d);
 }
 
-ToolResult check_for_consistency(const ToolContext& ctx, const json& req) {
+struct ConsistencyRequest : RegionRequest {
+  std::vector<std::string> relations;
+  double angular_tolerance_deg;
+  std::optional<double> distance_tolerance_px;  // none: the stroke width
+};
+
+ToolResult check_for_consistency(const ToolContext& ctx, const ConsistencyRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region});
   const double sw = stroke_width_of(s);
-  const double atol = req["angular_tolerance_deg"], dtol = req["distance_tolerance_px"].is_null() ? sw : req["distance_tolerance_px"].get<double>();
+  const double atol = req.angular_tolerance_deg, dtol = req.distance_tolerance_px.value_or(sw);
   // Below these a relation already holds (the beautify stage enforced it); not a finding.
   const double exact_deg = 0.05, exact_px = 0.01;
-  std::set<std::string> want;
-  for (const auto& x : req["relations"]) want.insert(x);
+  const std::set<std::string> want(req.relations.begin(), req.relations.end());
   std::vector<const Primitive*> ps;
   if (s.primitives)
     for (const auto& p : *s.primitives)
@@ -736,25 +776,29 @@ ToolResult check_for_consistency(const ToolContext& ctx, const json& req) {
 }
 
 Tool check_for_consistency_entry() {
-  return {13, "CheckForConsistency", "diagnostics",
-          "Near-but-not-exact relations: parallel, perpendicular, equal radius, concentric, collinear, endpoint "
-          "coincidence, tangent continuity (G1), mirror symmetry.",
-          S::object({{"relations", S::with_default(S::array(S::enumeration({"parallel", "perpendicular", "equal_radius", "concentric", "collinear",
-                                                                             "endpoint_coincident", "tangent_continuity", "symmetry_horizontal",
-                                                                             "symmetry_vertical"}, ""), ""),
-                                                   json::array({"parallel", "perpendicular", "equal_radius", "concentric", "endpoint_coincident"}))},
-                     {"angular_tolerance_deg", S::with_default(S::number("", 0), 5.0)},
-                     {"distance_tolerance_px", S::nullable(S::number("default: the stroke width", 0))}}),
-          S::object({{"findings", S::array(S::object({{"relation", S::string("")}, {"primitive_ids", S::array(S::string(""), "")},
-                                                      {"deviation", S::number("", 0)}, {"deviation_unit", S::enumeration({"deg", "px"}, "")},
-                                                      {"suggested_action", S::enumeration({"snap_exact", "leave", "investigate"}, "snap_exact: suggested_edit makes it exact")},
-                                                      {"suggested_edit", S::nullable({{"type", "object"}, {"description", "with snap_exact: the edit request ({\"tool\": NAME, ...fields}, as sv-edit takes it in a batch)"}})},
-                                                      {"location", finding_location_schema()}},
-                                                     {"relation", "primitive_ids", "deviation", "suggested_action", "location"}), "")},
-                     {"checked_relations", S::array(S::string(""), "")},
-                     {"angular_tolerance_deg", S::number("", 0)}, {"distance_tolerance_px", S::number("", 0)}},
-                    {"findings"}),
-          check_for_consistency};
+  using R = ConsistencyRequest;
+  return typed_tool<R>(
+      13, "CheckForConsistency", "diagnostics",
+      "Near-but-not-exact relations: parallel, perpendicular, equal radius, concentric, collinear, endpoint "
+      "coincidence, tangent continuity (G1), mirror symmetry.",
+      {{field("relations", &R::relations,
+              S::with_default(S::array(S::enumeration({"parallel", "perpendicular", "equal_radius", "concentric", "collinear",
+                                                       "endpoint_coincident", "tangent_continuity", "symmetry_horizontal",
+                                                       "symmetry_vertical"}, ""), ""),
+                              json::array({"parallel", "perpendicular", "equal_radius", "concentric", "endpoint_coincident"}))),
+        field("angular_tolerance_deg", &R::angular_tolerance_deg, S::with_default(S::number("", 0), 5.0)),
+        field("distance_tolerance_px", &R::distance_tolerance_px,
+              S::nullable(S::number("default: the stroke width", 0)))}},
+      S::object({{"findings", S::array(S::object({{"relation", S::string("")}, {"primitive_ids", S::array(S::string(""), "")},
+                                                  {"deviation", S::number("", 0)}, {"deviation_unit", S::enumeration({"deg", "px"}, "")},
+                                                  {"suggested_action", S::enumeration({"snap_exact", "leave", "investigate"}, "snap_exact: suggested_edit makes it exact")},
+                                                  {"suggested_edit", S::nullable({{"type", "object"}, {"description", "with snap_exact: the edit request ({\"tool\": NAME, ...fields}, as sv-edit takes it in a batch)"}})},
+                                                  {"location", finding_location_schema()}},
+                                                 {"relation", "primitive_ids", "deviation", "suggested_action", "location"}), "")},
+                 {"checked_relations", S::array(S::string(""), "")},
+                 {"angular_tolerance_deg", S::number("", 0)}, {"distance_tolerance_px", S::number("", 0)}},
+                {"findings"}),
+      check_for_consistency);
 }
 
 // ---------------------------------------------------------------- CheckTopology
@@ -847,12 +891,16 @@ void find_broken_loops(const std::vector<const Primitive*>& ps, double sw, std::
   }
 }
 
-ToolResult check_topology(const ToolContext& ctx, const json& req) {
+struct TopologyRequest : RegionRequest {
+  std::optional<double> gap_tolerance_px;  // none: 1.5 stroke widths
+};
+
+ToolResult check_topology(const ToolContext& ctx, const TopologyRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region});
   const double sw = stroke_width_of(s);
-  const double gap_tol = req["gap_tolerance_px"].is_null() ? 1.5 * sw : req["gap_tolerance_px"].get<double>();
+  const double gap_tol = req.gap_tolerance_px.value_or(1.5 * sw);
   const double joined = 0.05;  // ends closer than this are one vertex
   std::vector<const Primitive*> ps;
   if (s.primitives)
@@ -989,20 +1037,22 @@ ToolResult check_topology(const ToolContext& ctx, const json& req) {
 }
 
 Tool check_topology_entry() {
-  return {14, "CheckTopology", "diagnostics",
-          "Topological defects: near-miss junctions, dangling ends the graph joins, duplicate edges, broken "
-          "loops, redundant vertices.",
-          S::object({{"gap_tolerance_px", S::nullable(S::number("default 1.5 stroke widths", 0))}}),
-          S::object({{"findings", S::array(S::object({{"kind", S::enumeration({"near_miss_junction", "dangling_endpoint", "duplicate_edge",
-                                                                               "broken_loop", "redundant_vertex"}, "")},
-                                                      {"primitive_ids", S::array(S::string(""), "")},
-                                                      {"vertex_ids", S::array(S::string(""), "graph vertices involved")},
-                                                      {"location", finding_location_schema()},
-                                                      {"gap_px", S::nullable(S::number("", 0))}},
-                                                     {"kind", "primitive_ids", "location", "gap_px"}), "")},
-                     {"gap_tolerance_px", S::number("", 0)}},
-                    {"findings"}),
-          check_topology};
+  using R = TopologyRequest;
+  return typed_tool<R>(
+      14, "CheckTopology", "diagnostics",
+      "Topological defects: near-miss junctions, dangling ends the graph joins, duplicate edges, broken "
+      "loops, redundant vertices.",
+      {{field("gap_tolerance_px", &R::gap_tolerance_px, S::nullable(S::number("default 1.5 stroke widths", 0)))}},
+      S::object({{"findings", S::array(S::object({{"kind", S::enumeration({"near_miss_junction", "dangling_endpoint", "duplicate_edge",
+                                                                           "broken_loop", "redundant_vertex"}, "")},
+                                                  {"primitive_ids", S::array(S::string(""), "")},
+                                                  {"vertex_ids", S::array(S::string(""), "graph vertices involved")},
+                                                  {"location", finding_location_schema()},
+                                                  {"gap_px", S::nullable(S::number("", 0))}},
+                                                 {"kind", "primitive_ids", "location", "gap_px"}), "")},
+                 {"gap_tolerance_px", S::number("", 0)}},
+                {"findings"}),
+      check_topology);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "store/history.hpp"
 #include "store/store.hpp"
 #include "tools/common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -36,19 +37,24 @@ std::string metrics_text(const json& m) {
 
 // ---------------------------------------------------------------- EvaluateRevision
 
-ToolResult evaluate_revision(const ToolContext& ctx, const json& req) {
+struct EvaluateRequest : RegionRequest {
+  std::optional<std::string> revision_id;  // none: the input scene
+  std::vector<std::string> metrics;
+};
+
+ToolResult evaluate_revision(const ToolContext& ctx, const EvaluateRequest& req) {
   ToolResult r;
   Scene holder;
   std::string rid;
-  const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  const Scene& s = revision_scene(ctx, req.revision_id.value_or(""), holder, &rid);
   r.revision_id = rid;
-  const Scope scope = scope_of(s, req);
+  const Scope scope = scope_of_regions(s, {req.region});
   const double sw = stroke_width_of(s), tol = default_tolerance(sw);
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
   Scores sc = score(s, ref.paths, tol, scope);
   json wanted = json::array();
   bool want_semantic = false;
-  for (const auto& m : req["metrics"]) {
+  for (const auto& m : req.metrics) {
     if (m == "semantic_overall") want_semantic = true;
     else wanted.push_back(m);
   }
@@ -91,31 +97,41 @@ json metrics_schema() {
 }
 
 Tool evaluate_revision_entry() {
-  return {36, "EvaluateRevision", "evaluation",
-          "The scoreboard of a revision: draw time, f1, precision, recall, chamfer, primitive count, pen-ups.",
-          S::object({{"revision_id", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
-                     {"metrics", S::with_default(S::array(metric_schema(), "what to measure"),
-                                                 json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"}))}}),
-          S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
-                     {"reference", S::string("what fidelity is measured against: the source image's ink "
-                                             "centrelines, or the stroke graph's when the image is unavailable")},
-                     {"graph_f1", S::number("f1 of the drawing against the stroke graph's centrelines (only when "
-                                            "fidelity is measured against the ink): how closely it follows the graph", 0)}},
-                    {"metrics"}),
-          evaluate_revision};
+  using R = EvaluateRequest;
+  return typed_tool<R>(
+      36, "EvaluateRevision", "evaluation",
+      "The scoreboard of a revision: draw time, f1, precision, recall, chamfer, primitive count, pen-ups.",
+      {{field("revision_id", &R::revision_id,
+              S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
+        field("metrics", &R::metrics,
+              S::with_default(S::array(metric_schema(), "what to measure"),
+                              json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"})))}},
+      S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
+                 {"reference", S::string("what fidelity is measured against: the source image's ink "
+                                         "centrelines, or the stroke graph's when the image is unavailable")},
+                 {"graph_f1", S::number("f1 of the drawing against the stroke graph's centrelines (only when "
+                                        "fidelity is measured against the ink): how closely it follows the graph", 0)}},
+                {"metrics"}),
+      evaluate_revision);
 }
 
 // ---------------------------------------------------------------- CompareRevisions
 
-ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
+struct CompareRequest : RegionRequest {
+  std::string revision_a;
+  std::optional<std::string> revision_b;  // none: the input scene
+  bool include_visual_diff;
+};
+
+ToolResult compare_revisions(const ToolContext& ctx, const CompareRequest& req) {
   ToolResult r;
   Scene ha, hb;
   std::string ida, idb;
-  const Scene& a = revision_scene(ctx, req["revision_a"], ha, &ida);
-  const Scene& b = revision_scene(ctx, req["revision_b"], hb, &idb);
+  const Scene& a = revision_scene(ctx, req.revision_a, ha, &ida);
+  const Scene& b = revision_scene(ctx, req.revision_b.value_or(""), hb, &idb);
   const double tol = default_tolerance(stroke_width_of(b));
   // The region is resolved in each revision (a primitive set must exist in the one it names).
-  const Scope scope_a = scope_of(a, req), scope_b = scope_of(b, req);
+  const Scope scope_a = scope_of_regions(a, {req.region}), scope_b = scope_of_regions(b, {req.region});
   Scores sa = score(a, fidelity_reference(ctx, a, r.warnings).paths, tol, scope_a);
   Scores sb = score(b, fidelity_reference(ctx, b, r.warnings).paths, tol, scope_b);
   json ma = metrics_json(sa, kAllMetrics), mb = metrics_json(sb, kAllMetrics), delta = json::object();
@@ -136,24 +152,29 @@ ToolResult compare_revisions(const ToolContext& ctx, const json& req) {
   r.llm_text = fmt::format("{} -> {}: deltas (b - a) {}; added {} removed {} changed {}", ida.substr(0, 12), idb.substr(0, 12),
                            metrics_text(delta), json(added).dump(), json(removed).dump(), json(changed).dump());
   r.human_text = r.llm_text + fmt::format("\n  a: {}\n  b: {}", metrics_text(ma), metrics_text(mb));
-  if (!req["include_visual_diff"].get<bool>()) return r;
+  if (!req.include_visual_diff) return r;
   r.images["comparison"] = change_sheet(a, b, "a " + ida.substr(0, 12), "b " + idb.substr(0, 12), added, removed, changed);
   return r;
 }
 
 Tool compare_revisions_entry() {
-  return {37, "CompareRevisions", "evaluation",
-          "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
-          S::object({{"revision_a", S::string("a revision: HEAD, a branch, final, an id or a unique prefix")},
-                     {"revision_b", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
-                     {"include_visual_diff", S::with_default(S::boolean(""), true)}},
-                    {"revision_a"}),
-          S::object({{"metric_deltas", metrics_schema()}, {"metrics_a", metrics_schema()}, {"metrics_b", metrics_schema()},
-                     {"revision_a_id", S::string("")}, {"revision_b_id", S::string("")},
-                     {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                     {"changed_primitive_ids", S::array(S::string(""), "")}},
-                    {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
-          compare_revisions, ToolKind::read, {}, {}, /*views_for_model=*/true};
+  using R = CompareRequest;
+  Tool t = typed_tool<R>(
+      37, "CompareRevisions", "evaluation",
+      "Two revisions side by side: metric deltas (b - a), added, removed and changed primitive ids, a visual diff.",
+      {{field("revision_a", &R::revision_a, S::string("a revision: HEAD, a branch, final, an id or a unique prefix")),
+        field("revision_b", &R::revision_b,
+              S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
+        field("include_visual_diff", &R::include_visual_diff, S::with_default(S::boolean(""), true))},
+       {"revision_a"}},
+      S::object({{"metric_deltas", metrics_schema()}, {"metrics_a", metrics_schema()}, {"metrics_b", metrics_schema()},
+                 {"revision_a_id", S::string("")}, {"revision_b_id", S::string("")},
+                 {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
+                 {"changed_primitive_ids", S::array(S::string(""), "")}},
+                {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
+      compare_revisions);
+  t.views_for_model = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- ProjectParetoPosition
@@ -231,25 +252,30 @@ cv::Mat pareto_chart(const std::vector<Point>& pts, const std::string& axis, siz
   return img;
 }
 
-ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
+struct ParetoRequest : RegionRequest {
+  std::optional<std::string> revision_id;  // none: the input scene
+  std::string fidelity_axis;
+};
+
+ToolResult project_pareto_position(const ToolContext& ctx, const ParetoRequest& req) {
   ToolResult r;
   Scene holder;
   std::string rid;
-  const Scene& s = revision_scene(ctx, req["revision_id"], holder, &rid);
+  const Scene& s = revision_scene(ctx, req.revision_id.value_or(""), holder, &rid);
   r.revision_id = rid;
-  std::string axis = req["fidelity_axis"];
+  std::string axis = req.fidelity_axis;
   if (axis == "semantic_overall") {
     r.warnings.push_back("semantic_overall needs an oracle (AskOracle); projecting on f1 instead");
     axis = "f1";
   }
   const bool lower_better = axis == "chamfer";
   const double tol = default_tolerance(stroke_width_of(s));
-  const Scope scope = scope_of(s, req);
+  const Scope scope = scope_of_regions(s, {req.region});
   // Every point is measured against this revision's reference: one plane for all.
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
   std::vector<Point> pts;
   auto add = [&](const std::string& name, const std::string& source, const Scene& sc) {
-    Scores x = score(sc, ref.paths, tol, scope_of(sc, req));
+    Scores x = score(sc, ref.paths, tol, scope_of_regions(sc, {req.region}));
     pts.push_back({name, source, x.draw_time_s, fidelity_of(x, axis)});
   };
   add("this", rid, s);
@@ -289,19 +315,23 @@ ToolResult project_pareto_position(const ToolContext& ctx, const json& req) {
 }
 
 Tool project_pareto_position_entry() {
-  return {38, "ProjectParetoPosition", "evaluation",
-          "Where a revision sits on the draw-time/fidelity plane against its baselines: the unfitted polyline "
-          "trace, the fitted primitives unrouted, and its ancestors in the store.",
-          S::object({{"revision_id", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
-                     {"fidelity_axis", S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1")}}),
-          S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
-                     {"on_pareto_front", S::boolean("")},
-                     {"points", S::array(S::object({{"name", S::string("")}, {"source", S::string("")},
-                                                    {"draw_time_s", S::number("", 0)}, {"fidelity", S::number("", 0)}},
-                                                   {"name", "draw_time_s", "fidelity"}), "this revision first")},
-                     {"fidelity_axis", S::string("")}},
-                    {"dominated_by", "dominates", "on_pareto_front"}),
-          project_pareto_position};
+  using R = ParetoRequest;
+  return typed_tool<R>(
+      38, "ProjectParetoPosition", "evaluation",
+      "Where a revision sits on the draw-time/fidelity plane against its baselines: the unfitted polyline "
+      "trace, the fitted primitives unrouted, and its ancestors in the store.",
+      {{field("revision_id", &R::revision_id,
+              S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
+        field("fidelity_axis", &R::fidelity_axis,
+              S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1"))}},
+      S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
+                 {"on_pareto_front", S::boolean("")},
+                 {"points", S::array(S::object({{"name", S::string("")}, {"source", S::string("")},
+                                                {"draw_time_s", S::number("", 0)}, {"fidelity", S::number("", 0)}},
+                                               {"name", "draw_time_s", "fidelity"}), "this revision first")},
+                 {"fidelity_axis", S::string("")}},
+                {"dominated_by", "dominates", "on_pareto_front"}),
+      project_pareto_position);
 }
 
 // ---------------------------------------------------------------- RobotSimulate
@@ -312,11 +342,16 @@ std::string pose_text(const Pose& p) { return fmt::format("({:.1f}, {:.1f}, {:.1
 
 constexpr size_t kLoggedSteps = 150;  // steps the text lists; `steps` has them all
 
-ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
+struct RobotSimulateRequest : RegionRequest {
+  std::optional<std::string> revision_id;  // none: the input scene
+  bool return_trace;
+};
+
+ToolResult robot_simulate(const ToolContext& ctx, const RobotSimulateRequest& req) {
   ToolResult r;
   Scene holder;
   std::string rid;
-  Scene run = revision_scene(ctx, req["revision_id"], holder, &rid);
+  Scene run = revision_scene(ctx, req.revision_id.value_or(""), holder, &rid);
   r.revision_id = rid;
   if (!run.commands || !run.robot) {
     r.warnings.push_back("no command stream: the robot has nothing to execute (run sv-route)");
@@ -325,7 +360,7 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
     return r;
   }
   // The same replay sv-simulate runs, so the times are the scene's simulated metrics.
-  simulate(run, SimulateOptions{req["return_trace"].get<bool>()});
+  simulate(run, SimulateOptions{req.return_trace});
   const Simulation& sim = *run.simulation;
   const double total_ms = round_to(sim.total_s * 1000, 1e-3);
   std::vector<std::vector<std::string>> notes(sim.steps.size());
@@ -374,7 +409,7 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
 
   // The trace over the drawing: pen-down paths coloured by when they are drawn (blue first, red
   // last), pen-up travel dashed, long-way spins ringed.
-  const Scope scope = scope_of(run, req);
+  const Scope scope = scope_of_regions(run, {req.region});
   View v = scene_view(ctx, run, scope, fmt::format("{} robot: {:.1f} s, {} steps", rid.substr(0, 12), total_ms / 1000, steps.size()));
   const auto when = command_times(sim);
   const double total_s = std::max(sim.total_s, 1e-9);
@@ -398,6 +433,7 @@ ToolResult robot_simulate(const ToolContext& ctx, const json& req) {
 }
 
 Tool robot_simulate_entry() {
+  using R = RobotSimulateRequest;
   const json pose = S::tuple({S::number("x, image pixels"), S::number("y, image pixels"), S::number("heading, degrees")},
                              "x, y, heading");
   const json step = S::object(
@@ -411,18 +447,21 @@ Tool robot_simulate_entry() {
        {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
        {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees; farther apart beyond a million px of moves); only with return_trace")}},
       {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"});
-  return {39, "RobotSimulate", "evaluation",
-          "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
-          "and notes; the trace over the drawing.",
-          S::object({{"revision_id", S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))},
-                     {"return_trace", S::with_default(S::boolean("add each step's per-tick pose log (large)"), false)}}),
-          S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
-                     {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
-                     {"pen_time_ms", S::number("pen lifts and drops", 0)},
-                     {"ppi", S::number("the robot's scale, pixels per inch", 0)},
-                     {"steps", S::array(step, "in the order the robot executes them")}},
-                    {"total_time_ms", "steps"}),
-          robot_simulate};
+  return typed_tool<R>(
+      39, "RobotSimulate", "evaluation",
+      "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "
+      "and notes; the trace over the drawing.",
+      {{field("revision_id", &R::revision_id,
+              S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
+        field("return_trace", &R::return_trace,
+              S::with_default(S::boolean("add each step's per-tick pose log (large)"), false))}},
+      S::object({{"total_time_ms", S::number("the whole drawing: sv-simulate's draw time", 0)},
+                 {"motion_time_ms", S::number("moving: the evaluation scorer's time", 0)},
+                 {"pen_time_ms", S::number("pen lifts and drops", 0)},
+                 {"ppi", S::number("the robot's scale, pixels per inch", 0)},
+                 {"steps", S::array(step, "in the order the robot executes them")}},
+                {"total_time_ms", "steps"}),
+      robot_simulate);
 }
 
 }  // namespace

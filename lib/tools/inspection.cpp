@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "tools/common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -35,10 +36,15 @@ std::string geometry_text(const Shape& s) {
 
 // ---------------------------------------------------------------- GetSourceImage
 
-ToolResult get_source_image(const ToolContext& ctx, const json& req) {
+struct SourceImageRequest : RegionRequest {
+  json crop_region;  // null: the whole image
+  bool annotate;
+};
+
+ToolResult get_source_image(const ToolContext& ctx, const SourceImageRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region, req.crop_region});
   if (!s.source) {
     r.warnings.push_back("the scene has no source image");
     r.fields = {{"available", false}};
@@ -73,7 +79,7 @@ ToolResult get_source_image(const ToolContext& ctx, const json& req) {
   View v(crop, fmt::format("source {}x{}{}", src.width, src.height, where.empty() ? "" : ";" + where), 720);
   // The source itself in full contrast: ink drawn dark, not the light underlay of other views.
   v.underlay(gray, color::ink);
-  if (req.value("annotate", false)) {
+  if (req.annotate) {
     // Scale bar of one grid step in the bottom-left corner, and a stroke-width gauge.
     Vec2 a{crop.x0 + 0.05 * crop.width(), crop.y1 - 0.05 * crop.height()};
     v.polyline({a, a + Vec2{v.grid_step(), 0}}, color::highlight, 3);
@@ -88,18 +94,22 @@ ToolResult get_source_image(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_source_image_entry() {
-  return {1, "GetSourceImage", "inspection",
-          "Show the original drawing, optionally cropped, with axes, a scale bar and the stroke width.",
-          S::object({{"crop_region", S::region("show only this region (padded)")},
-                     {"annotate", S::with_default(S::boolean("draw a scale bar and the stroke-width gauge"), false)}}),
-          S::object({{"available", S::boolean("whether the raster could be read")},
-                     {"width_px", S::integer("image width")}, {"height_px", S::integer("image height")},
-                     {"stroke_width_px", S::number("estimated stroke width")},
-                     {"sha256", S::string("of the image file's bytes")}, {"path", S::string("as given")},
-                     {"ink_fraction", S::number("share of ink pixels in the view", 0)},
-                     {"crop", S::rect_region()}},
-                    {"available"}),
-          get_source_image, ToolKind::read, {}, {}, /*views_for_model=*/true};
+  using R = SourceImageRequest;
+  Tool t = typed_tool<R>(
+      1, "GetSourceImage", "inspection",
+      "Show the original drawing, optionally cropped, with axes, a scale bar and the stroke width.",
+      {{field("crop_region", &R::crop_region, S::region("show only this region (padded)")),
+        field("annotate", &R::annotate, S::with_default(S::boolean("draw a scale bar and the stroke-width gauge"), false))}},
+      S::object({{"available", S::boolean("whether the raster could be read")},
+                 {"width_px", S::integer("image width")}, {"height_px", S::integer("image height")},
+                 {"stroke_width_px", S::number("estimated stroke width")},
+                 {"sha256", S::string("of the image file's bytes")}, {"path", S::string("as given")},
+                 {"ink_fraction", S::number("share of ink pixels in the view", 0)},
+                 {"crop", S::rect_region()}},
+                {"available"}),
+      get_source_image);
+  t.views_for_model = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- GetCurrentRender
@@ -134,15 +144,25 @@ void draw_diff(View& v, const CoverageReport& cov, double sw) {
   for (Vec2 p : cov.spurious) v.dot(p, color::spurious, radius);
 }
 
-ToolResult get_current_render(const ToolContext& ctx, const json& req) {
+struct RenderRequest : RegionRequest {
+  std::optional<std::string> revision;  // none: the input scene
+  json crop_region;
+  std::string overlay;
+  bool show_pen_up_paths;
+  std::string color_by;
+  bool show_ids;
+};
+
+ToolResult get_current_render(const ToolContext& ctx, const RenderRequest& req) {
   ToolResult r;
   Scene holder;
   std::string rid;
-  const Scene& s = revision_scene(ctx, req["revision"], holder, &rid);
+  const Scene& s = revision_scene(ctx, req.revision.value_or(""), holder, &rid);
   r.revision_id = rid;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region, req.crop_region});
   Drawing d = drawing_of(s);
-  const std::string overlay = req["overlay"], by = req["color_by"];
+  const std::string& overlay = req.overlay;
+  const std::string& by = req.color_by;
   std::map<std::string, int> counts = {{"line", 0}, {"arc", 0}, {"circle", 0}};
   if (s.primitives)
     for (const auto& p : *s.primitives) counts[prim_type_name(p.shape.type)]++;
@@ -165,14 +185,14 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
     legend.push_back({"spurious ink", color::spurious});
   }
   if (overlay == "source") legend.push_back({"source ink", color::source});
-  if (req["show_pen_up_paths"].get<bool>()) {
+  if (req.show_pen_up_paths) {
     for (const auto& [a, b] : d.pen_up) v.polyline({a, b}, color::pen_up, 1, true);
     legend.push_back({"pen-up travel (dashed)", color::pen_up});
   }
   Scene diagnosed;
   if (by == "issue") diagnosed = with_diagnosed_issues({s, ctx.store, rid});
   for (const auto& [id, path] : d.pieces) v.polyline(path, piece_color(by == "issue" ? diagnosed : s, d, id, by), 2);
-  if (req["show_ids"].get<bool>() && s.primitives)
+  if (req.show_ids && s.primitives)
     for (const auto& p : *s.primitives)
       if (scope.touches(p)) v.label_shape(p.shape, p.id, color::ink);
   v.legend(legend);
@@ -181,36 +201,50 @@ ToolResult get_current_render(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_current_render_entry() {
-  return {2, "GetCurrentRender", "inspection",
-          "Render what the robot draws (the command stream replayed through the motion model), with "
-          "optional source or missed/spurious-ink overlay, pen-up paths and colour by type, order, role or issue.",
-          S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
-                     {"crop_region", S::region("show only this region")},
-                     {"overlay", S::with_default(S::enumeration({"none", "source", "diff"}, "what to draw under the render"), "none")},
-                     {"show_pen_up_paths", S::with_default(S::boolean("draw pen-up travel dashed"), false)},
-                     {"color_by", S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"), "none")},
-                     {"show_ids", S::with_default(S::boolean("write primitive ids beside the strokes"), false)}}),
-          S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
-                     {"draw_time_s", S::number("estimated drawing time", 0)},
-                     {"pen_up_count", S::integer("pen-up moves")},
-                     {"command_count", S::integer("commands in the stream")},
-                     {"from_commands", S::boolean("false when the scene has no command stream yet")},
-                     {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
-                    {"primitive_counts", "draw_time_s", "pen_up_count"}),
-          get_current_render, ToolKind::read, "sv-simulate", "render", /*views_for_model=*/true};
+  using R = RenderRequest;
+  Tool t = typed_tool<R>(
+      2, "GetCurrentRender", "inspection",
+      "Render what the robot draws (the command stream replayed through the motion model), with "
+      "optional source or missed/spurious-ink overlay, pen-up paths and colour by type, order, role or issue.",
+      {{field("revision", &R::revision, S::nullable(S::string("another revision (default: the input scene)"))),
+        field("crop_region", &R::crop_region, S::region("show only this region")),
+        field("overlay", &R::overlay,
+              S::with_default(S::enumeration({"none", "source", "diff"}, "what to draw under the render"), "none")),
+        field("show_pen_up_paths", &R::show_pen_up_paths, S::with_default(S::boolean("draw pen-up travel dashed"), false)),
+        field("color_by", &R::color_by,
+              S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"),
+                              "none")),
+        field("show_ids", &R::show_ids, S::with_default(S::boolean("write primitive ids beside the strokes"), false))}},
+      S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
+                 {"draw_time_s", S::number("estimated drawing time", 0)},
+                 {"pen_up_count", S::integer("pen-up moves")},
+                 {"command_count", S::integer("commands in the stream")},
+                 {"from_commands", S::boolean("false when the scene has no command stream yet")},
+                 {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
+                {"primitive_counts", "draw_time_s", "pen_up_count"}),
+      get_current_render, ToolKind::read, "sv-simulate");
+  t.subcommand = "render";
+  t.views_for_model = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- ListPrimitives
 
-ToolResult list_primitives(const ToolContext& ctx, const json& req) {
+struct ListRequest : RegionRequest {
+  json filter;  // primitive_filter's shape, as filtered_primitives takes it
+  std::string sort_by;
+  int limit;
+};
+
+ToolResult list_primitives(const ToolContext& ctx, const ListRequest& req) {
   ToolResult r;
   Scene diagnosed;
-  if (wants_issues(req["filter"])) diagnosed = with_diagnosed_issues(ctx);
-  const Scene& s = wants_issues(req["filter"]) ? diagnosed : ctx.scene;
+  if (wants_issues(req.filter)) diagnosed = with_diagnosed_issues(ctx);
+  const Scene& s = wants_issues(req.filter) ? diagnosed : ctx.scene;
   Drawing d = drawing_of(s);
-  Scope scope = scope_of(s, req);
-  auto keep = filtered_primitives(s, d, req["filter"], scope);
-  const std::string sort_by = req["sort_by"];
+  Scope scope = scope_of_regions(s, {req.region, req.filter.value("in_region", json())});
+  auto keep = filtered_primitives(s, d, req.filter, scope);
+  const std::string& sort_by = req.sort_by;
   auto time_of = [&](const Primitive* p) {
     auto it = d.primitive_s.find(p->id);
     return it == d.primitive_s.end() ? 0.0 : it->second;
@@ -220,7 +254,7 @@ ToolResult list_primitives(const ToolContext& ctx, const json& req) {
     std::stable_sort(keep.begin(), keep.end(), [](auto* a, auto* b) { return a->shape.length() > b->shape.length(); });
   if (sort_by == "draw_time_desc")
     std::stable_sort(keep.begin(), keep.end(), [&](auto* a, auto* b) { return time_of(a) > time_of(b); });
-  const size_t total = keep.size(), limit = req["limit"].get<size_t>();
+  const size_t total = keep.size(), limit = static_cast<size_t>(req.limit);
   if (keep.size() > limit) keep.resize(limit);
   json list = json::array();
   std::string table;
@@ -256,14 +290,18 @@ json primitive_summary_schema() {
 }
 
 Tool list_primitives_entry() {
-  return {3, "ListPrimitives", "inspection",
-          "List primitives (filter by type, region, role, issue, length, draw time; sort; limit) as a compact table.",
-          S::object({{"filter", S::with_default(S::primitive_filter(), json::object())},
-                     {"sort_by", S::with_default(S::enumeration({"draw_order", "draw_time_desc", "length_desc", "id"}, "order of the rows"), "draw_order")},
-                     {"limit", S::with_default(S::integer("at most this many rows"), 200)}}),
-          S::object({{"primitives", S::array(primitive_summary_schema(), "the rows")}, {"total_count", S::integer("matches before the limit")}},
-                    {"primitives", "total_count"}),
-          list_primitives};
+  using R = ListRequest;
+  return typed_tool<R>(
+      3, "ListPrimitives", "inspection",
+      "List primitives (filter by type, region, role, issue, length, draw time; sort; limit) as a compact table.",
+      {{field("filter", &R::filter, S::with_default(S::primitive_filter(), json::object())),
+        field("sort_by", &R::sort_by,
+              S::with_default(S::enumeration({"draw_order", "draw_time_desc", "length_desc", "id"}, "order of the rows"),
+                              "draw_order")),
+        field("limit", &R::limit, S::with_default(S::integer("at most this many rows"), 200))}},
+      S::object({{"primitives", S::array(primitive_summary_schema(), "the rows")}, {"total_count", S::integer("matches before the limit")}},
+                {"primitives", "total_count"}),
+      list_primitives);
 }
 
 // ---------------------------------------------------------------- GetPrimitive
@@ -271,12 +309,19 @@ Tool list_primitives_entry() {
 // Turning between two headings, the short way, in radians.
 double turn_between(Vec2 from, Vec2 to) { return std::atan2(cross(from, to), dot(from, to)); }
 
-ToolResult get_primitive(const ToolContext& ctx, const json& req) {
+struct PrimitiveRequest : RegionRequest {
+  std::string id;
+  bool include_source_points;
+  bool include_neighbors;
+  bool include_fit_residuals;
+};
+
+ToolResult get_primitive(const ToolContext& ctx, const PrimitiveRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  const Primitive& p = primitive_or_throw(s, req["id"]);
+  const Primitive& p = primitive_or_throw(s, req.id);
   const Shape& sh = p.shape;
-  const Scope scope = scope_of(s, req);  // limits the geometric neighbours listed
+  const Scope scope = scope_of_regions(s, {req.region});  // limits the geometric neighbours listed
   Drawing d = drawing_of(s);
   json det = primitive_summary(p, d);
   if (sh.type == PrimType::arc) {
@@ -291,12 +336,12 @@ ToolResult get_primitive(const ToolContext& ctx, const json& req) {
   det["source_polyline_id"] = p.edge.empty() ? json(nullptr) : json(p.edge);
   Polyline src = source_points(s, p);
   if (!p.edge.empty()) det["source_span"] = {p.span0, p.span1};
-  if (req["include_source_points"].get<bool>()) {
+  if (req.include_source_points) {
     json pts = json::array();
     for (Vec2 q : src) pts.push_back(point_json(q));
     det["source_points"] = pts;
   }
-  if (req["include_fit_residuals"].get<bool>()) {
+  if (req.include_fit_residuals) {
     json res = json::array();
     for (Vec2 q : src) res.push_back(round3(sh.distance_to(q)));
     det["residuals_px"] = res;
@@ -324,7 +369,7 @@ ToolResult get_primitive(const ToolContext& ctx, const json& req) {
     if (in_id.empty() && pos != order.begin()) in_id = *(pos - 1);
     if (out_id.empty() && pos + 1 != order.end()) out_id = *(pos + 1);
   }
-  if (req["include_neighbors"].get<bool>()) {
+  if (req.include_neighbors) {
     det["incoming_neighbor_id"] = in_id.empty() ? json(nullptr) : json(in_id);
     det["outgoing_neighbor_id"] = out_id.empty() ? json(nullptr) : json(out_id);
     det["incoming_spin_rad"] = round_to(spin_in, 1e-6);
@@ -397,24 +442,29 @@ json primitive_detail_schema() {
 }
 
 Tool get_primitive_entry() {
-  return {4, "GetPrimitive", "inspection",
-          "Everything about one primitive: geometry, the source points it was fitted to and their residuals, "
-          "its neighbours in the tour with the spins and pen-ups around it.",
-          S::object({{"id", S::id("the primitive")},
-                     {"include_source_points", S::with_default(S::boolean(""), true)},
-                     {"include_neighbors", S::with_default(S::boolean(""), true)},
-                     {"include_fit_residuals", S::with_default(S::boolean(""), true)}},
-                    {"id"}),
-          S::object({{"detail", primitive_detail_schema()}}, {"detail"}),
-          get_primitive};
+  using R = PrimitiveRequest;
+  return typed_tool<R>(4, "GetPrimitive", "inspection",
+                       "Everything about one primitive: geometry, the source points it was fitted to and their residuals, "
+                       "its neighbours in the tour with the spins and pen-ups around it.",
+                       {{field("id", &R::id, S::id("the primitive")),
+                         field("include_source_points", &R::include_source_points, S::with_default(S::boolean(""), true)),
+                         field("include_neighbors", &R::include_neighbors, S::with_default(S::boolean(""), true)),
+                         field("include_fit_residuals", &R::include_fit_residuals, S::with_default(S::boolean(""), true))},
+                        {"id"}},
+                       S::object({{"detail", primitive_detail_schema()}}, {"detail"}), get_primitive);
 }
 
 // ---------------------------------------------------------------- GetGraph
 
-ToolResult get_graph(const ToolContext& ctx, const json& req) {
+struct GraphRequest : RegionRequest {
+  json in_region;
+  bool include_loop_edges;
+};
+
+ToolResult get_graph(const ToolContext& ctx, const GraphRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region, req.in_region});
   json vs = json::array(), es = json::array();
   int odd = 0;
   std::string text;
@@ -426,7 +476,7 @@ ToolResult get_graph(const ToolContext& ctx, const json& req) {
     if (s.primitives)
       for (const auto& p : *s.primitives)
         if (!p.edge.empty()) prims_of_edge[p.edge].push_back(p.id);
-    const bool loops = req["include_loop_edges"].get<bool>();
+    const bool loops = req.include_loop_edges;
     for (const auto& e : s.graph->edges) {
       if ((!loops && e.closed) || !scope.touches(e.points)) continue;
       es.push_back({{"id", e.id}, {"v0", e.v0}, {"v1", e.v1}, {"closed", e.closed},
@@ -460,20 +510,22 @@ ToolResult get_graph(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_graph_entry() {
-  return {5, "GetGraph", "inspection",
-          "The stroke graph: vertices with degree and odd-degree flag, edges with the primitives fitted to them.",
-          S::object({{"in_region", S::region("only vertices and edges in this region")},
-                     {"include_loop_edges", S::with_default(S::boolean("include closed edges"), true)}}),
-          S::object({{"vertices", S::array(S::object({{"id", S::id("")}, {"position", S::point()}, {"degree", S::integer("")},
-                                                      {"odd_degree", S::boolean("")}, {"kind", S::string("end, junction, crossing, loop, dot")}},
-                                                     {"id", "position", "degree", "odd_degree"}), "")},
-                     {"edges", S::array(S::object({{"id", S::id("")}, {"v0", S::string("")}, {"v1", S::string("")},
-                                                   {"closed", S::boolean("")}, {"length_px", S::number("", 0)},
-                                                   {"primitive_ids", S::array(S::string(""), "")}},
-                                                  {"id", "v0", "v1", "primitive_ids"}), "")},
-                     {"odd_vertex_count", S::integer("")}},
-                    {"vertices", "edges", "odd_vertex_count"}),
-          get_graph};
+  using R = GraphRequest;
+  return typed_tool<R>(
+      5, "GetGraph", "inspection",
+      "The stroke graph: vertices with degree and odd-degree flag, edges with the primitives fitted to them.",
+      {{field("in_region", &R::in_region, S::region("only vertices and edges in this region")),
+        field("include_loop_edges", &R::include_loop_edges, S::with_default(S::boolean("include closed edges"), true))}},
+      S::object({{"vertices", S::array(S::object({{"id", S::id("")}, {"position", S::point()}, {"degree", S::integer("")},
+                                                  {"odd_degree", S::boolean("")}, {"kind", S::string("end, junction, crossing, loop, dot")}},
+                                                 {"id", "position", "degree", "odd_degree"}), "")},
+                 {"edges", S::array(S::object({{"id", S::id("")}, {"v0", S::string("")}, {"v1", S::string("")},
+                                               {"closed", S::boolean("")}, {"length_px", S::number("", 0)},
+                                               {"primitive_ids", S::array(S::string(""), "")}},
+                                              {"id", "v0", "v1", "primitive_ids"}), "")},
+                 {"odd_vertex_count", S::integer("")}},
+                {"vertices", "edges", "odd_vertex_count"}),
+      get_graph);
 }
 
 // ---------------------------------------------------------------- GetTour
@@ -530,11 +582,16 @@ std::map<std::string, std::deque<StepCost>> step_costs(const Scene& s, const Dra
   return out;
 }
 
-ToolResult get_tour(const ToolContext& ctx, const json& req) {
+struct TourRequest : RegionRequest {
+  std::optional<std::string> revision;  // none: the input scene
+  std::optional<int> only_top_k_costly;  // none: every step
+};
+
+ToolResult get_tour(const ToolContext& ctx, const TourRequest& req) {
   ToolResult r;
   Scene holder;
-  const Scene& s = revision_scene(ctx, req["revision"], holder, &r.revision_id);
-  Scope scope = scope_of(s, req);
+  const Scene& s = revision_scene(ctx, req.revision.value_or(""), holder, &r.revision_id);
+  Scope scope = scope_of_regions(s, {req.region});
   Drawing d = drawing_of(s);
   auto costs = step_costs(s, d);
   json steps = json::array();
@@ -567,8 +624,8 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
       if (!t.whole()) steps.back()["part"] = {round3(t.t0), round3(t.t1)};
       costly.push_back({tr.time_s, steps.size() - 1});
     }
-  if (!req["only_top_k_costly"].is_null()) {
-    size_t k = req["only_top_k_costly"].get<size_t>();
+  if (req.only_top_k_costly) {
+    const size_t k = static_cast<size_t>(*req.only_top_k_costly);
     std::stable_sort(costly.begin(), costly.end(), [](auto& a, auto& b) { return a.first > b.first; });
     if (costly.size() > k) costly.resize(k);
     json top = json::array();
@@ -608,26 +665,29 @@ ToolResult get_tour(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_tour_entry() {
-  return {6, "GetTour", "inspection",
-          "The draw order with per-step drawing time and the spin or pen-up travel before each step; or the k costliest.",
-          S::object({{"revision", S::nullable(S::string("another revision (default: the input scene)"))},
-                     {"only_top_k_costly", S::nullable(S::integer("return only the k steps with the costliest way in", 1))}}),
-          S::object({{"steps", S::array(S::object({{"index", S::integer("")}, {"primitive_id", S::string("")},
-                                                   {"direction", S::enumeration({"forward", "reverse"}, "")},
-                                                   {"draw_time_ms", S::number("", 0)},
-                                                   {"transition_in", S::object({{"kind", S::enumeration({"none", "spin", "line"}, "")},
-                                                                                {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees or px", 0)},
-                                                                                {"spin_deg", S::number("", 0)}, {"travel_px", S::number("", 0)}},
-                                                                               {"kind", "time_ms", "magnitude"})},
-                                                   {"pen_up_before", S::boolean("")},
-                                                   {"part", S::array(S::number("", 0),
-                                                                     "[t0, t1]: the step draws this arc-length fraction of the "
-                                                                     "primitive (a line through a T is drawn in parts); absent: all")}},
-                                                  {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"}), "")},
-                     {"total_draw_time_ms", S::number("", 0)}, {"total_pen_up_count", S::integer("")},
-                     {"transition_time_ms", S::number("time spent turning and travelling", 0)}},
-                    {"steps", "total_draw_time_ms", "total_pen_up_count"}),
-          get_tour};
+  using R = TourRequest;
+  return typed_tool<R>(
+      6, "GetTour", "inspection",
+      "The draw order with per-step drawing time and the spin or pen-up travel before each step; or the k costliest.",
+      {{field("revision", &R::revision, S::nullable(S::string("another revision (default: the input scene)"))),
+        field("only_top_k_costly", &R::only_top_k_costly,
+              S::nullable(S::integer("return only the k steps with the costliest way in", 1)))}},
+      S::object({{"steps", S::array(S::object({{"index", S::integer("")}, {"primitive_id", S::string("")},
+                                               {"direction", S::enumeration({"forward", "reverse"}, "")},
+                                               {"draw_time_ms", S::number("", 0)},
+                                               {"transition_in", S::object({{"kind", S::enumeration({"none", "spin", "line"}, "")},
+                                                                            {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees or px", 0)},
+                                                                            {"spin_deg", S::number("", 0)}, {"travel_px", S::number("", 0)}},
+                                                                           {"kind", "time_ms", "magnitude"})},
+                                               {"pen_up_before", S::boolean("")},
+                                               {"part", S::array(S::number("", 0),
+                                                                 "[t0, t1]: the step draws this arc-length fraction of the "
+                                                                 "primitive (a line through a T is drawn in parts); absent: all")}},
+                                              {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"}), "")},
+                 {"total_draw_time_ms", S::number("", 0)}, {"total_pen_up_count", S::integer("")},
+                 {"transition_time_ms", S::number("time spent turning and travelling", 0)}},
+                {"steps", "total_draw_time_ms", "total_pen_up_count"}),
+      get_tour);
 }
 
 // ---------------------------------------------------------------- GetConfig
@@ -639,17 +699,21 @@ json declared_doc(const std::string& key, const json& recorded) {
   return {{"doc", spec ? spec->doc : recorded.value("doc", "")}, {"unit", spec ? spec->unit : ""}};
 }
 
-ToolResult get_config(const ToolContext& ctx, const json& req) {
+struct ConfigRequest : RegionRequest {
+  std::optional<std::vector<std::string>> keys;  // not given: every key (given empty: none)
+};
+
+ToolResult get_config(const ToolContext& ctx, const ConfigRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  if (Scope scope = scope_of(s, req); !scope.everything())
+  if (Scope scope = scope_of_regions(s, {req.region}); !scope.everything())
     r.warnings.push_back("thresholds apply to the whole drawing; use ExplainThreshold for those that decided " + scope.describe());
   json entries = json::array();
   std::string text;
   for (auto it = s.config.begin(); it != s.config.end(); ++it) {
-    bool wanted = !req.contains("keys");
-    if (req.contains("keys"))
-      for (const auto& k : req["keys"]) wanted = wanted || it.key().rfind(k.get<std::string>(), 0) == 0;
+    bool wanted = !req.keys;
+    if (req.keys)
+      for (const auto& k : *req.keys) wanted = wanted || it.key().rfind(k, 0) == 0;
     if (!wanted) continue;
     const json& e = it.value();
     json entry = {{"key", it.key()}, {"value", e.value("value", json())}, {"from", e.value("from", "default")}};
@@ -667,15 +731,17 @@ ToolResult get_config(const ToolContext& ctx, const json& req) {
 }
 
 Tool get_config_entry() {
-  return {7, "GetConfig", "inspection",
-          "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
-          S::object({{"keys", S::array(S::string("key or prefix, e.g. fit."), "only these keys")}}),
-          S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                     {"doc", S::string("")}, {"unit", S::string("")}},
-                                                    {"key", "value", "from"}), "")},
-                     {"stroke_width_px", S::number("", 0)}},
-                    {"entries"}),
-          get_config};
+  using R = ConfigRequest;
+  return typed_tool<R>(
+      7, "GetConfig", "inspection",
+      "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
+      {{field("keys", &R::keys, S::array(S::string("key or prefix, e.g. fit."), "only these keys"))}},
+      S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
+                                                 {"doc", S::string("")}, {"unit", S::string("")}},
+                                                {"key", "value", "from"}), "")},
+                 {"stroke_width_px", S::number("", 0)}},
+                {"entries"}),
+      get_config);
 }
 
 // ---------------------------------------------------------------- ExplainThreshold
@@ -790,15 +856,19 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
   return out;
 }
 
-ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
+struct ExplainRequest : RegionRequest {
+  std::optional<std::string> primitive_id;  // none: explain the region
+};
+
+ToolResult explain_threshold(const ToolContext& ctx, const ExplainRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  Scope scope = scope_of(s, req);
+  Scope scope = scope_of_regions(s, {req.region});
   json list = json::array(), subject;
   std::string text;
   if (s.config.empty()) r.warnings.push_back("the scene records no thresholds (its stages predate config provenance)");
-  if (!req["primitive_id"].is_null()) {
-    const Primitive& p = primitive_or_throw(s, req["primitive_id"]);
+  if (req.primitive_id) {
+    const Primitive& p = primitive_or_throw(s, *req.primitive_id);
     subject = {{"kind", "primitive"}, {"primitive_ids", {p.id}}, {"location", point_json(shape_mid(p.shape))}};
     for (const auto& e : explain_primitive(s, p)) {
       list.push_back(explanation_json(s, e));
@@ -854,7 +924,7 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
   r.llm_text = text;
   // The subject on the source, each measured threshold beside it.
   BBox focus = scope.bounds();
-  const Primitive* subject_p = req["primitive_id"].is_null() ? nullptr : s.primitive(req["primitive_id"]);
+  const Primitive* subject_p = req.primitive_id ? s.primitive(*req.primitive_id) : nullptr;
   if (subject_p)
     for (Vec2 q : shape_samples(subject_p->shape)) focus.add(q);
   View v = crop_view(ctx, s, focus, 4 * stroke_width_of(s), subject_p ? subject_p->id + " and its thresholds" : "region and its thresholds", 480);
@@ -869,21 +939,24 @@ ToolResult explain_threshold(const ToolContext& ctx, const json& req) {
 }
 
 Tool explain_threshold_entry() {
-  return {8, "ExplainThreshold", "inspection",
-          "Which thresholds decided a primitive (or lost the ink of a region): value, provenance, the measured "
-          "quantity, and the value at which the outcome would have changed.",
-          S::object({{"primitive_id", S::nullable(S::id("the primitive to explain"))}, {"region", S::region("a region")}}),
-          S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                                 {"doc", S::string("")}, {"unit", S::string("")},
-                                                                 {"measured", S::number("")},
-                                                                 {"measured_what", S::string("")}, {"outcome", S::string("")},
-                                                                 {"would_change_at", S::nullable(S::number(""))},
-                                                                 {"counterfactual", S::string("")},
-                                                                 {"primitive_id", S::string("")}},
-                                                                {"key", "value", "from", "measured", "outcome", "would_change_at"}), "")},
-                     {"subject", S::any("what was explained: a primitive or a region, with its location")}},
-                    {"relevant_thresholds", "subject"}),
-          explain_threshold};
+  using R = ExplainRequest;
+  return typed_tool<R>(
+      8, "ExplainThreshold", "inspection",
+      "Which thresholds decided a primitive (or lost the ink of a region): value, provenance, the measured "
+      "quantity, and the value at which the outcome would have changed.",
+      {{field("primitive_id", &R::primitive_id, S::nullable(S::id("the primitive to explain"))),
+        field<R, json>("region", &R::region, S::region("a region"))}},
+      S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
+                                                             {"doc", S::string("")}, {"unit", S::string("")},
+                                                             {"measured", S::number("")},
+                                                             {"measured_what", S::string("")}, {"outcome", S::string("")},
+                                                             {"would_change_at", S::nullable(S::number(""))},
+                                                             {"counterfactual", S::string("")},
+                                                             {"primitive_id", S::string("")}},
+                                                            {"key", "value", "from", "measured", "outcome", "would_change_at"}), "")},
+                 {"subject", S::any("what was explained: a primitive or a region, with its location")}},
+                {"relevant_thresholds", "subject"}),
+      explain_threshold);
 }
 
 }  // namespace

@@ -41,11 +41,17 @@ json region_from_shorthand(const std::string& text) {
 }
 
 Scope scope_of(const Scene& scene, const json& request) {
-  Scope s;
+  std::vector<json> regions;
   for (const char* key : {"region", "in_region", "crop_region"})
-    if (request.contains(key) && request[key].is_object()) s.regions.push_back(resolve_region(scene, request[key]));
-  if (request.contains("filter") && request["filter"].contains("in_region"))
-    s.regions.push_back(resolve_region(scene, request["filter"]["in_region"]));
+    if (request.contains(key)) regions.push_back(request[key]);
+  if (request.contains("filter") && request["filter"].contains("in_region")) regions.push_back(request["filter"]["in_region"]);
+  return scope_of_regions(scene, regions);
+}
+
+Scope scope_of_regions(const Scene& scene, const std::vector<json>& regions) {
+  Scope s;
+  for (const json& r : regions)
+    if (r.is_object()) s.regions.push_back(resolve_region(scene, r));
   return s;
 }
 

@@ -12,5 +12,8 @@ json region_from_shorthand(const std::string& text);
 
 // The scope of a request: `region` plus any of the catalog's aliases present in it.
 Scope scope_of(const Scene& scene, const json& request);
+// The scope of the regions a typed request holds (its `region` and any of the catalog's aliases,
+// in the order scope_of takes them); a null one, a region not given, adds nothing.
+Scope scope_of_regions(const Scene& scene, const std::vector<json>& regions);
 
 }  // namespace sv

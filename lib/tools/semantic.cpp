@@ -11,6 +11,7 @@
 #include "semantic/fidelity.hpp"
 #include "semantic/relationships.hpp"
 #include "tools/common.hpp"
+#include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
 namespace sv {
@@ -154,14 +155,18 @@ void oracle_recognizability(const ToolContext& ctx, const Scene& s, const Scope&
                             ans.rationale.empty() ? "" : ": " + ans.rationale);
 }
 
-ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
+struct FormsRequest : RegionRequest {
+  std::string granularity;
+};
+
+ToolResult identify_visual_forms(const ToolContext& ctx, const FormsRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  const Scope scope = scope_of(s, req);
+  const Scope scope = scope_of_regions(s, {req.region});
   Analysis a = scene_forms(s);
   const int named = ctx.oracle.empty() ? 0 : oracle_labels(ctx, s, a, scope, r.warnings);
   const std::string by = named > 0 ? "oracle" : "geometry";
-  const std::string gran = req["granularity"];
+  const std::string& gran = req.granularity;
   json forms = json::array();
   int shown = 0;
   for (const Form& f : a.forms)
@@ -227,6 +232,7 @@ ToolResult identify_visual_forms(const ToolContext& ctx, const json& req) {
 }
 
 Tool identify_visual_forms_entry() {
+  using R = FormsRequest;
   const json form = S::object(
       {{"form", S::integer("the form's number (0: the whole drawing)")},
        {"region", S::rect_region()},
@@ -241,42 +247,50 @@ Tool identify_visual_forms_entry() {
        {"child_forms", S::array(S::integer(""), "forms inside its closed regions")},
        {"evidence", evidence_schema()}},
       {"form", "region", "label", "labelled_by", "confidence", "primitive_ids", "semantic_role"});
-  Tool t = {15, "IdentifyVisualForms", "semantic",
-          "The forms a person would name — strokes joined within about a stroke width, the regions they close, what "
-          "holds what — each with a role inferred from geometry (frame, silhouette, interior_feature, texture, "
-          "annotation, connector, decoration), its confidence and evidence in stroke widths.",
-          S::object({{"granularity", S::with_default(S::enumeration({"whole_image", "components", "per_primitive"},
-                                                                    "one form, the forms, or a role per primitive"),
-                                                     "components")}}),
-          S::object({{"forms", S::array(form, "largest first (per_primitive: by id)")},
-                     {"granularity", S::string("")},
-                     {"labelled_by", S::enumeration({"geometry", "oracle"}, "geometry: no oracle named the forms")},
-                     {"stroke_width_px", S::number("", 0)},
-                     {"join_px", S::number("strokes this close are one form", 0)}},
-                    {"forms", "labelled_by"}),
-          identify_visual_forms};
+  Tool t = typed_tool<R>(
+      15, "IdentifyVisualForms", "semantic",
+      "The forms a person would name — strokes joined within about a stroke width, the regions they close, what "
+      "holds what — each with a role inferred from geometry (frame, silhouette, interior_feature, texture, "
+      "annotation, connector, decoration), its confidence and evidence in stroke widths.",
+      {{field("granularity", &R::granularity,
+              S::with_default(S::enumeration({"whole_image", "components", "per_primitive"},
+                                             "one form, the forms, or a role per primitive"),
+                              "components"))}},
+      S::object({{"forms", S::array(form, "largest first (per_primitive: by id)")},
+                 {"granularity", S::string("")},
+                 {"labelled_by", S::enumeration({"geometry", "oracle"}, "geometry: no oracle named the forms")},
+                 {"stroke_width_px", S::number("", 0)},
+                 {"join_px", S::number("strokes this close are one form", 0)}},
+                {"forms", "labelled_by"}),
+      identify_visual_forms);
   t.asks_oracle = true;  // names the forms from their crops
   return t;
 }
 
 // ---------------------------------------------------------------- EvaluateSemanticFidelity
 
-std::vector<std::string> aspects_of(const json& req) {
+// The aspects asked for, each once, in the order first asked.
+std::vector<std::string> distinct_aspects(const std::vector<std::string>& asked) {
   std::vector<std::string> out;
-  for (const auto& a : req["aspects"])
-    if (std::find(out.begin(), out.end(), a.get<std::string>()) == out.end()) out.push_back(a);
+  for (const auto& a : asked)
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
   return out;
 }
 
-ToolResult evaluate_semantic_fidelity(const ToolContext& ctx, const json& req) {
+struct SemanticFidelityRequest : RegionRequest {
+  std::optional<std::string> revision;  // none: the input scene
+  std::vector<std::string> aspects;
+};
+
+ToolResult evaluate_semantic_fidelity(const ToolContext& ctx, const SemanticFidelityRequest& req) {
   ToolResult r;
   Scene holder;
   std::string rid;
-  const Scene& s = revision_scene(ctx, req["revision"], holder, &rid);
+  const Scene& s = revision_scene(ctx, req.revision.value_or(""), holder, &rid);
   r.revision_id = rid;
-  const Scope scope = scope_of(s, req);
+  const Scope scope = scope_of_regions(s, {req.region});
   const FidelityReference ref = fidelity_reference(ctx, s, r.warnings);
-  FidelityReport rep = scene_fidelity(s, ref.paths, scope, aspects_of(req));
+  FidelityReport rep = scene_fidelity(s, ref.paths, scope, distinct_aspects(req.aspects));
   if (!ctx.oracle.empty()) {
     double sum = 0;
     int n = 0;
@@ -330,41 +344,48 @@ ToolResult evaluate_semantic_fidelity(const ToolContext& ctx, const json& req) {
 }
 
 Tool evaluate_semantic_fidelity_entry() {
+  using R = SemanticFidelityRequest;
   const json aspect = S::enumeration({"recognizability", "proportions", "expressive_lines", "closure", "symmetry",
                                       "negative_space"},
                                      "");
-  Tool t = {16, "EvaluateSemanticFidelity", "semantic",
-          "Whether the drawing keeps what made the source read as it does: closure, negative space, proportions, "
-          "symmetry and expressive lines, each a score in [0, 1] against the source's ink with why, the primitives at "
-          "fault and where; recognizability needs an oracle and is not scored.",
-          S::object({{"revision", S::nullable(S::string("the revision to evaluate (default: the one in use)"))},
-                     {"aspects", S::with_default(S::array(aspect, "aspects to measure"),
-                                                 json::array({"recognizability", "proportions", "expressive_lines", "closure"}))}}),
-          S::object({{"overall_score", S::nullable(S::number("mean over the scored aspects", 0))},
-                     {"aspects", S::array(S::object({{"aspect", S::string("")},
-                                                     {"score", S::nullable(S::number("0..1; null when not scored", 0))},
-                                                     {"scored", S::boolean("false: what it needs is missing (an oracle)")},
-                                                     {"rationale", S::string("")},
-                                                     {"offending_primitive_ids", S::array(S::string(""), "")},
-                                                     {"affected_regions", S::array(S::rect_region(), "")},
-                                                     {"evidence", evidence_schema()}},
-                                                    {"aspect", "score", "scored", "rationale", "offending_primitive_ids",
-                                                     "affected_regions"}),
-                                          "in the order asked")},
-                     {"reference", S::string("what the drawing was measured against")},
-                     {"tolerance_px", S::number("", 0)}},
-                    {"overall_score", "aspects"}),
-          evaluate_semantic_fidelity};
+  Tool t = typed_tool<R>(
+      16, "EvaluateSemanticFidelity", "semantic",
+      "Whether the drawing keeps what made the source read as it does: closure, negative space, proportions, "
+      "symmetry and expressive lines, each a score in [0, 1] against the source's ink with why, the primitives at "
+      "fault and where; recognizability needs an oracle and is not scored.",
+      {{field("revision", &R::revision, S::nullable(S::string("the revision to evaluate (default: the one in use)"))),
+        field("aspects", &R::aspects,
+              S::with_default(S::array(aspect, "aspects to measure"),
+                              json::array({"recognizability", "proportions", "expressive_lines", "closure"})))}},
+      S::object({{"overall_score", S::nullable(S::number("mean over the scored aspects", 0))},
+                 {"aspects", S::array(S::object({{"aspect", S::string("")},
+                                                 {"score", S::nullable(S::number("0..1; null when not scored", 0))},
+                                                 {"scored", S::boolean("false: what it needs is missing (an oracle)")},
+                                                 {"rationale", S::string("")},
+                                                 {"offending_primitive_ids", S::array(S::string(""), "")},
+                                                 {"affected_regions", S::array(S::rect_region(), "")},
+                                                 {"evidence", evidence_schema()}},
+                                                {"aspect", "score", "scored", "rationale", "offending_primitive_ids",
+                                                 "affected_regions"}),
+                                      "in the order asked")},
+                 {"reference", S::string("what the drawing was measured against")},
+                 {"tolerance_px", S::number("", 0)}},
+                {"overall_score", "aspects"}),
+      evaluate_semantic_fidelity);
   t.asks_oracle = true;  // scores recognizability
   return t;
 }
 
 // ---------------------------------------------------------------- IdentifyImpliedRelationships
 
-ToolResult identify_implied_relationships(const ToolContext& ctx, const json& req) {
+struct RelationshipsRequest : RegionRequest {
+  json in_region;  // null: the whole drawing
+};
+
+ToolResult identify_implied_relationships(const ToolContext& ctx, const RelationshipsRequest& req) {
   ToolResult r;
   const Scene& s = ctx.scene;
-  const Scope scope = scope_of(s, req);
+  const Scope scope = scope_of_regions(s, {req.region, req.in_region});
   const Analysis a = scene_forms(s);
   const std::vector<Relationship> rels = implied_relationships(a, &s);
   json list = json::array();
@@ -415,29 +436,31 @@ ToolResult identify_implied_relationships(const ToolContext& ctx, const json& re
 }
 
 Tool identify_implied_relationships_entry() {
-  return {18, "IdentifyImpliedRelationships", "semantic",
-          "Relationships the forms imply: mirror pairs and their axis (as EnforceRelation mirror takes them), "
-          "repetition of one shape, alignment, a shared baseline, containment, tangency, and near-mirror pairs that "
-          "differ beyond tolerance (intentional asymmetry); each threshold in stroke widths with the value that passed it.",
-          S::object({{"in_region", S::nullable(S::region("only relationships of forms touching this region"))}}),
-          S::object({{"relationships",
-                      S::array(S::object({{"kind", S::enumeration({"mirror", "repetition", "alignment", "shared_baseline",
-                                                                   "containment", "tangency", "intentional_asymmetry"}, "")},
-                                          {"primitive_ids", S::array(S::string(""), "mirror: pairs a0, b0, a1, b1, ...")},
-                                          {"forms", S::array(S::integer(""), "IdentifyVisualForms' form numbers")},
-                                          {"axis_or_anchor",
-                                           {{"description", "a mirror's axis line [[x0, y0], [x1, y1]], a centre or anchor "
-                                                            "point [x, y], or an aligned coordinate"},
-                                            {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), "")})}}},
-                                          {"confidence", S::number("0.5 to 1", 0)},
-                                          {"rationale", S::string("")},
-                                          {"evidence", evidence_schema()},
-                                          {"region", S::rect_region()}},
-                                         {"kind", "primitive_ids", "axis_or_anchor", "confidence", "rationale"}),
-                              "")},
-                     {"stroke_width_px", S::number("the unit of the thresholds", 0)}},
-                    {"relationships"}),
-          identify_implied_relationships};
+  using R = RelationshipsRequest;
+  return typed_tool<R>(
+      18, "IdentifyImpliedRelationships", "semantic",
+      "Relationships the forms imply: mirror pairs and their axis (as EnforceRelation mirror takes them), "
+      "repetition of one shape, alignment, a shared baseline, containment, tangency, and near-mirror pairs that "
+      "differ beyond tolerance (intentional asymmetry); each threshold in stroke widths with the value that passed it.",
+      {{field("in_region", &R::in_region, S::nullable(S::region("only relationships of forms touching this region")))}},
+      S::object({{"relationships",
+                  S::array(S::object({{"kind", S::enumeration({"mirror", "repetition", "alignment", "shared_baseline",
+                                                               "containment", "tangency", "intentional_asymmetry"}, "")},
+                                      {"primitive_ids", S::array(S::string(""), "mirror: pairs a0, b0, a1, b1, ...")},
+                                      {"forms", S::array(S::integer(""), "IdentifyVisualForms' form numbers")},
+                                      {"axis_or_anchor",
+                                       {{"description", "a mirror's axis line [[x0, y0], [x1, y1]], a centre or anchor "
+                                                        "point [x, y], or an aligned coordinate"},
+                                        {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), "")})}}},
+                                      {"confidence", S::number("0.5 to 1", 0)},
+                                      {"rationale", S::string("")},
+                                      {"evidence", evidence_schema()},
+                                      {"region", S::rect_region()}},
+                                     {"kind", "primitive_ids", "axis_or_anchor", "confidence", "rationale"}),
+                          "")},
+                 {"stroke_width_px", S::number("the unit of the thresholds", 0)}},
+                {"relationships"}),
+      identify_implied_relationships);
 }
 
 }  // namespace
