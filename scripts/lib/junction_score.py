@@ -6,7 +6,7 @@ usage: junction_score.py GEN_DIR PRED_DIR OUT_DIR [SCORE_PY]
 
   junction  for every true meeting point, the distance to the nearest predicted one: a vertex of
             degree >= 3 of the scene's `graph`, or a point where the primitives meet with degree
-            >= 3 (ends together, or an end on another's interior) or cross. `in w/2` is the
+            >= 3 (ends within max(1.5, w/4) px, or an end on another's interior) or cross. `in w/2` is the
             fraction within half the stroke width, `med px` the median distance (a junction with
             no predicted meeting point anywhere counts as the image's diagonal). `extra` is the
             mean number of predicted meeting points (merged within a stroke width) farther than
@@ -67,7 +67,6 @@ def prim_points(p, step=1.0):
     return c + r * np.stack([np.cos(a), np.sin(a)], 1)
 
 
-TOUCH = 1.5  # px: ends this close meet
 
 
 def crossings(a, b):
@@ -85,17 +84,17 @@ def crossings(a, b):
     return p[i] + t[i, j, None] * r[i]
 
 
-def meeting_points(scene):
+def meeting_points(scene, touch):
     """Where strokes meet in a scene: its graph's vertices of degree >= 3, and the points where
     the primitives' own graph has degree >= 3 (ends meeting, counting 1 per end and 2 per
     primitive passing through: a T, a Y drawn as a spur out and back, a stem on a circle) or two
-    primitives cross."""
+    primitives cross. Ends meet within `touch` px."""
     pts = [[v["x"], v["y"]] for v in (scene.get("graph") or {}).get("vertices", []) if v.get("degree", 0) >= 3]
     prims = [p for p in scene.get("primitives", []) if p.get("type") in ("line", "arc", "circle")]
     samples = [prim_points(p) for p in prims]
-    # a primitive shorter than the touch distance is a piece of its path's corner, not a stroke
+    # a primitive shorter than twice the touch distance is a piece of its path's corner, not a stroke
     keep = [i for i, (p, a) in enumerate(zip(prims, samples))
-            if p["type"] == "circle" or np.hypot(*np.diff(a, axis=0).T).sum() > 2 * TOUCH]
+            if p["type"] == "circle" or np.hypot(*np.diff(a, axis=0).T).sum() > 2 * touch]
     for i in keep:
         if prims[i]["type"] == "circle":
             continue
@@ -104,9 +103,9 @@ def meeting_points(scene):
             for j in keep:
                 b = samples[j]
                 d0, d1 = (np.inf, np.inf) if prims[j]["type"] == "circle" else (np.hypot(*(b[0] - e)), np.hypot(*(b[-1] - e)))
-                if min(d0, d1) <= TOUCH:
-                    deg += (d0 <= TOUCH) + (d1 <= TOUCH)
-                elif np.min(np.hypot(*(b - e).T)) <= TOUCH:
+                if min(d0, d1) <= touch:
+                    deg += (d0 <= touch) + (d1 <= touch)
+                elif np.min(np.hypot(*(b - e).T)) <= touch:
                     deg += 2
             if deg >= 3:
                 pts.append(list(e))
@@ -115,22 +114,22 @@ def meeting_points(scene):
             # consecutive primitives "cross" at the end they share: a corner, not a crossing
             ends = [samples[m][k] for m in (i, j) if prims[m]["type"] != "circle" for k in (0, -1)]
             for c in crossings(samples[i], samples[j]):
-                if all(np.hypot(*(c - e)) > TOUCH for e in ends):
+                if all(np.hypot(*(c - e)) > touch for e in ends):
                     pts.append(list(c))
     return np.array(pts, float).reshape(-1, 2)
 
 
-def distinct(prims):
+def distinct(prims, touch):
     """The primitives with a stroke drawn out and back (a spur retraced) counted once."""
     out = []
     for p in prims:
         dup = False
         for q in out:
             if p["type"] == q["type"] == "circle":
-                dup = np.hypot(*np.subtract(p["center"], q["center"])) <= TOUCH and abs(p["radius"] - q["radius"]) <= TOUCH
+                dup = np.hypot(*np.subtract(p["center"], q["center"])) <= touch and abs(p["radius"] - q["radius"]) <= touch
             elif p["type"] == q["type"]:
                 a, b = np.array([p["p0"], p["p1"]]), np.array([q["p0"], q["p1"]])
-                dup = (np.hypot(*(a - b[::-1]).T).max() <= TOUCH or np.hypot(*(a - b).T).max() <= TOUCH) and \
+                dup = (np.hypot(*(a - b[::-1]).T).max() <= touch or np.hypot(*(a - b).T).max() <= touch) and \
                     abs(abs(p.get("bulge", 0)) - abs(q.get("bulge", 0))) < 0.05
             if dup:
                 break
@@ -186,8 +185,8 @@ def skeleton_strokes(png):
     chains = ndi.label(sk & ~node, np.ones((3, 3)))[1]
     lone = ndi.label(node, np.ones((3, 3)))[0]
     # node clusters touching no chain are dots
-    touch = ndi.binary_dilation(sk & ~node, np.ones((3, 3)))
-    dots = len(set(np.unique(lone[node & ~touch])) - {0})
+    linked = ndi.binary_dilation(sk & ~node, np.ones((3, 3)))
+    dots = len(set(np.unique(lone[node & ~linked])) - {0})
     return chains + dots
 
 
@@ -196,6 +195,7 @@ def skeleton_strokes(png):
 def main():
     gen, pred, out = sys.argv[1:4]
     scorer = sys.argv[4] if len(sys.argv) > 4 else None
+    os.makedirs(out, exist_ok=True)
     ink = {}
     if scorer and os.path.exists(scorer):
         jo = os.path.join(out, "scores.json")
@@ -215,7 +215,7 @@ def main():
         w = gt["stroke_width_px"]
         row = {"case": name, "condition": gt["condition"], "width": w, "pair": gt.get("pair"),
                "failed": not scene}
-        mp = meeting_points(scene)
+        mp = meeting_points(scene, max(1.5, w / 4))
         if gt["condition"] != "scribble":
             truth = np.array([j["point"] for j in gt["junctions"]], float).reshape(-1, 2)
             extra = []
@@ -232,7 +232,7 @@ def main():
                 row["junctions"].append({"kind": j["kind"], "angle_deg": j["angle_deg"], "dist_px": d,
                                          "within_half_width": d <= w / 2})
             row["angle_bin"] = angle_bin(gt["junctions"][0]["angle_deg"])
-        pp = [p["type"] for p in distinct(scene.get("primitives", []))]
+        pp = [p["type"] for p in distinct(scene.get("primitives", []), max(1.5, w / 4))]
         if gt.get("primitives"):
             tp = [p["type"] for p in gt["primitives"]]
             row.update(prims=len(pp), gt_prims=len(tp), prim_count_equal=len(pp) == len(tp),

@@ -246,7 +246,7 @@ def tangent_branch(rng, S, w, pair):
 def rounded_rect(rng, S, w):
     a, b = S * rng.uniform(0.15, 0.35), S * rng.uniform(0.15, 0.35)
     # at least two widths: a tighter corner is drawn within tolerance by a sharp one
-    r = max(2 * w, min(a, b) * rng.choice([0.15, 0.3, 0.5, 0.8, 1.0]))
+    r = max(2 * w, min(a, b) * rng.choice([0.15, 0.3, 0.5, 0.8]))
     th = rng.choice([0.0, rng.uniform(0, math.pi / 2)])
     rot = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
     pts = lambda *p: rot @ np.array(p, float)
