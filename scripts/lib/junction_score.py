@@ -29,8 +29,10 @@ import subprocess
 import sys
 
 import numpy as np
-from PIL import Image
 from scipy import ndimage as ndi
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from junctions import render_polylines  # noqa: E402
 
 BINS = [("0", 0, 0), ("0-15", 0, 15), ("15-30", 15, 30), ("30-60", 30, 60), ("60-90", 60, 90)]
 
@@ -175,10 +177,11 @@ def zhang_suen(mask):
             return img[1:-1, 1:-1].astype(bool)
 
 
-def skeleton_strokes(png):
-    """Strokes a naive tracer draws: threshold at 128, thin, one stroke per pixel chain between
-    ends and junctions (and per isolated loop or dot)."""
-    g = np.asarray(Image.open(png).convert("L"), float)
+def skeleton_strokes(gt):
+    """Strokes a naive tracer draws from the clean drawing (drawn anew from the truth, so a
+    photographed case is counted as its clean twin): threshold at 128, thin, one stroke per pixel
+    chain between ends and junctions (and per isolated loop or dot)."""
+    g = render_polylines([np.array(p) for p in gt["polylines"]], gt["width"], gt["stroke_width_px"])
     sk = zhang_suen(g < 128)
     nb = ndi.convolve(sk.astype(int), np.ones((3, 3), int), mode="constant") - 1
     node = sk & (nb != 2)
@@ -229,7 +232,7 @@ def main():
             row["junctions"] = []
             for j in gt["junctions"]:
                 d = float(np.min(np.hypot(*(mp - j["point"]).T))) if len(mp) else diag
-                row["junctions"].append({"kind": j["kind"], "angle_deg": j["angle_deg"], "dist_px": d,
+                row["junctions"].append({"kind": j["kind"], "angle_deg": j["angle_deg"], "dist_px": d, "any": bool(len(mp)),
                                          "within_half_width": d <= w / 2})
             row["angle_bin"] = angle_bin(gt["junctions"][0]["angle_deg"])
         pp = [p["type"] for p in distinct(scene.get("primitives", []), max(1.5, w / 4))]
@@ -245,7 +248,7 @@ def main():
         if gt["condition"] == "scribble":
             row.update(strokes=pen_strokes(scene),
                        gt_strokes=len(gt["polylines"]) - len(gt["scribble"]["doubled"]),
-                       skeleton_strokes=skeleton_strokes(os.path.join(gen, name + ".png")))
+                       skeleton_strokes=skeleton_strokes(gt))
         rows.append(row)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "junction_scores.json"), "w") as f:
@@ -303,6 +306,13 @@ def report(rows, has_ink):
     for r in junc:
         pairs[f"{r['condition'][:1]} {r['pair']}"].append(r)
     table("per junction and pair", sorted(pairs.items()), has_ink)
+    worst = sorted(((j["dist_px"], r["case"]) for r in junc for j in r["junctions"]
+                    if not j["within_half_width"] and j["any"]), reverse=True)
+    none = [r["case"] for r in junc if not r["junctions"][0]["any"]]
+    if worst or none:
+        print(f"\njunctions farther than w/2: {len(worst) + len(none)}; with no meeting point in the scene: "
+              f"{len(none)} ({', '.join(none[:6])}{' ...' if len(none) > 6 else ''}); farthest of the others: "
+              + ", ".join(f"{c} {d:.1f}" for d, c in worst[:6]))
     sc = [r for r in rows if r["condition"] == "scribble"]
     if sc:
         print(f"\nscribbles ({len(sc)}): recall {fmt(mean([r.get('recall') for r in sc]), '.3f')}"
