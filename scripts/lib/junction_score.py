@@ -11,6 +11,7 @@ usage: junction_score.py GEN_DIR PRED_DIR OUT_DIR [SCORE_PY]
             no predicted meeting point anywhere counts as the image's diagonal). `extra` is the
             mean number of predicted meeting points (merged within a stroke width) farther than
             a stroke width from every true one (not for scribbles, whose truth lists none).
+            Tangent junctions are also measured from where the inks part (`parts_at`).
   prims     the fraction of cases with as many primitives as the truth (`prims=`; a primitive
             drawn out and back, a spur retraced, counts once) and with as many
             of each type (`types=`); `ratio` is the mean predicted/true count.
@@ -234,6 +235,11 @@ def main():
                 d = float(np.min(np.hypot(*(mp - j["point"]).T))) if len(mp) else diag
                 row["junctions"].append({"kind": j["kind"], "angle_deg": j["angle_deg"], "dist_px": d, "any": bool(len(mp)),
                                          "within_half_width": d <= w / 2})
+                if j.get("parts_at") and len(mp):
+                    row["junctions"][-1]["parting_dist_px"] = float(min(
+                        np.min(np.hypot(*(mp - q).T)) for q in j["parts_at"]))
+                    row["junctions"][-1]["parting_from_contact_px"] = float(min(
+                        math.dist(q, j["point"]) for q in j["parts_at"]))
             row["angle_bin"] = angle_bin(gt["junctions"][0]["angle_deg"])
         pp = [p["type"] for p in distinct(scene.get("primitives", []), max(1.5, w / 4))]
         if gt.get("primitives"):
@@ -313,6 +319,12 @@ def report(rows, has_ink):
         print(f"\njunctions farther than w/2: {len(worst) + len(none)}; with no meeting point in the scene: "
               f"{len(none)} ({', '.join(none[:6])}{' ...' if len(none) > 6 else ''}); farthest of the others: "
               + ", ".join(f"{c} {d:.1f}" for d, c in worst[:6]))
+    tj = [j for r in junc for j in r["junctions"] if "parting_dist_px" in j]
+    if tj:
+        med = lambda k: float(np.median([j[k] for j in tj]))
+        print(f"\ntangent junctions ({len(tj)}): the inks part {med('parting_from_contact_px'):.1f} px from the contact"
+              f" (median); the nearest predicted meeting point is {med('dist_px'):.1f} px from the contact and"
+              f" {med('parting_dist_px'):.1f} px from where the inks part")
     sc = [r for r in rows if r["condition"] == "scribble"]
     if sc:
         print(f"\nscribbles ({len(sc)}): recall {fmt(mean([r.get('recall') for r in sc]), '.3f')}"

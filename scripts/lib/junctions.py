@@ -10,7 +10,9 @@ corpus's format (`polylines` sampled at <= 1 px, `primitives` with arcs in centr
 `stroke_width_px`, `width`, `height`, pixel-index coordinates, y down), plus:
   junctions  [{"point": [x, y], "kind": "T|X|Y|tangent", "angle_deg": a}], the exact meeting
              points; `angle_deg` is the angle between the strokes' tangents there (T: stem to
-             through-stroke, X: the two strokes, Y: the two arms, tangent: 0)
+             through-stroke, X: the two strokes, Y: the two arms, tangent: 0); a tangent junction
+             also has `parts_at`, the points where the stroke leaving along the other's tangent
+             has moved a stroke width from it (where the inks part), one per way it leaves
   condition  t_junction, x_crossing, y_junction, circle_tangent_stem, circle_radial_stem,
              circle_stem, tangent_branch, rounded_rect or scribble
   pair       which strokes meet: line-line, line-arc, arc-line, arc-arc (T: through-stem),
@@ -263,6 +265,22 @@ def rounded_rect(rng, S, w):
     return [st], []
 
 
+def parting(branch, other, j, w):
+    """Where a stroke leaving another along its tangent parts from it: the first points of
+    `branch`, going each way from j, whose centreline is a stroke width from the other's (the two
+    inks stop touching there); one point per way the branch runs from j."""
+    k = int(np.argmin(np.hypot(*(branch - j).T)))
+    out = []
+    for run in (branch[k:], branch[k::-1]):
+        if len(run) < 2:
+            continue
+        d = np.min(np.hypot(run[:, None, 0] - other[None, ::2, 0], run[:, None, 1] - other[None, ::2, 1]), 1)
+        far = np.nonzero(d >= w)[0]
+        if len(far):
+            out.append([float(run[far[0], 0]), float(run[far[0], 1])])
+    return out
+
+
 def junction(p, kind, a):
     return {"point": [float(p[0]), float(p[1])], "kind": kind, "angle_deg": float(a)}
 
@@ -407,7 +425,11 @@ def build(rng, cond, a, pair, w):
             st, js = rounded_rect(rng, S, w)
         placed = place(rng, st, js, S, w)
         if placed:
-            return S, placed[0], [polyline(s) for s in placed[0]], placed[1], None
+            lines = [polyline(s) for s in placed[0]]
+            for j in placed[1]:
+                if j["kind"] == "tangent":
+                    j["parts_at"] = parting(lines[1], lines[0], j["point"], w)
+            return S, placed[0], lines, placed[1], None
     raise RuntimeError(f"{cond} does not fit")
 
 
