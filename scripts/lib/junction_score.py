@@ -20,7 +20,9 @@ usage: junction_score.py GEN_DIR PRED_DIR OUT_DIR [SCORE_PY]
             strokes drawn, the truth's strokes (a stroke gone over twice counts once) and a naive
             pixel skeleton's strokes (Zhang-Suen thinning, one stroke per chain between ends and
             junctions).
-Writes OUT_DIR/junction_scores.json (every case) and prints the tables.
+Writes OUT_DIR/junction_scores.json (every case) and OUT_DIR/missed.png (the 24 junctions
+farthest from a predicted one: the truth in green with its meeting point red, sv's primitives in
+blue with their meeting points as blue rings), and prints the tables.
 """
 import collections
 import json
@@ -30,6 +32,7 @@ import subprocess
 import sys
 
 import numpy as np
+from PIL import Image, ImageDraw
 from scipy import ndimage as ndi
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -260,6 +263,40 @@ def main():
     with open(os.path.join(out, "junction_scores.json"), "w") as f:
         json.dump(rows, f, indent=1)
     report(rows, bool(ink))
+    sheet(rows, gen, pred, os.path.join(out, "missed.png"))
+
+
+def sheet(rows, gen, pred, path, tile=320, cols=4):
+    """The junctions placed worst, drawn for a look."""
+    worst = sorted((r for r in rows if r.get("junctions") and not r["junctions"][0]["within_half_width"]),
+                   key=lambda r: -r["junctions"][0]["dist_px"])[:24]
+    if not worst:
+        return
+    page = Image.new("RGB", (tile * cols, tile * ((len(worst) + cols - 1) // cols)), "white")
+    for k, r in enumerate(worst):
+        gt = json.load(open(os.path.join(gen, r["case"] + ".gt.json")))
+        im = Image.open(os.path.join(gen, r["case"] + ".png")).convert("RGB")
+        d = ImageDraw.Draw(im)
+        for pl in gt["polylines"]:
+            d.line([tuple(p) for p in pl], fill=(0, 190, 0))
+        try:
+            scene = json.load(open(os.path.join(pred, r["case"] + ".json")))
+        except (OSError, ValueError):
+            scene = {}
+        for p in scene.get("primitives", []):
+            if p.get("type") in ("line", "arc", "circle"):
+                d.line([tuple(q) for q in prim_points(p)], fill=(0, 90, 255))
+        for x, y in meeting_points(scene, max(1.5, r["width"] / 4)):
+            d.ellipse([x - 5, y - 5, x + 5, y + 5], outline=(0, 90, 255))
+        for j in gt["junctions"]:
+            x, y = j["point"]
+            d.ellipse([x - 3, y - 3, x + 3, y + 3], fill=(230, 0, 0))
+        im = im.resize((tile, tile))
+        j = r["junctions"][0]
+        ImageDraw.Draw(im).text((4, 4), f"{r['case']}  " + (f"{j['dist_px']:.1f} px" if j["any"] else "no meeting point"),
+                                fill=(200, 0, 0))
+        page.paste(im, ((k % cols) * tile, (k // cols) * tile))
+    page.save(path)
 
 
 def mean(v):

@@ -402,7 +402,7 @@ def configs(rng):
 
 
 def build(rng, cond, a, pair, w):
-    for shrink in range(40):
+    for _attempt in range(40):  # too large for the image size drawn: again, at another size
         S = int(rng.choice(SIZES))
         if cond == "scribble":
             S = max(S, 384)
