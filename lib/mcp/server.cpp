@@ -110,7 +110,7 @@ json output_schema(const Tool& t) {
 }
 
 json annotations(const Tool& t) {
-  if (t.kind == ToolKind::read) return {{"readOnlyHint", true}};
+  if (t.kind == ToolKind::read || t.changes_nothing) return {{"readOnlyHint", true}};
   return {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}};
 }
 

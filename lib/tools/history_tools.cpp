@@ -233,7 +233,7 @@ json record_schema() {
 
 Tool list_revisions_entry() {
   using R = ListRevisionsRequest;
-  return typed_tool<R>(
+  Tool t = typed_tool<R>(
       41, "ListRevisions", "history",
       "Every revision a branch, the final mark, HEAD or the log names, as trees (parent links) with "
       "per-revision metrics and the branches naming it, and as a picture of that tree.",
@@ -245,6 +245,8 @@ Tool list_revisions_entry() {
                  {"final_revision_id", S::nullable(S::string("the revision marked final"))}},
                 {"revisions", "current_revision_id"}),
       list_revisions, ToolKind::store);
+  t.changes_nothing = true;
+  return t;
 }
 
 // ---------------------------------------------------------------- Checkout

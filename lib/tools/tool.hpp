@@ -62,6 +62,7 @@ struct Tool {
   // reviewing (sv-mcp sends them to both); elsewhere text serves a model better.
   bool views_for_model = false;
   bool asks_oracle = false;  // takes --oracle: the handler may ask ToolContext::oracle
+  bool changes_nothing = false;  // a store tool that only reads the store (ListRevisions)
 };
 
 // "ListPrimitives" -> "list-primitives".

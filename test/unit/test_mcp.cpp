@@ -60,13 +60,28 @@ TEST_CASE("the MCP server answers a line with one reply line, a notification wit
   const json line = reply(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})");
   CHECK(line.dump().find('\n') == std::string::npos);
   CHECK(line.at("result").at("tools").size() == registry().size());
-  // A read tool's output schema takes its result and the error envelope; its input schema is the request's.
+  // The whole listing loads in a few thousand tokens: under 64 KB.
+  CHECK(line.dump().size() < 64000);
+  // A tool's output schema takes its result and the error envelope; its input schema has the
+  // request's fields, of the same types, required alike, and accepts what the full one accepts.
   for (const Tool& t : registry()) {
+    CAPTURE(t.name);
     const json d = mcp::tool_description(t);
-    CHECK(d["inputSchema"]["properties"] == request_schema(t)["properties"]);
+    const json full = request_schema(t);
+    REQUIRE(d["inputSchema"]["properties"].size() == full["properties"].size());
+    for (const auto& [key, field] : full["properties"].items()) {
+      CAPTURE(key);
+      CHECK(d["inputSchema"]["properties"][key].value("type", json()) == field.value("type", json()));
+    }
+    CHECK(d["inputSchema"].value("required", json()) == full.value("required", json()));
     CHECK(Schema(d["outputSchema"]).first_error(Error(Code::conflict, "moved").envelope()) == "");
-    CHECK(d["annotations"]["readOnlyHint"] == (t.kind == ToolKind::read));
+    CHECK(d["annotations"]["readOnlyHint"] == (t.kind == ToolKind::read || t.changes_nothing));
   }
+  // What the listing leaves out of each tool is said once, in the instructions.
+  const std::string said = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"))
+                               .at("result").at("instructions");
+  for (const char* part : {"A Region", "error: {code, message, details}", "every revision is kept", "parent_revision_id"})
+    CHECK(said.find(part) != std::string::npos);
   // Without a store, a call is a tool error the model reads, not a protocol error.
   const json call = reply(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"GetTour"}})");
   CHECK(call.at("result").at("isError") == true);
