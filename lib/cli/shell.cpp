@@ -202,6 +202,25 @@ void throw_usage_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
   throw Error(Code::invalid_selection, e.what() + see);
 }
 
+namespace {
+
+// Thrown by --params of an executable without a stage, before CLI11 asks for its command.
+struct ParamsRequested {};
+
+// --params of an executable without a stage (sv-edit, sv-diagnose, sv-commit): the shape a
+// stage prints, with no parameters of its own, its options and each command's.
+nlohmann::ordered_json commands_params_json(const CLI::App& app, const std::string& name) {
+  nlohmann::ordered_json out = ParamTable{name, {}}.to_json();
+  out["options"] = options_json(app);
+  out["commands"] = nlohmann::ordered_json::array();
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    out["commands"].push_back(
+        {{"name", sub->get_name()}, {"doc", sub->get_description()}, {"options", options_json(*sub)}});
+  return out;
+}
+
+}  // namespace
+
 int run_main(int argc, char** argv, const Executable& exe) {
   std::unique_ptr<ToolShell> tools =
       exe.tools && (!exe.stage || may_name_subcommand(argc, argv) || wants_completion(argc, argv)) ? exe.tools(exe.name)
@@ -226,7 +245,11 @@ int run_main(int argc, char** argv, const Executable& exe) {
     if (c.add_options) c.add_options(*sub);
     commands.emplace_back(&c, sub);
   }
-  if (!exe.stage) app.require_subcommand(1);
+  if (!exe.stage) {
+    app.require_subcommand(1);
+    app.add_flag_callback("--params", [] { throw ParamsRequested{}; },
+                          "print the options of the executable and of each of its commands as JSON and exit");
+  }
   // `--completion bash`: the completion script of this very command line (not in --help).
   if (wants_completion(argc, argv)) return print_completion(app, argc, argv);
 
@@ -241,6 +264,9 @@ int run_main(int argc, char** argv, const Executable& exe) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
       throw_usage_error(app, e, argc, argv);
+    } catch (const ParamsRequested&) {
+      write_output("-", commands_params_json(app, exe.name).dump(2) + "\n");
+      return 0;
     }
     int status = -1;
     for (auto& [c, sub] : commands)

@@ -236,25 +236,28 @@ void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common,
   args.app = &app;
 }
 
-namespace {
-
-// --params: the stage's thresholds (its parameter table) and every option of its command line,
-// each with its type, default and doc, as --help declares them.
-nlohmann::ordered_json params_json(const Stage& stage, const CLI::App* app) {
-  const ParamTable none{stage.name, {}};
-  nlohmann::ordered_json out = (stage.params ? *stage.params : none).to_json();
-  out["options"] = nlohmann::ordered_json::array();
-  if (!app) return out;
-  for (const CLI::Option* o : app->get_options()) {
+nlohmann::ordered_json options_json(const CLI::App& app) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const CLI::Option* o : app.get_options()) {
     const std::string name = o->get_name();
     if (name == "--help" || name == "--version" || name == "--params") continue;
     const bool flag = o->get_expected_min() == 0;
     const std::string def = o->get_default_str();
-    out["options"].push_back({{"name", name},
-                              {"type", flag ? "flag" : o->get_type_name()},
-                              {"default", def.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(def)},
-                              {"doc", o->get_description()}});
+    out.push_back({{"name", name},
+                   {"type", flag ? "flag" : o->get_type_name()},
+                   {"default", def.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(def)},
+                   {"doc", o->get_description()}});
   }
+  return out;
+}
+
+namespace {
+
+// --params: the stage's thresholds (its parameter table) and every option of its command line.
+nlohmann::ordered_json params_json(const Stage& stage, const CLI::App* app) {
+  const ParamTable none{stage.name, {}};
+  nlohmann::ordered_json out = (stage.params ? *stage.params : none).to_json();
+  out["options"] = app ? options_json(*app) : nlohmann::ordered_json::array();
   return out;
 }
 

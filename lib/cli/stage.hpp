@@ -71,6 +71,9 @@ struct StageArgs {
 };
 // Declares the stage's input, its batch option, the shared options a stage takes and its own.
 void add_stage_options(CLI::App& app, const Stage& stage, CommonOptions& common, StageArgs& args);
+// What --params lists of a command line: each option of `app` (not --help, --version, --params)
+// with its type, default and doc, as --help declares them.
+nlohmann::ordered_json options_json(const CLI::App& app);
 // Runs the parsed stage (argv: for the revision's recorded arguments); 0 or throws sv::Error.
 int run_stage(const Stage& stage, const StageArgs& args, const CommonOptions& common, int argc, char** argv);
 

@@ -287,8 +287,7 @@ void fit(Scene& scene, const FitOptions& opt) {
   double sw = scene.source ? scene.source->stroke_width_px : 0.0;
   std::vector<const Polyline*> traced;
   for (const Edge& e : scene.graph->edges) traced.push_back(&e.points);
-  FitParams p = resolve_fit_params(sw, trace_noise_px(traced), opt);
-  record_fit_params(scene, sw, opt, p);
+  FitParams p = resolve_fit_params(sw, trace_noise_px(traced), opt, &scene);
   // The robot's scale from the whole drawing (every vertex: a refit of some edges sees them all).
   BBox extent;
   for (const Vertex& v : scene.graph->vertices) extent.add(v.p);

@@ -6,13 +6,21 @@ namespace sv {
 
 namespace {
 
-// A declaration bound to its FitParams field, and, for a derived value, the rule that derives
-// it from the stroke width and the other thresholds (applied when the stroke width is known).
-struct FitParam {
-  ParamSpec spec;
-  double FitParams::*field;
-  double (*derive)(double stroke_width_px, const FitParams& p) = nullptr;
+// What the fit derives its thresholds from.
+struct FitBasis {
+  double stroke_width_px = 0;  // 0: unknown (the declared defaults)
+  double trace_noise_px = 0;
 };
+
+using FitParam = Param<FitParams, FitBasis>;
+
+// A rule on the stroke width and the thresholds declared before; applied when the width is known.
+std::function<std::optional<double>(const FitBasis&, const FitParams&)> by_width(double (*rule)(double, const FitParams&)) {
+  return [rule](const FitBasis& b, const FitParams& p) -> std::optional<double> {
+    if (b.stroke_width_px > 0) return rule(b.stroke_width_px, p);
+    return std::nullopt;
+  };
+}
 
 ParamSpec derived(ParamSpec s, const char* from, const char* rule) {
   s.from = from;
@@ -20,14 +28,14 @@ ParamSpec derived(ParamSpec s, const char* from, const char* rule) {
   return s;
 }
 
-const std::vector<FitParam>& fit_params() {
-  static const std::vector<FitParam> table = [] {
+const ParamSet<FitParams, FitBasis>& fit_params() {
+  static const ParamSet<FitParams, FitBasis> set = [] {
     std::vector<FitParam> t = {
         {derived(param_spec("fit.trace_noise_px", "px",
                       "noise of one traced centreline point, measured about the chords of its neighbours"),
                  "image", "root-mean-square offset of each traced point from its neighbours' chord (closest 90 %), "
                           "divided by sqrt(1.5)"),
-         &FitParams::trace_noise_px},
+         &FitParams::trace_noise_px, [](const FitBasis& b, const FitParams&) { return std::optional(b.trace_noise_px); }},
         {param_spec("fit.noise_allowance", "",
               "the tolerance allows this many times the trace noise on top of its stroke-width part"),
          &FitParams::noise_allowance},
@@ -49,29 +57,29 @@ const std::vector<FitParam>& fit_params() {
                  "min(width_tolerance_ratio * sw, max(max_width_tolerance_px, thick_tolerance_ratio * sw)) + "
                  "min(noise_allowance * trace_noise_px, max_noise_allowance_px)"),
          &FitParams::tolerance_px,
-         [](double sw, const FitParams& p) {
+         by_width([](double sw, const FitParams& p) {
            return std::min(p.width_tolerance_ratio * sw, std::max(p.max_width_tolerance_px, p.thick_tolerance_ratio * sw)) +
                   std::min(p.noise_allowance * p.trace_noise_px, p.max_noise_allowance_px);
-         }},
+         })},
         {param_spec("fit.corner_angle_deg", "deg",
               "turn within the corner window that makes a sharp corner (a forced breakpoint)", 0, 180),
          &FitParams::corner_angle_deg},
         {derived(param_spec("fit.corner_window_px", "px",
                       "arc length before and after a point over which its turn is measured: max(3, sw/2)"),
                  "stroke_width", "max(3, sw / 2)"),
-         &FitParams::corner_window_px, [](double sw, const FitParams&) { return std::max(3.0, 0.5 * sw); }},
+         &FitParams::corner_window_px, by_width([](double sw, const FitParams&) { return std::max(3.0, 0.5 * sw); })},
         {param_spec("fit.join_corner_deg", "deg",
               "turn between adjacent pieces above which they meet at the intersection of their curves", 0, 180),
          &FitParams::join_corner_deg},
         {derived(param_spec("fit.join_max_px", "px",
                       "farthest a corner intersection may lie from the breakpoint: max(2, sw/2)"),
                  "stroke_width", "max(2, sw / 2)"),
-         &FitParams::join_max_px, [](double sw, const FitParams&) { return std::max(2.0, 0.5 * sw); }},
+         &FitParams::join_max_px, by_width([](double sw, const FitParams&) { return std::max(2.0, 0.5 * sw); })},
         {derived(param_spec("fit.corner_cut_px", "px",
                       "farthest the trace of a cut corner may pass from the corner's two lines: sw/2 (the corner "
                       "lies inside the ink)"),
                  "stroke_width", "sw / 2"),
-         &FitParams::corner_cut_px, [](double sw, const FitParams&) { return 0.5 * sw; }},
+         &FitParams::corner_cut_px, by_width([](double sw, const FitParams&) { return 0.5 * sw; })},
         {param_spec("fit.max_sweep_deg", "deg", "largest sweep of one arc; longer ones split"), &FitParams::max_sweep_deg},
         {param_spec("fit.min_arc_sagitta_px", "px", "an arc bowing less than this from its chord is a line"),
          &FitParams::min_arc_sagitta_px},
@@ -92,7 +100,7 @@ const std::vector<FitParam>& fit_params() {
                       "smallest radius of such a circle: the stroke width (a smaller cycle rings a speck of paper in "
                       "merged ink, its hole under half a stroke wide)"),
                  "stroke_width", "sw"),
-         &FitParams::circle_cycle_min_radius_px, [](double sw, const FitParams&) { return sw; }},
+         &FitParams::circle_cycle_min_radius_px, by_width([](double sw, const FitParams&) { return sw; })},
         {param_spec("fit.dot_length_px", "px", "an edge shorter than this is a dot, drawn as a line this long"),
          &FitParams::dot_length_px},
         {param_spec("fit.beautify", "", "1: enforce near relations between primitives within tolerance; 0: leave them", 0, 1,
@@ -118,7 +126,7 @@ const std::vector<FitParam>& fit_params() {
                       "parallel lines whose ends lie this close to the longest one's line are made collinear "
                       "(one common line): the tolerance"),
                  "stroke_width", "fit.tolerance_px"),
-         &FitParams::collinear_offset_px, [](double, const FitParams& p) { return p.tolerance_px; }},
+         &FitParams::collinear_offset_px, by_width([](double, const FitParams& p) { return p.tolerance_px; })},
         {param_spec("fit.tangent_angle_deg", "deg",
               "consecutive pieces (not both lines) turning by less at their joint are made tangent (G1); "
               "at most join_corner_deg, so corners stay corners (more than a degree costs brush strokes "
@@ -134,7 +142,7 @@ const std::vector<FitParam>& fit_params() {
         {derived(param_spec("fit.smooth_window_px", "px",
                       "arc length before and after a joint over which the ink's turn is measured: max(3, sw)"),
                  "stroke_width", "max(3, sw)"),
-         &FitParams::smooth_window_px, [](double sw, const FitParams&) { return std::max(3.0, sw); }},
+         &FitParams::smooth_window_px, by_width([](double sw, const FitParams&) { return std::max(3.0, sw); })},
         {param_spec("fit.merge_width_ratio", "",
               "0: off; else runs of adjacent pieces merge into one line or arc within this fraction of the stroke "
               "width of their points where the robot draws that faster, and a loop that close to a circle is one "
@@ -145,54 +153,30 @@ const std::vector<FitParam>& fit_params() {
                       "merge_width_ratio * sw)"),
                  "stroke_width", "max(fit.tolerance_px, merge_width_ratio * sw); fit.tolerance_px when sw is unknown"),
          &FitParams::merge_tolerance_px,
-         [](double sw, const FitParams& p) { return std::max(p.tolerance_px, p.merge_width_ratio * sw); }},
+         by_width([](double sw, const FitParams& p) { return std::max(p.tolerance_px, p.merge_width_ratio * sw); }),
+         [](const FitParams& p) { return p.tolerance_px; }},
     };
     const FitParams defaults;
     for (FitParam& f : t) f.spec.value = defaults.*f.field;
-    return t;
+    return ParamSet<FitParams, FitBasis>("sv-fit", std::move(t));
   }();
-  return table;
+  return set;
 }
 
 }  // namespace
 
-const ParamTable& fit_param_table() {
-  static const ParamTable table = [] {
-    ParamTable t{"sv-fit", {}};
-    for (const FitParam& f : fit_params()) t.params.push_back(f.spec);
-    return t;
-  }();
-  return table;
-}
+const ParamTable& fit_param_table() { return fit_params().table(); }
 
-FitParams resolve_fit_params(double stroke_width_px, double trace_noise, const FitOptions& opt) {
-  fit_param_table().check(opt.overrides);
+FitParams resolve_fit_params(double stroke_width_px, double trace_noise_px, const FitOptions& opt, Scene* record) {
+  ParamResolver<FitParams, FitBasis> r(fit_params(), opt.overrides, record);
   FitParams p;
-  p.trace_noise_px = trace_noise;
-  for (const FitParam& f : fit_params())
-    if (auto it = opt.overrides.find(f.spec.key); it != opt.overrides.end()) p.*f.field = it->second;
-  for (const FitParam& f : fit_params())
-    if (f.derive && stroke_width_px > 0 && !opt.overrides.count(f.spec.key))
-      p.*f.field = f.derive(stroke_width_px, p);
-  if (stroke_width_px <= 0 && !opt.overrides.count("fit.merge_tolerance_px")) p.merge_tolerance_px = p.tolerance_px;
+  r.resolve_all({stroke_width_px, trace_noise_px}, p);
   return p;
-}
-
-void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt, const FitParams& p) {
-  for (const FitParam& f : fit_params()) {
-    const ParamSpec& s = f.spec;
-    std::string from = opt.overrides.count(s.key)            ? "user"
-                       : !f.derive && s.from != "default"     ? s.from  // measured
-                       : (f.derive && stroke_width_px > 0)    ? s.from
-                                                              : "default";
-    set_config(scene, s.key, p.*f.field, from, s.doc);
-  }
 }
 
 FitParams fit_params_of(const Scene& s) {
-  FitParams p = resolve_fit_params(s.source ? s.source->stroke_width_px : 0, 0, {});  // as sv-fit does
-  for (const FitParam& f : fit_params()) p.*f.field = config_value(s, f.spec.key, p.*f.field);
-  return p;
+  // Where the scene lacks a threshold, what sv-fit derives from its stroke width.
+  return fit_params().read(s, resolve_fit_params(s.source ? s.source->stroke_width_px : 0, 0, {}));
 }
 
 }  // namespace sv

@@ -58,15 +58,14 @@ struct FitOptions {
 };
 
 // Resolves every threshold from the stroke width (0 when unknown: defaults), the measured
-// trace noise and the user's overrides. The tolerance is min(sw/4, 1 px) plus a noise
-// allowance, min(noise_allowance * trace noise, max_noise_allowance_px), so that tracing
-// noise does not become detail while a clean trace is held close. Throws
-// Error(invalid_selection) for a key or value fit_param_table() refuses.
-FitParams resolve_fit_params(double stroke_width_px, double trace_noise_px, const FitOptions& opt);
-// Records the resolved thresholds in scene.config ("fit.tolerance_px", ...), each with its
-// provenance ("stroke_width", "image", "default" or "user") and a one-line doc.
-void record_fit_params(Scene& scene, double stroke_width_px, const FitOptions& opt,
-                       const FitParams& p);
+// trace noise and the user's overrides, and records each in `record`'s config when given
+// ("fit.tolerance_px", ...) with its provenance ("stroke_width", "image", "default" or "user")
+// and a one-line doc. The tolerance is min(sw/4, 1 px) plus a noise allowance,
+// min(noise_allowance * trace noise, max_noise_allowance_px), so that tracing noise does not
+// become detail while a clean trace is held close. Throws Error(invalid_selection) for a key or
+// value fit_param_table() refuses.
+FitParams resolve_fit_params(double stroke_width_px, double trace_noise_px, const FitOptions& opt,
+                             Scene* record = nullptr);
 // The fit thresholds the scene was fitted with (its config "fit.*"; where absent, what sv-fit
 // derives from the scene's stroke width): the one reading of them every module uses.
 FitParams fit_params_of(const Scene& s);

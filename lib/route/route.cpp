@@ -52,62 +52,82 @@ ParamSpec set_by(ParamSpec s, const char* option) {
   return s;
 }
 
-}  // namespace
+// route.deviation_px by default: the fit's own bound, when the scene records it. A redrawn path
+// more than a pixel off the fit is a shift people see at the image's scale (over the dev
+// corpus: 1 px, against the fit's own bound, costs 0.2 % of draw time for +0.005 f1 at 1 px);
+// a fit merged for speed has chosen its own bound.
+std::optional<double> fit_deviation(const Scene& s, const RouteParams&) {
+  const double bound = config_value(s, "fit.merge_tolerance_px", NAN);
+  if (!std::isfinite(bound)) return std::nullopt;
+  return config_value(s, "fit.merge_width_ratio", 0) > 0 ? bound : std::min(bound, kUnseenDeviationPx);
+}
 
-const ParamTable& route_param_table() {
+const ParamSet<RouteParams, Scene>& route_params() {
   using T = ParamType;
-  static const ParamTable table{
+  using R = RouteParams;
+  static const ParamSet<RouteParams, Scene> set{
       "sv-route",
-      {tuning("route.snap_px", 0.75, 1e-6, T::number, "px",
-              "primitive ends closer than this are one vertex of the endpoint graph"),
-       tuning("route.min_spin_deg", 0.01, 0, T::number, "deg",
-              "turns below this are skipped when they move the next move's end by at most drift_px"),
-       tuning("route.drift_px", 0.005, 0, T::number, "px",
-              "largest displacement a skipped turn or a flattened arc may cause"),
+      {{tuning("route.snap_px", 0.75, 1e-6, T::number, "px",
+              "primitive ends closer than this are one vertex of the endpoint graph"), &R::snap_px},
+       {tuning("route.min_spin_deg", 0.01, 0, T::number, "deg",
+              "turns below this are skipped when they move the next move's end by at most drift_px"), &R::min_spin_deg},
+       {tuning("route.drift_px", 0.005, 0, T::number, "px",
+              "largest displacement a skipped turn or a flattened arc may cause"), &R::drift_px},
        // The derivation is an earlier stage's key: its value, when the scene records it.
-       derived(tuning("route.deviation_px", 0.25, 0, T::number, "px",
+       {derived(tuning("route.deviation_px", 0.25, 0, T::number, "px",
                       "largest distance the drawn path may leave the primitives' path when consecutive pieces are "
                       "redrawn as one line or arc (0: every primitive is its own command); by default the fit's "
                       "own bound, fit.merge_tolerance_px, when the scene records it, at most 1 px unless the fit "
                       "merged for the robot (sv-fit --fast)"),
-               "fit", "fit.merge_tolerance_px", true),
-       tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"),
-       tuning("route.reverse_drive", 1, 0, T::flag, "",
-              "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"),
-       tuning("route.circle_entries", 24, 1, T::integer, "angles",
-              "entry angles tried per free circle while ordering (then refined continuously)"),
-       tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"),
-       tuning("route.max_passes", 50, 0, T::integer, "passes",
-              "improvement passes (2-opt, or-opt, re-orientation) over the tour"),
-       tuning("route.exact_matching_max", 1000, 0, T::integer, "vertices",
+               "fit", "fit.merge_tolerance_px", true), &R::deviation_px, fit_deviation},
+       {tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"), &R::merge_window},
+       {tuning("route.reverse_drive", 1, 0, T::flag, "",
+              "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"), &R::reverse_drive},
+       {tuning("route.circle_entries", 24, 1, T::integer, "angles",
+              "entry angles tried per free circle while ordering (then refined continuously)"), &R::circle_entries},
+       {tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"), &R::closed_starts},
+       {tuning("route.max_passes", 50, 0, T::integer, "passes",
+              "improvement passes (2-opt, or-opt, re-orientation) over the tour"), &R::max_passes},
+       {tuning("route.exact_matching_max", 1000, 0, T::integer, "vertices",
               "odd vertices per component paired exactly (Edmonds' blossom algorithm: 1.5 s and 60 MB at "
               "1000); more are paired greedily",
-              2000),
-       set_by(derived(tuning("route.ppi", 0, 0, T::number, "ppi",
+              2000), &R::exact_matching_max},
+       {set_by(derived(tuning("route.ppi", 0, 0, T::number, "ppi",
                              "pixels per inch the times are computed at: the longest side of the primitives "
                              "measures route.footprint_mm on paper"),
                       "image", "the longest side of the primitives, at route.footprint_mm on paper", false),
-              "--ppi"),
-       set_by(tuning("route.footprint_mm", kDefaultFootprintMm, 0, T::number, "mm",
+              "--ppi"), &R::ppi},
+       {set_by(tuning("route.footprint_mm", kDefaultFootprintMm, 0, T::number, "mm",
                      "length of the drawing's longest side on paper (0 when the ppi was given)"),
-              "--footprint-mm"),
-       set_by(tuning("route.pen_time_s", kDefaultPenTimeS, 0, T::number, "s", "time of one pen lift or drop"),
-              "--pen-time"),
-       set_by(tuning("route.draw_speed_mm_s", kDefaultPlotterDrawMmS, 0.001, T::number, "mm/s",
+              "--footprint-mm"), &R::footprint_mm},
+       {set_by(tuning("route.pen_time_s", kDefaultPenTimeS, 0, T::number, "s", "time of one pen lift or drop"),
+              "--pen-time"), &R::pen_time_s},
+       {set_by(tuning("route.draw_speed_mm_s", kDefaultPlotterDrawMmS, 0.001, T::number, "mm/s",
                      "--robot plotter: speed of pen-down moves (AxiDraw's default: 25 % of its 8.6979 in/s over 110)"),
-              "--draw-speed"),
-       set_by(tuning("route.travel_speed_mm_s", kDefaultPlotterTravelMmS, 0.001, T::number, "mm/s",
+              "--draw-speed"), &R::draw_speed_mm_s},
+       {set_by(tuning("route.travel_speed_mm_s", kDefaultPlotterTravelMmS, 0.001, T::number, "mm/s",
                      "--robot plotter: speed of pen-up travel (AxiDraw's default: 75 % of its 8.6979 in/s over 110)"),
-              "--travel-speed"),
-       set_by(tuning("route.accel_mm_s2", kDefaultPlotterAccelMmS2, 0.001, T::number, "mm/s2",
+              "--travel-speed"), &R::travel_speed_mm_s},
+       {set_by(tuning("route.accel_mm_s2", kDefaultPlotterAccelMmS2, 0.001, T::number, "mm/s2",
                      "--robot plotter: acceleration and deceleration of every move (AxiDraw's defaults: 762 "
                      "pen-down, 1143 pen-up)"),
-              "--accel"),
-       set_by(derived(tuning("route.join_px", 0, 0, T::number, "px",
+              "--accel"), &R::accel_mm_s2},
+       {set_by(derived(tuning("route.join_px", 0, 0, T::number, "px",
                              "2 x route.snap_px: gaps up to this are drawn across without lifting the pen"),
                       "default", "2 * route.snap_px", false),
-              "")}};
-  return table;
+              ""), &R::join_px}}};
+  return set;
+}
+
+}  // namespace
+
+const ParamTable& route_param_table() { return route_params().table(); }
+
+RouteParams route_params_of(const Scene& s) {
+  RouteParams p;
+  ParamResolver<RouteParams, Scene> r(route_params(), {});
+  r.resolve_all(s, p);  // what sv-route resolves where the scene records nothing
+  return route_params().read(s, p);
 }
 
 namespace {
@@ -245,37 +265,9 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   // Keys with or without the "route." prefix.
   std::map<std::string, double> given;
   for (const auto& [k, v] : options.overrides) given[k.rfind("route.", 0) == 0 ? k : "route." + k] = v;
-  const ParamTable& table = route_param_table();
-  table.check(given);
-  std::map<std::string, double> value;
-  std::map<std::string, std::string> from;
-  for (const ParamSpec& d : table.params) {
-    if (d.set_by != "--set") continue;
-    const std::string key = d.key.substr(6);
-    if (auto it = given.find(d.key); it != given.end()) {
-      value[key] = it->second;
-      from[key] = "user";
-    } else if (!d.derivation.empty() && std::isfinite(config_value(scene, d.derivation, NAN))) {
-      value[key] = config_value(scene, d.derivation, *d.value);
-      from[key] = d.from;
-      // A redrawn path more than a pixel off the fit is a shift people see at the image's scale
-      // (over the dev corpus: 1 px, against the fit's own bound, costs 0.2 % of draw time for
-      // +0.005 f1 at 1 px); a fit merged for speed has chosen its own bound.
-      if (key == "deviation_px" && !(config_value(scene, "fit.merge_width_ratio", 0) > 0))
-        value[key] = std::min(value[key], kUnseenDeviationPx);
-    } else {
-      value[key] = *d.value;
-      from[key] = "default";
-    }
-    table.record(scene, d.key, value[key], from[key]);
-  }
-
-  // Every key read below is declared in the table: a misspelt one is a defect, never a 0.
-  auto v = [&value](const char* key) {
-    auto it = value.find(key);
-    if (it == value.end()) throw Error(Code::internal, fmt::format("route: no parameter route.{}", key));
-    return it->second;
-  };
+  ParamResolver<RouteParams, Scene> resolver(route_params(), given, &scene);
+  RouteParams rp;
+  resolver.resolve_all(scene, rp);
 
   Robot robot;
   if (options.ppi > 0) {
@@ -322,34 +314,34 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
     su.start = p;
   }
   robot.start_fixed = su.start.has_value();
-  table.record(scene, "route.ppi", robot.ppi, options.ppi > 0 ? "user" : "image");
-  table.record(scene, "route.footprint_mm", robot.footprint_mm,
+  resolver.set(&RouteParams::ppi, robot.ppi, scene, rp, options.ppi > 0 ? "user" : "image");
+  resolver.set(&RouteParams::footprint_mm, robot.footprint_mm, scene, rp,
                options.footprint_mm == kDefaultFootprintMm && options.ppi <= 0 ? "default" : "user");
-  table.record(scene, "route.pen_time_s", robot.pen_time_s, options.pen_time_s >= 0 ? "user" : "default");
+  resolver.set(&RouteParams::pen_time_s, robot.pen_time_s, scene, rp, options.pen_time_s >= 0 ? "user" : "default");
   if (plotter) {
-    table.record(scene, "route.draw_speed_mm_s", robot.draw_speed_mm_s, options.draw_speed_mm_s > 0 ? "user" : "default");
-    table.record(scene, "route.travel_speed_mm_s", robot.travel_speed_mm_s,
+    resolver.set(&RouteParams::draw_speed_mm_s, robot.draw_speed_mm_s, scene, rp,
+                 options.draw_speed_mm_s > 0 ? "user" : "default");
+    resolver.set(&RouteParams::travel_speed_mm_s, robot.travel_speed_mm_s, scene, rp,
                  options.travel_speed_mm_s > 0 ? "user" : "default");
-    table.record(scene, "route.accel_mm_s2", robot.accel_mm_s2, options.accel_mm_s2 > 0 ? "user" : "default");
+    resolver.set(&RouteParams::accel_mm_s2, robot.accel_mm_s2, scene, rp, options.accel_mm_s2 > 0 ? "user" : "default");
   }
-  table.record(scene, "route.join_px", 2 * v("snap_px"), from.at("snap_px"));
+  resolver.set(&RouteParams::join_px, 2 * rp.snap_px, scene, rp, resolver.from(&RouteParams::snap_px));
   scene.robot = robot;
 
   // A plotter moves on two axes: which way it "faces" is no cost, so driving backwards to save a
   // turn means nothing and stays off (every move's time is the same either way).
-  su.cost = {motion_of(robot), 2 * v("snap_px"), v("drift_px"), v("reverse_drive") != 0 && !plotter};
-  su.emit = {v("min_spin_deg"), v("drift_px"), v("deviation_px"),
-             static_cast<int>(v("merge_window")), {}};
+  su.cost = {motion_of(robot), 2 * rp.snap_px, rp.drift_px, rp.reverse_drive != 0 && !plotter};
+  su.emit = {rp.min_spin_deg, rp.drift_px, rp.deviation_px, static_cast<int>(rp.merge_window), {}};
   for (const Primitive& p : *scene.primitives)
     if (p.route_deviation_px) su.emit.primitive_deviation_px[p.id] = *p.route_deviation_px;
-  su.trails = {v("snap_px"), static_cast<int>(v("exact_matching_max"))};
-  su.order = {static_cast<int>(v("circle_entries")), static_cast<int>(v("closed_starts")),
-              static_cast<int>(v("max_passes"))};
+  su.trails = {rp.snap_px, static_cast<int>(rp.exact_matching_max)};
+  su.order = {static_cast<int>(rp.circle_entries), static_cast<int>(rp.closed_starts),
+              static_cast<int>(rp.max_passes)};
   if (split) {
     su.shapes.clear();
     su.ids.clear();
     su.parts.clear();
-    split_at_contacts(*scene.primitives, v("snap_px"), su);
+    split_at_contacts(*scene.primitives, rp.snap_px, su);
   }
   return su;
 }

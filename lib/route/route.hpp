@@ -84,6 +84,20 @@ void route_with_pins(Scene& scene, const RouteOptions& options, const std::vecto
 // time and (a plotter's) speeds recorded from sv-route's own options.
 const ParamTable& route_param_table();
 
+// Every route.* parameter, each member bound to its declaration in route_param_table() (which
+// holds the defaults); the integer and flag ones are whole numbers.
+struct RouteParams {
+  double snap_px = 0, min_spin_deg = 0, drift_px = 0, deviation_px = 0, merge_window = 0, reverse_drive = 0,
+         circle_entries = 0, closed_starts = 0, max_passes = 0, exact_matching_max = 0;
+  // Recorded from sv-route's own options (set_by "--ppi", ...) and from snap_px (join_px).
+  double ppi = 0, footprint_mm = 0, pen_time_s = 0, draw_speed_mm_s = 0, travel_speed_mm_s = 0, accel_mm_s2 = 0,
+         join_px = 0;
+};
+
+// The route parameters a scene was routed with (its config "route.*"; where absent, what
+// sv-route resolves for the scene without options): the one reading of them every module uses.
+RouteParams route_params_of(const Scene& s);
+
 // Fills what `options` leaves unset (model, speeds, pen time) from a plotter robot: re-routing a
 // plotter's scene keeps its profile.
 void keep_plotter(const Robot& robot, RouteOptions& options);

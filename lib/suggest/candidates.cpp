@@ -14,6 +14,7 @@
 #include "eval/score.hpp"
 #include "fit/params.hpp"
 #include "robot/motion.hpp"
+#include "route/route.hpp"
 
 namespace sv::suggest {
 
@@ -423,7 +424,7 @@ void Proposer::ink_and_tremor() {
 // stroke drawn in several pieces and for the whole drawing; the caller gives the whole-drawing
 // one the request's region.
 void Proposer::refits() {
-  const double mwr = config_value(s, "fit.merge_width_ratio", 0);
+  const double mwr = fit_params_of(s).merge_width_ratio;
   std::map<std::string, std::vector<std::string>> by_edge;
   for (const Primitive& p : prims)
     if (!p.edge.empty() && scope.touches(p)) by_edge[p.edge].push_back(p.id);
@@ -456,7 +457,7 @@ void Proposer::refits() {
 // The route may redraw pieces half the coverage tolerance off their shape, or all of it:
 // the looser one merges more and costs more fidelity, which the measurement weighs.
 void Proposer::reroutes() {
-  const double dev = config_value(s, "route.deviation_px", 0.25);
+  const double dev = route_params_of(s).deviation_px;
   for (double to : {cover / 2, cover}) {
     if (!s.tour || dev >= to - 1e-6) continue;
     Candidate c;

@@ -456,3 +456,27 @@ TEST_CASE("each stage prints its parameter table, and declares every setting its
     CHECK(it.value()["doc"] == declared.at(it.key())["doc"]);
   }
 }
+
+TEST_CASE("the executables without a stage print their options and each command's with --params", "[e2e][params]") {
+  for (const char* exe : {"sv-edit", "sv-diagnose", "sv-commit"}) {
+    INFO(exe);
+    Run r = run(bin(exe) + " --params");
+    REQUIRE(r.status == 0);
+    auto j = nlohmann::json::parse(r.out);
+    CHECK(j["stage"] == exe);
+    CHECK(j["parameters"] == nlohmann::json::array());
+    REQUIRE(j["commands"].size() >= 2);
+    std::set<std::string> names;
+    size_t options = 0;
+    for (const auto& c : j["commands"]) {
+      CHECK(!c["doc"].get<std::string>().empty());
+      names.insert(c["name"].get<std::string>());
+      for (const auto& o : c["options"]) {
+        CHECK(!o["name"].get<std::string>().empty());
+        ++options;
+      }
+    }
+    CHECK(options > 0);
+    CHECK(names.count(std::string(exe) == "sv-commit" ? "log" : "tools") == 1);
+  }
+}
