@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "edit/edit.hpp"
+#include "fit/params.hpp"
 #include "tools/common.hpp"
 #include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
@@ -778,9 +779,9 @@ double joint_deflection_deg(const Scene& s, const Primitive& p) {
 std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
   std::vector<Explanation> out;
   auto has = [&](const std::string& k) { return s.config.contains(k); };
-  auto val = [&](const std::string& k) { return config_value(s, k, 0); };
+  const FitParams f = fit_params_of(s);  // what the scene records, each key with its one default
   const Shape& sh = p.shape;
-  const double tol = val("fit.tolerance_px"), merge_tol = val("fit.merge_tolerance_px");
+  const double tol = f.tolerance_px, merge_tol = f.merge_tolerance_px;
   if (has("fit.tolerance_px") && p.fit_max_px > tol * (1 + 1e-9) && merge_tol > tol) {
     out.push_back({"fit.merge_tolerance_px", "largest distance of a source point from the primitive (fit_max_px)",
                    fmt::format("merged for the robot (fit.merge_width_ratio): every source point lies within {:.2f} px, "
@@ -796,13 +797,13 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                    p.fit_max_px, round3(p.fit_max_px)});
   }
   if (sh.type == PrimType::arc && has("fit.max_sweep_deg")) {
-    double sweep = std::abs(rad2deg(sh.sweep_rad())), mx = val("fit.max_sweep_deg");
+    double sweep = std::abs(rad2deg(sh.sweep_rad())), mx = f.max_sweep_deg;
     out.push_back({"fit.max_sweep_deg", "sweep of the arc in degrees",
                    fmt::format("the arc sweeps {:.1f}°, within the {:.0f}° an arc may span", sweep, mx),
                    fmt::format("a limit below {:.1f}° would have split this arc in two", sweep), sweep, round3(sweep)});
   }
   if (sh.type == PrimType::arc && has("fit.min_arc_sagitta_px")) {
-    double sag = std::abs(sh.bulge) * dist(sh.p0, sh.p1) / 2, mn = val("fit.min_arc_sagitta_px");
+    double sag = std::abs(sh.bulge) * dist(sh.p0, sh.p1) / 2, mn = f.min_arc_sagitta_px;
     out.push_back({"fit.min_arc_sagitta_px", "sagitta (bow) of the arc in px",
                    fmt::format("its sagitta {:.2f} px exceeds the {:.2f} px below which an arc counts as a line", sag, mn),
                    fmt::format("a minimum above {:.2f} px would have made it a line", sag), sag, round3(sag)});
@@ -811,7 +812,7 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
     Polyline src = source_points(s, p);
     double bow = 0;
     for (Vec2 q : src) bow = std::max(bow, point_segment_distance(q, sh.p0, sh.p1));
-    double mn = val("fit.min_arc_sagitta_px");
+    double mn = f.min_arc_sagitta_px;
     out.push_back({"fit.min_arc_sagitta_px", "largest bow of the source points off the chord, px",
                    fmt::format("the source bows at most {:.2f} px off the chord ({} than the {:.2f} px an arc needs)", bow,
                                bow < mn ? "less" : "no less", mn),
@@ -825,19 +826,19 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
     for (Vec2 q : src) b.add(q);
     double aspect = b.empty() || std::min(b.width(), b.height()) <= 0 ? 1
                   : std::max(b.width(), b.height()) / std::min(b.width(), b.height());
-    double mx = val("fit.circle_max_aspect");
+    double mx = f.circle_max_aspect;
     out.push_back({"fit.circle_max_aspect", "aspect ratio of the closed source loop's bounding box",
                    fmt::format("the loop's aspect {:.2f} is within {:.2f}, so it may be one circle", aspect, mx),
                    fmt::format("a limit below {:.2f} would have fitted it as arcs", aspect), aspect, round3(aspect)});
   }
   if (sh.type == PrimType::circle && !p.more_sources.empty() && has("fit.circle_cycle_edges")) {
-    double n = static_cast<double>(p.more_sources.size() + 1), mx = val("fit.circle_cycle_edges");
+    double n = static_cast<double>(p.more_sources.size() + 1), mx = f.circle_cycle_edges;
     out.push_back({"fit.circle_cycle_edges", "edges of the graph's cycle (through junctions) fitted as this circle",
                    fmt::format("a cycle of {:.0f} edges, within the {:.0f} a circle may join, lies within tolerance of it", n, mx),
                    fmt::format("a limit below {:.0f} would have left its edges as arcs", n), n, n - 1});
   }
   if (has("fit.corner_angle_deg") && sh.type != PrimType::circle) {
-    double defl = joint_deflection_deg(s, p), ca = val("fit.corner_angle_deg");
+    double defl = joint_deflection_deg(s, p), ca = f.corner_angle_deg;
     if (defl > 0)
       out.push_back({"fit.corner_angle_deg", "sharpest turn at a joint with the next piece of its edge, degrees",
                      defl >= ca ? fmt::format("a {:.1f}° turn at its end is a corner (≥ {:.0f}°), where the edge was split", defl, ca)
@@ -846,8 +847,8 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                                 : fmt::format("a corner angle below {:.1f}° would make that joint a corner", defl),
                      defl, round3(defl)});
   }
-  if (has("fit.dot_length_px") && sh.length() <= 2 * val("fit.dot_length_px")) {
-    double len = sh.length(), dl = val("fit.dot_length_px");
+  if (has("fit.dot_length_px") && sh.length() <= 2 * f.dot_length_px) {
+    double len = sh.length(), dl = f.dot_length_px;
     out.push_back({"fit.dot_length_px", "length of the primitive, px",
                    len <= dl ? fmt::format("{:.2f} px is no longer than a dot ({:.2f} px): drawn as a dot", len, dl)
                              : fmt::format("{:.2f} px is longer than a dot ({:.2f} px)", len, dl),

@@ -14,6 +14,7 @@
 #include "raster/ink.hpp"
 #include "semantic/fidelity.hpp"
 #include "store/store.hpp"
+#include "fit/params.hpp"
 #include "tools/common.hpp"
 #include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
@@ -91,7 +92,7 @@ Reference reference_of(const ToolContext& ctx, const Scene& rev, const std::stri
   drop_downstream_of_fit(ref.scene);
   fit(ref.scene, FitOptions{kHighGeometryFit});
   ref.paths = drawn_paths(ref.scene);
-  const double tol = ref.scene.config.value("fit.tolerance_px", json::object()).value("value", 0.0);
+  const double tol = fit_params_of(ref.scene).tolerance_px;
   ref.description = fmt::format("a high-geometry fit of the stroke graph ({} primitives within {:.2f} px)",
                                 ref.scene.primitives->size(), tol);
   return ref;
