@@ -10,6 +10,7 @@
 #include "cli/version.hpp"
 #include "core/error.hpp"
 #include "mcp/server.hpp"
+#include "session/output.hpp"
 
 int main(int argc, char** argv) {
   using namespace sv;
@@ -23,6 +24,12 @@ int main(int argc, char** argv) {
                  "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
       ->type_name("read|all");
   check_choice(app.get_option("--tools"), {"read", "all"});
+  app.add_flag_callback("--params",
+                        [&app] {
+                          write_output("-", commands_params_json(app, "sv-mcp").dump(2) + "\n");
+                          throw CLI::Success();
+                        },
+                        "print the options as JSON and exit");
   if (wants_completion(argc, argv)) return print_completion(app, argc, argv);
   return guarded("sv-mcp", false, [&]() -> int {
     try {

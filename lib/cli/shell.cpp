@@ -207,8 +207,8 @@ namespace {
 // Thrown by --params of an executable without a stage, before CLI11 asks for its command.
 struct ParamsRequested {};
 
-// --params of an executable without a stage (sv-edit, sv-diagnose, sv-commit): the shape a
-// stage prints, with no parameters of its own, its options and each command's.
+}  // namespace
+
 nlohmann::ordered_json commands_params_json(const CLI::App& app, const std::string& name) {
   nlohmann::ordered_json out = ParamTable{name, {}}.to_json();
   out["options"] = options_json(app);
@@ -218,8 +218,6 @@ nlohmann::ordered_json commands_params_json(const CLI::App& app, const std::stri
         {{"name", sub->get_name()}, {"doc", sub->get_description()}, {"options", options_json(*sub)}});
   return out;
 }
-
-}  // namespace
 
 int run_main(int argc, char** argv, const Executable& exe) {
   std::unique_ptr<ToolShell> tools =

@@ -73,4 +73,8 @@ struct Executable {
 // names under the error contract; returns the exit status.
 int run_main(int argc, char** argv, const Executable& exe);
 
+// What --params prints for an executable without a stage: the shape a stage prints, with no
+// parameters of its own, the executable's options and each of its commands'.
+nlohmann::ordered_json commands_params_json(const CLI::App& app, const std::string& name);
+
 }  // namespace sv

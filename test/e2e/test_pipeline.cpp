@@ -479,4 +479,14 @@ TEST_CASE("the executables without a stage print their options and each command'
     CHECK(options > 0);
     CHECK(names.count(std::string(exe) == "sv-commit" ? "log" : "tools") == 1);
   }
+  // sv-mcp has no commands: its own options.
+  Run r = run(bin("sv-mcp") + " --params");
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["stage"] == "sv-mcp");
+  CHECK(j["commands"] == nlohmann::json::array());
+  std::set<std::string> options;
+  for (const auto& o : j["options"]) options.insert(o["name"].get<std::string>());
+  CHECK(options.count("--tools") == 1);
+  CHECK(options.count("--store") == 1);
 }
