@@ -24,6 +24,12 @@ int main(int argc, char** argv) {
                  "which tools to serve: read (inspection, diagnostics, suggestion, SimulateEdit) or all (default)")
       ->type_name("read|all");
   check_choice(app.get_option("--tools"), {"read", "all"});
+  std::string images = "model";
+  app.add_option("--images", images,
+                 "which views a reply carries as images: model (default: those the model needs, each at most "
+                 "64 KB, scaled down to fit), all (every view, whole) or none; every view's file is in the store")
+      ->type_name("model|all|none");
+  check_choice(app.get_option("--images"), {"model", "all", "none"});
   app.add_flag_callback("--params",
                         [&app] {
                           write_output("-", commands_params_json(app, "sv-mcp").dump(2) + "\n");
@@ -39,6 +45,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw_usage_error(app, e, argc, argv);
     }
+    store.embed_images = images != "none";
+    store.embed_model_views_only = images == "model";
+    store.embed_max_bytes = images == "model" ? mcp::kMaxInlineImageBytes : 0;
     mcp::Stdio io = mcp::take_stdio();
     mcp::Server server(store, tools == "read" ? mcp::Tier::read : mcp::Tier::all);
     return mcp::serve(server, io.in, io.out);

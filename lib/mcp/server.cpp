@@ -114,11 +114,13 @@ json annotations(const Tool& t) {
   return {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}};
 }
 
-// The envelope as the protocol carries it: structured content, its llm_text as text, and each
-// view (inline in the envelope, moved out of it) as an image for the person, and for the model
-// too where the catalog says it needs to see it.
+// The envelope as the protocol carries it: structured content; its llm_text and warnings as text
+// (a model may read only the text); each view inline in the envelope, moved out of it, as an
+// image for the person, and for the model too where the catalog says it needs to see it.
 json call_result(const Tool& t, json envelope) {
-  json content = json::array({{{"type", "text"}, {"text", envelope.value("llm_text", "")}}});
+  std::string text = envelope.value("llm_text", "");
+  for (const auto& w : envelope.value("warnings", json::array())) text += "\nwarning: " + w.get<std::string>();
+  json content = json::array({{{"type", "text"}, {"text", text}}});
   const json audience = t.views_for_model ? json::array({"user", "assistant"}) : json::array({"user"});
   if (envelope.contains("images_png_base64")) {
     for (auto it = envelope["images_png_base64"].begin(); it != envelope["images_png_base64"].end(); ++it)

@@ -24,10 +24,15 @@ namespace sv::mcp {
 enum class Tier { read, all };
 bool in_tier(const Tool& t, Tier tier);
 
-// A registry entry as an MCP tool: name, description (the summary, when to use it, what it changes),
-// inputSchema (the request schema), outputSchema (the result envelope or the error envelope,
-// an object at the root) and annotations (read-only, or writing without destroying anything).
+// A registry entry as an MCP tool: name, description (the summary and its catalog group),
+// inputSchema (the request's fields, a Region by its kind), outputSchema (the tool's own result
+// fields, which the error envelope fits too) and annotations (read-only, or writing without
+// destroying anything). What every tool shares is said once, in the instructions.
 json tool_description(const Tool& t);
+
+// The largest view a reply carries inline by default (--images model); a larger one is sent
+// scaled down to fit, whole in its file.
+constexpr size_t kMaxInlineImageBytes = 64 * 1024;
 
 // The JSON-RPC error codes a reply carries.
 enum ErrorCode : int {

@@ -16,6 +16,10 @@ struct CommonOptions {
   std::string output;                // -o, --output FILE
   std::string png;                   // --png FILE
   bool embed_images = false;         // --embed-images
+  // sv-mcp's --images: only the views a tool's model needs (Tool::views_for_model) go inline,
+  // each scaled down until its PNG fits embed_max_bytes (0: no limit).
+  bool embed_model_views_only = false;
+  size_t embed_max_bytes = 0;
   bool json = false;                 // --json
   std::string oracle;                // --oracle CMD (default $SV_ORACLE)
   bool quiet = false;                // -q, --quiet

@@ -1,6 +1,7 @@
 #include "session/tool_call.hpp"
 
 #include <fmt/format.h>
+#include <opencv2/imgproc.hpp>
 #include <nettle/base64.h>
 
 #include <algorithm>
@@ -39,7 +40,22 @@ json write_views(const ToolInvocation& inv, const CommonOptions& c, const ToolRe
   std::stable_partition(views.begin(), views.end(), [](const auto& v) { return v.first != "findings"; });
   for (const auto& [name, img] : views) {
     std::string bytes = encode_png_rgb(img);
-    if (c.embed_images) embedded[name] = base64(bytes);
+    if (c.embed_images && (!c.embed_model_views_only || inv.tool->views_for_model)) {
+      // Inline, a view counts against the client's context: past the limit it goes at half the
+      // size, and half again, until it fits (the file keeps it whole).
+      std::string inline_bytes = bytes;
+      int scale = 1;
+      while (c.embed_max_bytes && inline_bytes.size() > c.embed_max_bytes && std::min(img.cols, img.rows) / scale >= 64) {
+        scale *= 2;
+        cv::Mat small;
+        cv::resize(img, small, cv::Size(std::max(1, img.cols / scale), std::max(1, img.rows / scale)), 0, 0, cv::INTER_AREA);
+        inline_bytes = encode_png_rgb(small);
+      }
+      if (scale > 1)
+        warnings.push_back(fmt::format("view '{}' sent at 1/{} of its size ({} KB inline at most)", name, scale,
+                                       c.embed_max_bytes / 1024));
+      embedded[name] = base64(inline_bytes);
+    }
     std::filesystem::path path;
     if (!c.png.empty()) {
       std::filesystem::path p(c.png);
@@ -229,10 +245,12 @@ json call_tool_in_store(const Tool& tool, const CommonOptions& options, const js
   c.store = options.store;
   c.no_store = options.no_store;
   c.oracle = options.oracle;
+  c.embed_images = options.embed_images;
+  c.embed_model_views_only = options.embed_model_views_only;
+  c.embed_max_bytes = options.embed_max_bytes;
   std::optional<Store> store = open_store(c);
   if (!store) throw Error(Code::not_found, tool.name + " needs a store and none was found (sv-commit init)");
   if (tool.kind != ToolKind::store) c.rev = "HEAD";
-  c.embed_images = true;
   ToolInvocation inv;
   inv.tool = &tool;
   if (tool.kind != ToolKind::edit) return tool_envelope(inv, c, store, request);

@@ -107,7 +107,9 @@ void check_call(const json& result, const std::string& tool, const json& listed_
   CHECK(result["isError"] == !env["ok"].get<bool>());
   REQUIRE(result["content"].is_array());
   REQUIRE(!result["content"].empty());
-  CHECK(result["content"][0] == json{{"type", "text"}, {"text", env["llm_text"]}});
+  std::string text = env["llm_text"];
+  for (const auto& w : env.value("warnings", json::array())) text += "\nwarning: " + w.get<std::string>();
+  CHECK(result["content"][0] == json{{"type", "text"}, {"text", text}});
   const sv::Tool* t = sv::find_tool(tool);
   REQUIRE(t);
   for (size_t i = 1; i < result["content"].size(); ++i) {
@@ -220,6 +222,32 @@ TEST_CASE("sv-mcp: a recorded session: lifecycle, list, read, edit, revert, fail
 
 // The recording rule over MCP: an edit goes on the revision HEAD names. With HEAD detached at an
 // older revision, the edit is that revision's child and the branch HEAD left stays where it was.
+TEST_CASE("sv-mcp --images: the views the model needs, within 64 KB, unless told otherwise", "[e2e][mcp]") {
+  const auto dir = scratch() / "mcp-images";
+  make_store(dir);
+  const std::string lines = initialize(1, "2025-11-25") + call(2, "GetSourceImage") + call(3, "ListPrimitives");
+  auto images = [](const json& reply) {
+    std::vector<json> out;
+    for (const auto& b : reply["result"]["content"])
+      if (b["type"] == "image") out.push_back(b);
+    return out;
+  };
+  // Default: GetSourceImage's view (the model needs it), ListPrimitives' not (its file is named).
+  std::map<json, json> r = by_id(converse(dir, lines));
+  REQUIRE(images(r[2]).size() == 1);
+  CHECK(images(r[2])[0]["annotations"]["audience"] == json::array({"user", "assistant"}));
+  CHECK(images(r[2])[0]["data"].get<std::string>().size() <= (64 * 1024 + 2) / 3 * 4);
+  CHECK(images(r[3]).empty());
+  CHECK(!r[3]["result"]["structuredContent"]["images"].empty());
+  // all: every view, for the person where the model does not need it; none: no image at all.
+  r = by_id(converse(dir, lines, "--images all"));
+  REQUIRE(images(r[3]).size() == 1);
+  CHECK(images(r[3])[0]["annotations"]["audience"] == json::array({"user"}));
+  r = by_id(converse(dir, lines, "--images none"));
+  CHECK(images(r[2]).empty());
+  CHECK(images(r[3]).empty());
+}
+
 TEST_CASE("sv-mcp records an edit on the revision HEAD names, and nowhere else", "[e2e][mcp]") {
   const auto dir = scratch() / "mcp-one-rule";
   std::filesystem::remove_all(dir);

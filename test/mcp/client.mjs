@@ -51,6 +51,9 @@ try {
   assert.equal(client.getServerVersion().name, "sv-mcp");
   assert.ok(client.getServerCapabilities().tools, "the server offers tools");
   const { tools } = await client.listTools();
+  const listed = JSON.stringify({ tools }).length;
+  console.log(`tools/list: ${tools.length} tools, ${listed} bytes`);
+  assert.ok(listed < 64000, "tools/list loads in under 64 KB");
   const catalog = JSON.parse(sv("sv-diagnose", ["tools", "--all"]));
   assert.deepEqual(tools.map((t) => t.name).sort(), catalog.tools.map((t) => t.name).sort(), "every registered tool is listed");
 
@@ -93,16 +96,22 @@ try {
     const r = await client.callTool({ name: t.name, arguments: argumentsFor(t.inputSchema) });
     assert.ok(r.structuredContent, `${t.name}: structuredContent`);
     assert.equal(r.content[0].type, "text");
-    assert.equal(r.content[0].text, r.structuredContent.llm_text);
+    // The text a model reads: the compact text, then each warning.
+    const warned = (r.structuredContent.warnings ?? []).map((w) => `\nwarning: ${w}`).join("");
+    assert.equal(r.content[0].text, r.structuredContent.llm_text + warned);
     for (const block of r.content.slice(1)) {
       assert.equal(block.type, "image");
       assert.equal(block.mimeType, "image/png");
-      assert.equal(Buffer.from(block.data, "base64").subarray(1, 4).toString(), "PNG");
-      assert.ok(block.annotations.audience.includes("user"));
+      const png = Buffer.from(block.data, "base64");
+      assert.equal(png.subarray(1, 4).toString(), "PNG");
+      // By default only the views the model needs travel inline, each within 64 KB.
+      assert.deepEqual(block.annotations.audience, ["user", "assistant"]);
+      assert.ok(png.length <= 64 * 1024, `${t.name}: a ${png.length}-byte image`);
       images++;
     }
     if (r.isError) failed.push(`${t.name} (${r.structuredContent.error.code}: ${r.structuredContent.error.message})`);
-    console.log(`${t.name}: ${r.isError ? "tool error" : "ok"}, ${r.content.length - 1} image(s)`);
+    const bytes = JSON.stringify(r).length;
+    console.log(`${t.name}: ${r.isError ? "tool error" : "ok"}, ${r.content.length - 1} image(s), ${bytes} bytes`);
   }
   // The tools every session starts with must succeed; a new tool whose required fields the
   // values above do not satisfy may refuse, as long as its refusal fits its schema.
