@@ -89,6 +89,7 @@ Stage simulate_stage() {
     st.location_options[b.option] = true;
     for (const ExportOption& x : b.options) st.location_options[x.flag] = !x.is_switch;
   }
+  st.location_options["--report"] = false;  // what is printed, not what is simulated
   st.add_options = [o](CLI::App& app) {
     app.add_flag("--trace", o->trace, "add each step's pose samples to the simulation");
     app.add_flag("--report", o->report, "print a one-screen summary on standard error");

@@ -69,7 +69,7 @@ void ParamTable::check(const std::map<std::string, double>& settings) const {
     }
     if (p->set_by != "--set")
       throw Error(Code::invalid_selection,
-                  p->set_by.empty() ? fmt::format("'{}' is derived ({}), not set", key, p->derivation)
+                  p->set_by.empty() ? fmt::format("'{}' is derived ({}) and cannot be set: set what it is derived from", key, p->derivation)
                                     : fmt::format("'{}' is set with {} {}, not --set", key, stage, p->set_by),
                   {{"key", key}});
     const bool whole = p->type == ParamType::number || std::floor(value) == value;

@@ -45,7 +45,9 @@ cv::Mat source_underlay(const Scene& s, Store* store) {
 
 const GcodeOptions kGcode;
 
-const ExportOption kColorBy{"--color-by", "colour of the PNG view's strokes", "type", {"type", "order", "none"}};
+// The names render's color_by takes for the same colourings.
+const ExportOption kColorBy{"--color-by", "colour of the PNG view's strokes", "primitive_type",
+                            {"primitive_type", "draw_order", "none"}};
 const ExportOption kGcodeUnits{"--gcode-units", "G-code units: mm at the robot's scale, or px", "mm", {"mm", "px"}};
 const ExportOption kGcodePenUp{"--gcode-pen-up", "G-code line that lifts the pen (e.g. \"G0 Z5\")", kGcode.pen_up, {}};
 const ExportOption kGcodePenDown{"--gcode-pen-down", "G-code line that lowers the pen (e.g. \"G1 Z0 F500\")",
@@ -86,7 +88,7 @@ std::string write_gcode(const ExportInput& in, const ExportSettings& s) {
 std::string write_view(const ExportInput& in, const ExportSettings& s) {
   ViewOptions vo;
   const std::string color_by = setting(s, kColorBy);
-  vo.color_by = color_by == "order" ? ColorBy::draw_order : color_by == "none" ? ColorBy::none : ColorBy::primitive_type;
+  vo.color_by = color_by == "draw_order" ? ColorBy::draw_order : color_by == "none" ? ColorBy::none : ColorBy::primitive_type;
   vo.pen_up = on(s, "--show-pen-up-paths");
   vo.ids = on(s, "--show-ids");
   if (!on(s, "--no-source")) vo.source = source_underlay(in.scene, in.store);

@@ -105,7 +105,7 @@ Tool evaluate_revision_entry() {
               S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
         field("metrics", &R::metrics,
               S::with_default(S::array(metric_schema(), "what to measure"),
-                              json::array({"draw_time", "f1", "chamfer", "primitive_count", "pen_up_count"})))}},
+                              json::array({"draw_time", "f1", "f1_1px", "chamfer", "primitive_count", "pen_up_count"})))}},
       S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
                  {"reference", S::string("what fidelity is measured against: the source image's ink "
                                          "centrelines, or the stroke graph's when the image is unavailable")},

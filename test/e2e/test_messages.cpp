@@ -237,7 +237,7 @@ TEST_CASE("lengths take their units: --footprint-mm 10cm is --footprint-mm 100",
   Run help = run(bin("sv-route") + " --help");
   CHECK(help.out.find("--footprint-mm LENGTH:POSITIVE=200") != std::string::npos);
   CHECK(help.out.find("--pen-time FLOAT:NONNEGATIVE") != std::string::npos);
-  CHECK(run(bin("sv-simulate") + " --help").out.find("--color-by TEXT:{type,order,none}=type") != std::string::npos);
+  CHECK(run(bin("sv-simulate") + " --help").out.find("--color-by TEXT:{primitive_type,draw_order,none}=primitive_type") != std::string::npos);
 
   Run ft = run(bin("sv-route") + " --no-store --footprint-mm 10ft " + messages_scene());
   refused_once(ft, 2, "invalid_selection");

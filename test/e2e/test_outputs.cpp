@@ -143,3 +143,13 @@ TEST_CASE("exporting with a terminal for standard output: one line there, not th
   r = run_on_terminal(fmt::format("{} --no-store {}", bin("sv-simulate"), routed_scene().string()));
   CHECK((r.status == 0 && r.out.rfind("{", 0) == 0));
 }
+
+TEST_CASE("sv-simulate: --report and the exports change what is printed and written, not the scene", "[e2e][outputs]") {
+  const fs::path svg = scratch() / "same.svg";
+  const Run plain = run(fmt::format("{} --no-store {}", bin("sv-simulate"), routed_scene().string()));
+  const Run reported = run(fmt::format("{} --no-store --report --svg {} {} 2>/dev/null", bin("sv-simulate"),
+                                       svg.string(), routed_scene().string()));
+  REQUIRE(plain.status == 0);
+  REQUIRE(reported.status == 0);
+  CHECK(plain.out == reported.out);  // the same scene, so the same revision id in a store
+}
