@@ -49,7 +49,12 @@ double gain(const Effect& e, const std::vector<std::string>& objectives) {
 
 double merit(const Effect& e, const std::vector<std::string>& objectives) {
   const double g = gain(e, objectives);
-  return g > 0 ? g / (fidelity_loss(e, objectives) + kLossFloor) : g;
+  return g > 0 ? g / (fidelity_loss(e, objectives) + kLossFloor) : g - fidelity_loss(e, objectives);
+}
+
+bool fits(const Effect& e, const Budget& b) {
+  return (!b.f1 || -e.delta("f1") <= *b.f1) && (!b.f1_1px || -e.delta("f1_1px") <= *b.f1_1px) &&
+         (!b.chamfer_px || e.delta("chamfer_px") <= *b.chamfer_px);
 }
 
 std::string risk(const Effect& e) {

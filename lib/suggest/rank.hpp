@@ -2,6 +2,7 @@
 // per fidelity lost, fidelity lost on texture and decoration weighing less than on silhouettes
 // and interior features.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,17 @@ double fidelity_loss(const Effect& e, const std::vector<std::string>& objectives
 // The gain on the other objectives (fractions of the scene's own figures); negative when the
 // edit makes them worse.
 double gain(const Effect& e, const std::vector<std::string>& objectives);
-// Gain per fidelity lost; only a positive merit is worth proposing.
+// Gain per fidelity lost; only a positive merit is worth proposing. An edit that gains nothing
+// ranks by what it costs: the gain (zero or negative) less the fidelity lost, so of two slower
+// edits the one that also loses fidelity ranks below.
 double merit(const Effect& e, const std::vector<std::string>& objectives);
+
+// The largest losses a caller accepts (none: no bound): f1 and f1 at 1 px lost, chamfer gained.
+struct Budget {
+  std::optional<double> f1, f1_1px, chamfer_px;
+};
+// Whether the effect stays within the budget.
+bool fits(const Effect& e, const Budget& b);
 // low: f1 within 0.001 and f1 at 1 px within 0.01; medium: within 0.005 and 0.05; else high.
 std::string risk(const Effect& e);
 

@@ -8,6 +8,7 @@
 
 #include "route/route.hpp"
 #include "suggest/candidates.hpp"
+#include "suggest/rank.hpp"
 #include "tools_fixture.hpp"
 
 using namespace svtest;
@@ -193,4 +194,28 @@ TEST_CASE("the stage escalations: a stroke refit to a stroke width, the drawing 
   // Half the coverage tolerance (2 px at this stroke width) and all of it.
   CHECK(reroutes == std::set<double>{1.0, 2.0});
   check_predictions(s);
+}
+
+TEST_CASE("ranking: of two slower edits the one that also loses fidelity ranks below; a budget bounds each loss",
+          "[suggest]") {
+  using suggest::Effect;
+  const json before = {{"draw_time_s", 100.0}, {"f1", 0.99}, {"f1_1px", 0.95}, {"chamfer_px", 0.4}};
+  auto after = [&](double time, double f1, double f1_1px, double chamfer) {
+    return Effect{before, {{"draw_time_s", time}, {"f1", f1}, {"f1_1px", f1_1px}, {"chamfer_px", chamfer}}, 1.0};
+  };
+  const std::vector<std::string> time = {"draw_time"};
+  const Effect slower = after(101, 0.99, 0.95, 0.4), slower_and_worse = after(101, 0.936, 0.90, 0.6);
+  CHECK(suggest::merit(slower, time) < 0);
+  CHECK(suggest::merit(slower_and_worse, time) < suggest::merit(slower, time));
+  // A large saving at a small loss outranks a small one at none.
+  CHECK(suggest::merit(after(80, 0.988, 0.94, 0.45), time) > suggest::merit(after(99.5, 0.99, 0.95, 0.4), time));
+
+  const Effect saving = after(90, 0.987, 0.93, 0.5);  // loses 0.003 f1, 0.02 f1 at 1 px, +0.1 px chamfer
+  CHECK(suggest::fits(saving, {}));
+  CHECK(suggest::fits(saving, {0.003 + 1e-9, 0.02 + 1e-9, 0.1 + 1e-9}));
+  CHECK_FALSE(suggest::fits(saving, {0.002, std::nullopt, std::nullopt}));
+  CHECK_FALSE(suggest::fits(saving, {std::nullopt, 0.01, std::nullopt}));
+  CHECK_FALSE(suggest::fits(saving, {std::nullopt, std::nullopt, 0.05}));
+  // A gain is never over budget.
+  CHECK(suggest::fits(after(90, 0.995, 0.97, 0.3), {0.0, 0.0, 0.0}));
 }
