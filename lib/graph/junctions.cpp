@@ -428,7 +428,166 @@ double straight_into(const StrokeGraph& g, const Arm& arm, Vec2 p) {
   return s[k];
 }
 
-// Step 3: the junction moves to where its arms meet; each arm runs straight into it.
+// The algebraic (Kasa) circle through the points, in coordinates about their centroid; false
+// when they are too few or collinear.
+bool fit_circle(const std::vector<Vec2>& pts, Vec2& centre, double& radius) {
+  if (pts.size() < 8) return false;
+  Vec2 m;
+  for (Vec2 p : pts) m = m + p;
+  m = m / double(pts.size());
+  cv::Matx33d ata = cv::Matx33d::zeros();
+  cv::Vec3d atb = cv::Vec3d::all(0), c;
+  for (Vec2 p : pts) {
+    const Vec2 d = p - m;
+    const cv::Vec3d row(d.x, d.y, 1);
+    ata += row * row.t();
+    atb += -(d.x * d.x + d.y * d.y) * row;
+  }
+  if (!cv::solve(ata, atb, c, cv::DECOMP_CHOLESKY)) return false;
+  const double r2 = (c[0] * c[0] + c[1] * c[1]) / 4 - c[2];
+  if (!(r2 > 0)) return false;
+  centre = m + Vec2{-c[0] / 2, -c[1] / 2}, radius = std::sqrt(r2);
+  return true;
+}
+
+// Replaces the arm's shared ink by a straight run from `p`.
+void run_from(StrokeGraph& g, const Arm& arm, Vec2 p) {
+  trim_arm(g, arm.end, arm.clean_from);
+  Trace from_p{{p}, {kUnknownWidth}};
+  from_p.append(g.trace_from(arm.end));
+  if (arm.end.tail) from_p.reverse();
+  g.edges[arm.end.edge].trace = std::move(from_p);
+}
+
+// Step 4 for a 3-way node where a straight stem touches a circle: a stroke that touches a
+// circle tangentially shares its ink with it for a while, and the skeleton splits where the inks
+// part, well past the contact, bending the circle's trace towards the stem on both sides of the
+// split. A stem that ends at the contact leaves a loop and the stem at one node; one that runs
+// on past the contact (a d's stem) leaves two nodes joined by the circle's edge and by the
+// shared ribbon, a stem at each. The circle is fitted to its edge away from the shared ink and
+// the stem's line to its own stroke (through both halves' starts); when the line meets the
+// circle at no more than tangent_max_deg, the junction is where it touches it, the circle runs
+// on through that point as a loop, the ribbon goes, and the stem runs straight from it.
+// Returns whether the node was so resolved.
+bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
+  const std::vector<End> ends = g.nodes[n].ends;
+  if (ends.size() != 3) return false;
+  // The circle's edge, the ribbon's (-1 for a loop) and the stem's ends.
+  int circle = -1, ribbon = -1, other = n;
+  std::vector<End> stem_ends;
+  for (int k = 0; k < 3; ++k) {
+    const End a = ends[(k + 1) % 3], b = ends[(k + 2) % 3];
+    if (a.edge == b.edge) {
+      circle = a.edge, stem_ends = {ends[k]};
+    } else if (const int m = g.node_of(g.other_end(a)); m != n && m == g.node_of(g.other_end(b)) &&
+                                                         g.nodes[m].degree() == 3) {
+      const bool a_longer = g.edges[a.edge].trace.length() > g.edges[b.edge].trace.length();
+      circle = a_longer ? a.edge : b.edge, ribbon = a_longer ? b.edge : a.edge, other = m;
+      for (End e : g.nodes[m].ends)
+        if (e.edge != a.edge && e.edge != b.edge) stem_ends = {ends[k], e};
+    }
+  }
+  if (circle < 0 || stem_ends.empty() || stem_ends[0].edge == circle) return false;
+  if (stem_ends.size() == 2 && stem_ends[0].edge == stem_ends[1].edge) return false;
+  std::vector<Arm> stems;
+  for (End e : stem_ends) {
+    stems.push_back(measure_arm(g, e, opt, true, kMergedStartWindows));
+    if (!stems.back().ok) return false;
+  }
+  // The stem's line, from its first half's start outwards (through the second's).
+  Line line{stems[0].anchor, stems[0].dir};
+  if (stems.size() == 2) {
+    if (dist(stems[0].anchor, stems[1].anchor) < 1e-9) return false;
+    line.dir = unit(stems[0].anchor - stems[1].anchor);
+    const double min_straightness = std::cos(deg2rad(opt.max_turn_deg));
+    if (dot(stems[0].dir, line.dir) < min_straightness || -dot(stems[1].dir, line.dir) < min_straightness) return false;
+  }
+
+  // The circle's own stroke, clear of the shared ink at both ends by a window more: points
+  // first..last of its trace.
+  const Trace& t = g.edges[circle].trace;
+  const std::vector<double> s = arc_lengths(t.pts);
+  const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
+  double skip[2];
+  for (int side = 0; side < 2; ++side) {
+    const Arm a = measure_arm(g, End{circle, side == 1}, opt, false, 1);
+    skip[side] = (a.ok ? a.clean_from : opt.clean_run) + std::max(opt.arm_window, width);
+  }
+  size_t first = first_kept(s, skip[0]), last = t.pts.size() - 1;
+  while (last > first && s[last] > s.back() - skip[1]) --last;
+  if (last < first + 8) return false;
+  Vec2 centre;
+  double radius = 0;
+  if (!fit_circle({t.pts.begin() + first, t.pts.begin() + last + 1}, centre, radius)) return false;
+  double sweep = 0;
+  for (size_t i = first; i <= last; ++i) {
+    if (std::abs(dist(t.pts[i], centre) - radius) > opt.tangent_offset) return false;
+    if (i > first) sweep += std::atan2(cross(t.pts[i - 1] - centre, t.pts[i] - centre), dot(t.pts[i - 1] - centre, t.pts[i] - centre));
+  }
+  // Most of a circle: what it shares with the stem is at most a third of it.
+  if (std::abs(sweep) < 1.3 * kPi) return false;
+
+  const double off = std::abs(cross(line.dir, centre - line.anchor));
+  const double meet = std::acos(std::min(1.0, off / radius));  // the angle between stem and circle
+  if (meet > deg2rad(stems.size() == 1 ? opt.tangent_max_deg : opt.tangent_exact_deg) ||
+      off > radius + opt.tangent_offset)
+    return false;
+  // A stem measured within tangent_exact_deg of the tangent touches the circle at the foot of
+  // the centre on its line (where the line crosses the circle is lost in the noise of the
+  // angle); one a little steeper starts where its line crosses the circle behind it.
+  const Vec2 foot = line.anchor + line.dir * dot(centre - line.anchor, line.dir);
+  const double half_chord = meet <= deg2rad(opt.tangent_exact_deg) ? 0 : std::sqrt(radius * radius - off * off);
+  Vec2 touch = foot - line.dir * half_chord;
+  if (dot(line.anchor - (foot + line.dir * half_chord), line.dir) > 0) touch = foot + line.dir * half_chord;
+  // The stem leaves the contact outwards (both ways), on the ink, within the ink it shares with
+  // the circle: the two part a width apart, sqrt(2 r w) from the contact.
+  for (const Arm& stem : stems)
+    if (dot(stem.anchor - touch, stem.dir) <= 0) return false;
+  if (coverage_at(coverage, touch) < 0.5 || dist(touch, g.nodes[n].p) > std::sqrt(2 * radius * width) + width)
+    return false;
+
+  // The circle from the contact round and back: its own points more than a width from the
+  // contact (a stem ending there shares its round cap's ink), and the circle's between, which
+  // must be on the ink (an oval bowl sharing a stem's ink, as a script a's, is no circle).
+  const double dir = sweep > 0 ? 1 : -1;
+  auto angle_of = [&](Vec2 p) { return std::atan2(p.y - centre.y, p.x - centre.x); };
+  auto turn = [&](double from, double to) {  // from `from` to `to` in the loop's direction, in [0, 2 pi)
+    const double d = std::fmod(dir * (to - from), 2 * kPi);
+    return d < 0 ? d + 2 * kPi : d;
+  };
+  const double at_touch = angle_of(touch), clear = width / radius;
+  while (first < last && turn(at_touch, angle_of(t.pts[first])) > kPi - clear) ++first;
+  while (first < last && turn(at_touch, angle_of(t.pts[first])) < clear) ++first;
+  while (last > first && turn(angle_of(t.pts[last]), at_touch) > kPi - clear) --last;
+  while (last > first && turn(angle_of(t.pts[last]), at_touch) < clear) --last;
+  if (last < first + 8) return false;
+  Trace circle_loop{{touch}, {kUnknownWidth}};
+  bool on_ink = true;
+  auto along = [&](double from, double by) {
+    const int steps = static_cast<int>(std::ceil(by * radius));
+    for (int k = 1; k < steps; ++k) {
+      const double a = from + dir * by * k / steps;
+      circle_loop.push(centre + Vec2{std::cos(a), std::sin(a)} * radius);
+      on_ink = on_ink && coverage_at(coverage, circle_loop.pts.back()) >= 0.5;
+    }
+  };
+  along(at_touch, turn(at_touch, angle_of(t.pts[first])));
+  for (size_t i = first; i <= last; ++i) circle_loop.push(t.pts[i], t.width[i]);
+  along(angle_of(t.pts[last]), turn(angle_of(t.pts[last]), at_touch));
+  if (!on_ink) return false;
+  circle_loop.push(touch);
+  g.edges[circle].trace = std::move(circle_loop);
+
+  if (ribbon >= 0) {
+    g.remove_edge(ribbon);
+    move_ends(g, other, n);
+  }
+  g.nodes[n].p = touch;
+  for (const Arm& stem : stems) run_from(g, stem, touch);
+  return true;
+}
+
+// Step 5: the junction moves to where its arms meet; each arm runs straight into it.
 void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   const std::vector<Arm> arms = measure_arms(g, g.nodes[n].ends, opt, true, kMergedStartWindows);
   const double max_move = max_junction_move(arms);
@@ -483,7 +642,9 @@ void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOp
   g.dissolve_pass_through_nodes();
 
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() >= 3) place_junction(g, static_cast<int>(n), coverage, opt);
+    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() >= 3 &&
+        !resolve_tangent_circle(g, static_cast<int>(n), coverage, opt))
+      place_junction(g, static_cast<int>(n), coverage, opt);
 }
 
 }  // namespace sv::graph

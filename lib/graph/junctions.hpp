@@ -20,6 +20,10 @@ struct JunctionOptions {
                                  // up to four times this, placing a junction, while the arm runs straight
   double max_turn_deg = 40;      // a stroke through a crossing or into a cusp bends at most this much
   double max_offset = 2;         // every arm's line passes this close to the crossing point
+  double tangent_max_deg = 12;   // a stem meeting a circle at no more than this shares its ink: the
+                                 // junction is where the stem's line touches the circle,
+  double tangent_exact_deg = 6;  // ... at the tangent point when it meets it at no more than this
+  double tangent_offset = 1.5;   // ... and the circle's trace is this close to its fitted circle
 };
 
 // 1. Merges junction nodes joined by an edge shorter than merge_length.
@@ -32,7 +36,14 @@ struct JunctionOptions {
 // 3. Resolves cusps: a 3-way junction whose two arms both continue straight into the third,
 //    a short branch to a free end (the merged tip of two strokes meeting tangentially),
 //    becomes one edge running out along the branch to its end and back.
-// 4. Moves each remaining junction to the least-squares meeting point of its arms' lines
+// 4. Resolves a straight stem touching a circle, or leaving it at no more than tangent_max_deg,
+//    which shares the circle's ink for a while, so that the skeleton splits (into a loop and
+//    the stem, or into the circle, a ribbon and the stem's two halves) well past the contact:
+//    the junction moves to where the stem's line, fitted to its own stroke, touches the circle
+//    fitted to the loop away from the shared ink (the foot of the centre when within
+//    tangent_exact_deg of the tangent), the circle's edge runs on the circle through it as a
+//    loop, the ribbon goes, and the stem runs straight from it.
+// 5. Moves each remaining junction to the least-squares meeting point of its arms' lines
 //    (kept at the nodes' centroid when that point is off the ink, coverage being the
 //    image of raster/ink.hpp), or for a T (two of three arms continuing each other within
 //    15 degrees) to where the stem's line meets the line through the bar arms' centroids,

@@ -41,7 +41,8 @@ struct SkeletonParams {
          ink_holes = 0, grain_sigma_px = 0, peak_radius_px = 0;
   // The stroke graph (graph/).
   double junction_merge_px = 0, crossing_merge_px = 0, arm_clean_run_px = 0, arm_window_px = 0,
-         crossing_max_turn_deg = 0, crossing_max_offset_px = 0;
+         crossing_max_turn_deg = 0, crossing_max_offset_px = 0, tangent_stem_max_deg = 0, tangent_stem_exact_deg = 0,
+         tangent_circle_offset_px = 0;
   double filled_min_diameter_px = 0, filled_core_radius_px = 0, filled_outline_diameter_px = 0, filled_remnant_px = 0;
   double gap_join_px = 0, gap_t_join_px = 0, gap_join_max_turn_deg = 0, gap_join_offset_px = 0,
          gap_corner_max_turn_deg = 0, gap_t_min_angle_deg = 0;
@@ -186,6 +187,16 @@ const ParamSet<SkeletonParams, SkeletonBasis>& skeleton_params() {
         from_width(
             "graph.crossing_max_offset_px", &S::crossing_max_offset_px, "max(1.5, 0.5 * sw)", [](double w) { return std::max(1.5, 0.5 * w); }, "px",
             "every arm's line passes at most this far from the crossing point"),
+        constant("graph.tangent_stem_max_deg", &S::tangent_stem_max_deg, 12, "deg",
+                 "a stem whose line meets a circle at no more than this shares a long stretch of its ink: the junction "
+                 "is where the line meets the circle, not where the skeleton splits (junction drawings: 10 degree stems "
+                 "measure 9.8-10.3)", 90),
+        constant("graph.tangent_stem_exact_deg", &S::tangent_stem_exact_deg, 6, "deg",
+                 "a stem whose line meets a circle at no more than this is its tangent, touching it at the foot of the "
+                 "centre (junction drawings: tangent stems measure 0-4.7 degrees, 3 px strokes the most)", 90),
+        from_width(
+            "graph.tangent_circle_offset_px", &S::tangent_circle_offset_px, "max(1.5, 0.25 * sw)", [](double w) { return std::max(1.5, 0.25 * w); }, "px",
+            "a loop whose trace, away from a stem's shared ink, keeps this close to one circle is that circle"),
         from_width(
             "graph.filled_min_diameter_px", &S::filled_min_diameter_px, "3.0 * sw", [](double w) { return 3.0 * w; }, "px",
             "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an arrowhead), "
@@ -362,6 +373,9 @@ graph::JunctionOptions junction_options(SkeletonConfig& cfg, double clean_ratio)
   j.arm_window = cfg.get(&S::arm_window_px);
   j.max_turn_deg = cfg.get(&S::crossing_max_turn_deg);
   j.max_offset = cfg.get(&S::crossing_max_offset_px);
+  j.tangent_max_deg = cfg.get(&S::tangent_stem_max_deg);
+  j.tangent_exact_deg = cfg.get(&S::tangent_stem_exact_deg);
+  j.tangent_offset = cfg.get(&S::tangent_circle_offset_px);
   return j;
 }
 
