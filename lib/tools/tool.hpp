@@ -30,6 +30,7 @@ struct ToolContext {
   Store* store = nullptr;
   std::string revision_id;  // of `scene` (its content hash)
   std::string oracle{};     // the oracle command (--oracle, $SV_ORACLE; oracle/oracle.hpp); empty: none
+  std::string store_option{};  // --store as the session was given it, for the commands a tool prints; empty: found
 };
 
 // What a handler returns; the runner wraps it into the envelope of DESIGN §4.
@@ -45,6 +46,7 @@ struct ToolResult {
   std::optional<Scene> scene;
   std::set<std::string> touched;  // primitives whose geometry the edit changed or created
   bool reroute = true;
+  bool settled = false;  // `scene` is settled already (a batch ApplyEdits ran step by step)
 };
 
 struct Tool {
