@@ -270,8 +270,12 @@ std::string shell_quoted(const std::string& s) {
 
 std::string apply_command(const ToolContext& ctx, const json& apply) {
   const Tool* t = find_tool("ApplyEdits");
+  // The revision measured: HEAD while it is HEAD, else by its id (applying there is a conflict, as
+  // the one recording rule says); a scene that is no revision of the store comes on standard input.
   std::string where;
-  if (ctx.store) where = (ctx.store_option.empty() ? "" : " --store " + shell_quoted(ctx.store_option)) + " --rev HEAD";
+  if (ctx.store && ctx.store->has_object(ctx.revision_id))
+    where = (ctx.store_option.empty() ? "" : " --store " + shell_quoted(ctx.store_option)) + " --rev " +
+            (ctx.store->head_id() == ctx.revision_id ? std::string("HEAD") : ctx.revision_id);
   return fmt::format("{} {}{} --request {}", t->executable, t->subcommand, where, shell_quoted(apply.dump()));
 }
 

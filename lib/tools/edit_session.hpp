@@ -61,8 +61,8 @@ json batch_json(const std::vector<EditStep>& steps);
 std::string apply_id(const std::string& revision_id, const std::vector<EditStep>& steps);
 // The ApplyEdits request that applies the batch measured on ctx's revision: {apply_id, edits}.
 json apply_request(const ToolContext& ctx, const std::vector<EditStep>& steps);
-// The command line that makes that request, runnable as printed: on the store's HEAD (with the
-// store option the session was given) when a store is in use, else on a scene on standard input.
+// The command line that makes that request, runnable as printed: on the store's revision (--rev
+// HEAD while it is HEAD; --store as the session was given it), else on a scene on standard input.
 std::string apply_command(const ToolContext& ctx, const json& apply);
 
 // The before/after table and the id changes, as text.

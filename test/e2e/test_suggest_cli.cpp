@@ -171,7 +171,7 @@ std::vector<json> mcp_tool_calls(const fs::path& dir, const std::vector<std::pai
 
 }  // namespace
 
-TEST_CASE("ApplyEdits applies a simulated batch exactly; a stale id is a conflict that writes nothing", "[e2e][apply]") {
+TEST_CASE("ApplyEdits applies a simulated batch exactly, and a stale id is a conflict that writes nothing", "[e2e][apply]") {
   const fs::path dir = apply_store("apply-exact");
   const std::string head = head_in(dir);
   Run sim = sv_edit(dir, "simulate-edit --rev HEAD --request " + quoted_json({{"edits", kRefitReroute}}));
@@ -213,6 +213,13 @@ TEST_CASE("ApplyEdits applies a simulated batch exactly; a stale id is a conflic
   CHECK(envelope_of(old_rev)["error"]["code"] == "conflict");
   CHECK(head_in(dir) == now);
   CHECK(envelope_of(run("cd " + dir.string() + " && " + bin("sv-commit") + " --json fsck"))["objects"] == fsck["objects"]);
+
+  // Measured on a revision HEAD has left, the printed command names that revision: a conflict too.
+  const json past = envelope_of(sv_edit(dir, "simulate-edit --rev " + head.substr(0, 12) + " --request " +
+                                                 quoted_json({{"edits", kRefitReroute}})));
+  CHECK(past["apply_id"] == id);
+  CHECK(past["command"].get<std::string>().find("--rev " + head) != std::string::npos);
+  CHECK(run_as_printed(dir, past["command"]).status == 5);
 
   // An id stated with another batch than the one it was computed for is refused as such.
   json other = s["apply"];
