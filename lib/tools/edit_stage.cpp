@@ -1,6 +1,7 @@
 // sv-edit's escalations: ReorderTour (the draw order by hand, or pins with the rest re-optimized),
 // RerunStage (a pipeline stage again with other thresholds, on a region or the whole drawing),
-// and SimulateEdit (a batch of edits as a dry run; the suggestion group's, served by sv-edit).
+// SimulateEdit (a batch of edits as a dry run; the suggestion group's, served by sv-edit) and
+// ApplyEdits (a batch, or what SimulateEdit and SuggestOptimizations measured, applied as one edit).
 // Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 

@@ -106,7 +106,7 @@ void add_diagnostic_tools(std::vector<Tool>& out);     // diagnostics.cpp: Analy
 void add_semantic_tools(std::vector<Tool>& out);       // semantic.cpp: IdentifyVisualForms, EvaluateSemanticFidelity, IdentifyImpliedRelationships
 void add_evaluation_tools(std::vector<Tool>& out);     // evaluation.cpp: EvaluateRevision, CompareRevisions, ProjectParetoPosition
 void add_edit_tools(std::vector<Tool>& out);           // edit_basic.cpp: delete, add, reverse, define a region, label roles
-void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate a batch
+void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate and apply a batch
 void add_suggestion_tools(std::vector<Tool>& out);     // suggestion.cpp: SuggestOptimizations, MergeSimilarElements
 void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: merge, split, replace, refit, snap, relations, smooth
 void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools
