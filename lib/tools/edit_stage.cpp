@@ -633,9 +633,9 @@ Tool apply_edits_entry() {
       "Apply a batch as one revision, exactly as SimulateEdit or SuggestOptimizations measured it: pass their apply "
       "({apply_id, edits}); a conflict once HEAD has left apply_id's revision. \"$N.added[K]\": an id edit N added.",
       {{field("edits", &R::edits,
-              S::array({{"type", "object"}}, "as SimulateEdit's")),
+              S::array({{"type", "object"}}, "[{\"tool\": NAME, ...fields}], as SimulateEdit's edits")),
         field("apply_id", &R::apply_id,
-              S::nullable(S::string("checked against the revision and the edits")))},
+              S::nullable(S::string("the id SimulateEdit or SuggestOptimizations gave; checked against the revision and the edits")))},
        {"edits"}},
       S::object({{"apply_id", S::string("")}, {"edits", S::array({{"type", "object"}}, "each edit's own result fields, in order")}},
                 {"apply_id"}),
