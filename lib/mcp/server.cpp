@@ -140,8 +140,11 @@ std::string instructions() {
                  Code::corrupt_object, Code::io_error, Code::internal})
     codes += std::string(codes.empty() ? "" : ", ") + code_name(c);
   return "Every tool runs on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
-         "suggestion tools propose edits and SimulateEdit measure them, then apply one edit at a time; each "
-         "edit becomes a new revision, so nothing is lost and Revert undoes it. Each tool's description ends "
+         "suggestion tools propose edits and SimulateEdit measure them, then apply what was measured: a "
+         "candidate's or a simulation's apply object ({apply_id, edits}) passed to ApplyEdits applies that whole "
+         "batch as one edit, exactly as predicted, and is refused (conflict) once HEAD has moved from the revision "
+         "it was computed on; in a batch, \"$N.added[K]\" names the K-th id edit N added. Each edit becomes a new "
+         "revision, so nothing is lost and Revert undoes it. Each tool's description ends "
          "with its group (DESIGN's catalog): [inspection] look at the drawing and the scene before deciding "
          "anything; [diagnostics] locate problems, ranked by severity, before planning an edit; [semantic] "
          "relate the geometry to what the drawing shows; [suggestion] find edits worth making, each measured "

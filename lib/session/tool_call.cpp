@@ -122,6 +122,12 @@ std::string read_scene_input(const std::string& input, const CommonOptions& c, s
     return rid;
   }
   const std::string text = read_input(input, kMaxSceneBytes);
+  // Nothing on standard input while a store is at hand: most likely its HEAD was meant.
+  if (store && input == "-" && text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error(Code::invalid_scene,
+                fmt::format("empty input: expected a scene document on standard input; to work on the store's HEAD, "
+                            "pass --rev HEAD ({} --rev HEAD ...)", command),
+                {{"hint", "--rev HEAD"}});
   refuse_image_as_scene(text, input, command);
   scene = parse_scene(text);
   return revision_id_of(scene, text);
@@ -219,7 +225,7 @@ json tool_envelope(const ToolInvocation& inv, const CommonOptions& c, std::optio
   } else {
     rid = read_scene_input(inv.input, c, store, scene, tool.executable + " " + tool.subcommand);
   }
-  ToolContext ctx{scene, store ? &*store : nullptr, rid, c.oracle};
+  ToolContext ctx{scene, store ? &*store : nullptr, rid, c.oracle, c.store.value_or("")};
   ToolResult result;
   json env = run_tool(tool, ctx, request, result);
   json embedded = json::object();

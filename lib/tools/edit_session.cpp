@@ -4,9 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
+#include <functional>
+#include <optional>
+#include <regex>
+#include <set>
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/messages.hpp"
 #include "edit/edit.hpp"
 #include "core/scene_check.hpp"
@@ -33,6 +39,57 @@ EditBaseline edit_baseline(const ToolContext& ctx) {
   return b;
 }
 
+namespace {
+
+// A batch element's reference to an id an earlier element added: "$N.added[K]".
+struct IdReference {
+  size_t element, k;
+};
+
+// Reads a string that starts as a reference ("$" and a digit); anything else starting so is refused.
+std::optional<IdReference> batch_reference(const std::string& s, size_t index) {
+  if (s.size() < 2 || s[0] != '$' || !std::isdigit(static_cast<unsigned char>(s[1]))) return std::nullopt;
+  static const std::regex form(R"(\$([0-9]{1,6})\.added\[([0-9]{1,6})\])");
+  std::smatch m;
+  if (!std::regex_match(s, m, form))
+    throw Error(Code::invalid_selection, fmt::format("edit {}: '{}' is not a reference (the form is $N.added[K])", index, s),
+                {{"index", index}, {"reference", s}});
+  const IdReference r{std::stoul(m[1]), std::stoul(m[2])};
+  if (r.element >= index)
+    throw Error(Code::invalid_selection,
+                fmt::format("edit {}: '{}' refers to edit {}, which does not run before it", index, s, r.element),
+                {{"index", index}, {"reference", s}});
+  return r;
+}
+
+// Replaces each reference in `v` by what `resolve` gives; returns whether any was found. The note
+// is text, and a nested batch (ApplyEdits' edits) resolves its own references.
+bool map_references(json& v, size_t index, const std::function<std::string(const IdReference&, const std::string&)>& resolve,
+                    bool top = true) {
+  bool any = false;
+  if (v.is_string()) {
+    if (auto r = batch_reference(v.get<std::string>(), index)) {
+      v = resolve(*r, v.get<std::string>());
+      any = true;
+    }
+  } else if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (!(top && (it.key() == "note" || it.key() == "edits"))) any = map_references(it.value(), index, resolve, false) || any;
+  } else if (v.is_array()) {
+    for (auto& x : v) any = map_references(x, index, resolve, false) || any;
+  }
+  return any;
+}
+
+std::set<std::string> ids_of(const Scene& s) {
+  std::set<std::string> ids;
+  if (s.primitives)
+    for (const auto& p : *s.primitives) ids.insert(p.id);
+  return ids;
+}
+
+}  // namespace
+
 EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps, const EditBaseline* base) {
   if (steps.empty()) throw Error(Code::invalid_selection, "no edits to apply");
   EditSession out;
@@ -43,16 +100,39 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
     for (const char* kind : {"primitive", "region"})
       if (int mark = ctx.store->id_mark(kind); mark > id_high_mark(out.scene, kind)) out.scene.extra["id_marks"][kind] = mark;
   }
-  for (const auto& step : steps) {
+  std::vector<std::vector<std::string>> added;  // by each step, in id order
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const EditStep& step = steps[i];
     stop_if_cancelled();  // between edits: a dry run of many (suggestions, alternatives) stops within one
     ToolContext c{out.scene, ctx.store, ctx.revision_id};
-    ToolResult r = step.tool->run(c, normalize_request(*step.tool, step.request));  // as run_tool does
-    if (r.scene) {
-      settle(out.scene, *r.scene, r.touched, r.reroute, r.warnings);
-      out.scene = std::move(*r.scene);
+    const std::set<std::string> had = ids_of(out.scene);
+    ToolResult r;
+    try {
+      json request = step.request;
+      map_references(request, i, [&](const IdReference& ref, const std::string& text) {
+        if (ref.k >= added[ref.element].size())
+          throw Error(Code::invalid_selection, fmt::format("'{}': edit {} added {} primitive(s)", text, ref.element,
+                                                           added[ref.element].size()),
+                      {{"reference", text}});
+        return added[ref.element][ref.k];
+      });
+      r = step.tool->run(c, normalize_request(*step.tool, request));  // as run_tool does
+      if (r.scene && !r.settled) settle(out.scene, *r.scene, r.touched, r.reroute, r.warnings);
+    } catch (const Error& e) {
+      if (steps.size() == 1) throw;
+      json details = e.details().is_object() ? e.details() : json::object();
+      details["index"] = i;
+      details["tool"] = step.tool->name;
+      throw Error(e.code(), fmt::format("edit {} ({}): {}", i, step.tool->name, e.what()), details);
     }
+    if (r.scene) out.scene = std::move(*r.scene);
+    std::vector<std::string> fresh;
+    for (const auto& id : ids_of(out.scene))
+      if (!had.count(id)) fresh.push_back(id);
     json fields = r.fields;
     fields["tool"] = step.tool->name;
+    if (steps.size() > 1) fields["added_primitive_ids"] = fresh;  // what "$i.added[K]" names
+    added.push_back(std::move(fresh));
     out.results.push_back(fields);
     out.llm_text += (out.llm_text.empty() ? "" : "\n") + r.llm_text;
     out.warnings.insert(out.warnings.end(), r.warnings.begin(), r.warnings.end());
@@ -140,9 +220,63 @@ std::vector<EditStep> parse_batch(const json& list) {
                   fmt::format("edit {}: '{}' is not an edit tool{}", i, name, hint.empty() ? "" : ": " + hint),
                   {{"index", i}});
     }
-    steps.push_back({t, normalize_request(*t, request)});
+    // An element with references is checked with each standing for an id of the right form; it
+    // is completed once they are resolved (apply_edits).
+    try {
+      json probe = request;
+      const bool refers = map_references(probe, i, [](const IdReference&, const std::string&) { return std::string("p_0000"); });
+      json normalized = normalize_request(*t, probe);
+      steps.push_back({t, refers ? request : std::move(normalized)});
+    } catch (const Error& err) {
+      if (list.size() == 1) throw;
+      json details = err.details().is_object() ? err.details() : json::object();
+      details["index"] = i;
+      details["tool"] = t->name;
+      throw Error(err.code(), fmt::format("edit {} ({}): {}", i, t->name, err.what()), details);
+    }
   }
   return steps;
+}
+
+json batch_json(const std::vector<EditStep>& steps) {
+  json out = json::array();
+  for (const auto& s : steps) {
+    json e = s.request;
+    e.erase("dry_run");
+    e.erase("note");
+    e["tool"] = s.tool->name;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string apply_id(const std::string& revision_id, const std::vector<EditStep>& steps) {
+  return revision_id.substr(0, 12) + "." + sha256_hex(revision_id + "\n" + batch_json(steps).dump()).substr(0, 12);
+}
+
+json apply_request(const ToolContext& ctx, const std::vector<EditStep>& steps) {
+  return {{"apply_id", apply_id(ctx.revision_id, steps)}, {"edits", batch_json(steps)}};
+}
+
+namespace {
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string apply_command(const ToolContext& ctx, const json& apply) {
+  const Tool* t = find_tool("ApplyEdits");
+  // The revision measured: HEAD while it is HEAD, else by its id (applying there is a conflict, as
+  // the one recording rule says); a scene that is no revision of the store comes on standard input.
+  std::string where;
+  if (ctx.store && ctx.store->has_object(ctx.revision_id))
+    where = (ctx.store_option.empty() ? "" : " --store " + shell_quoted(ctx.store_option)) + " --rev " +
+            (ctx.store->head_id() == ctx.revision_id ? std::string("HEAD") : ctx.revision_id);
+  return fmt::format("{} {}{} --request {}", t->executable, t->subcommand, where, shell_quoted(apply.dump()));
 }
 
 std::string edit_summary(const EditSession& s) {

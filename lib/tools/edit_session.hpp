@@ -40,12 +40,30 @@ struct EditBaseline {
 EditBaseline edit_baseline(const ToolContext& ctx);
 
 // Runs the steps on ctx.scene (with the store's id marks, so the ids are those the recorded edit
-// gets). Throws the first step's Error (nothing is kept). `base`: ctx's baseline, when known.
+// gets), each step's references to ids earlier steps added resolved first. Throws the first
+// step's Error (nothing is kept); in a batch of several, its message and details name the step
+// (index, tool). `base`: ctx's baseline, when known.
 EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& steps, const EditBaseline* base = nullptr);
 
 // Parses a batch: a list of {"tool": NAME, ...fields} (or the catalog's EditSpec
-// {"kind": edit_kind, "payload": {...}}); every tool must be an edit tool.
+// {"kind": edit_kind, "payload": {...}}); every tool must be an edit tool. A string field of
+// element i may be a reference "$N.added[K]" (N < i): the K-th, from 0 in id order, of the
+// primitive ids element N added; an id a batch creates cannot be known before it runs.
 std::vector<EditStep> parse_batch(const json& list);
+
+// The batch as ApplyEdits and the apply id read it: each step {"tool": NAME, ...fields}, without
+// dry_run and note.
+json batch_json(const std::vector<EditStep>& steps);
+// The id that applies exactly this batch to exactly this revision (ApplyEdits): the revision
+// id's first 12 hex digits, a dot, and 12 of the sha256 of the revision id and batch_json.
+// Deterministic; its revision part tells a stale id (conflict) from a batch that is not the one
+// measured.
+std::string apply_id(const std::string& revision_id, const std::vector<EditStep>& steps);
+// The ApplyEdits request that applies the batch measured on ctx's revision: {apply_id, edits}.
+json apply_request(const ToolContext& ctx, const std::vector<EditStep>& steps);
+// The command line that makes that request, runnable as printed: on the store's revision (--rev
+// HEAD while it is HEAD; --store as the session was given it), else on a scene on standard input.
+std::string apply_command(const ToolContext& ctx, const json& apply);
 
 // The before/after table and the id changes, as text.
 std::string edit_summary(const EditSession& s);

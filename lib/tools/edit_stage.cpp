@@ -1,12 +1,14 @@
 // sv-edit's escalations: ReorderTour (the draw order by hand, or pins with the rest re-optimized),
 // RerunStage (a pipeline stage again with other thresholds, on a region or the whole drawing),
-// and SimulateEdit (a batch of edits as a dry run; the suggestion group's, served by sv-edit).
+// SimulateEdit (a batch of edits as a dry run; the suggestion group's, served by sv-edit) and
+// ApplyEdits (a batch, or what SimulateEdit and SuggestOptimizations measured, applied as one edit).
 // Each tool's registry entry (catalog number, name, group, schemas) stands right after its handler.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <regex>
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
@@ -468,6 +470,8 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts) {
                   {"f1_delta", round3(e.delta("f1"))}, {"f1_1px_delta", round3(e.delta("f1_1px"))},
                   {"risk", suggest::risk(e)}, {"merit", round_to(merit, 1e-4)}, {"new_primitive_ids", s.added},
                   {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}});
+      const json apply = apply_request(ctx, parse_batch(alts[i]));
+      row.update({{"apply_id", apply["apply_id"]}, {"apply", apply}, {"command", apply_command(ctx, apply)}});
     } catch (const Error& err) {
       row["refused"] = {{"code", code_name(err.code())}, {"message", err.what()}};
     }
@@ -485,9 +489,12 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts) {
                       ? fmt::format("\n{}. alternative {}: refused: {}", k + 1, tried[k].index, row["refused"]["message"].get<std::string>())
                       : fmt::format("\n{}. alternative {}: {:+.0f} ms, f1 {:+.3f}, f1@1px {:+.3f}, {} risk", k + 1, tried[k].index,
                                     row["draw_time_delta_ms"].get<double>(), row["f1_delta"].get<double>(),
-                                    row["f1_1px_delta"].get<double>(), row["risk"].get<std::string>());
+                                    row["f1_1px_delta"].get<double>(), row["risk"].get<std::string>()) +
+                          (row.contains("apply_id") ? ", apply_id " + row["apply_id"].get<std::string>() : "");
+    if (row.contains("command")) r.human_text += fmt::format("\nalternative {} apply: {}", tried[k].index, row["command"].get<std::string>());
     table.push_back(row);
   }
+  r.human_text = r.llm_text + r.human_text;
   r.fields = {{"before", base.before}, {"after", tried.empty() || tried[0].row.contains("refused") ? json::object() : tried[0].row["after"]},
               {"alternatives", table}};
   return r;
@@ -527,11 +534,15 @@ ToolResult simulate_edit(const ToolContext& ctx, const SimulateRequest& req) {
   }
   ToolResult r;
   r.warnings = s.warnings;
+  const json apply = apply_request(ctx, steps);
   r.fields = {{"before", before}, {"after", after}, {"new_primitive_ids", s.added},
-              {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}, {"edits", s.results}};
-  r.llm_text = "simulated (nothing changed): " + s.llm_text + "\n" + edit_summary(s);
+              {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}, {"edits", s.results},
+              {"apply_id", apply["apply_id"]}, {"apply", apply}, {"command", apply_command(ctx, apply)}};
+  r.llm_text = "simulated (nothing changed): " + s.llm_text + "\n" + edit_summary(s) +
+               fmt::format("\napply exactly this: ApplyEdits with apply_id {} and these edits", apply["apply_id"].get<std::string>());
   for (const auto& [k, v] : after.items())
     if (!s.after.contains(k)) r.llm_text += fmt::format("\n{}: {} -> {}", k, before.value(k, json()).dump(), v.dump());
+  r.human_text = r.llm_text + "\napply: " + r.fields["command"].get<std::string>();
   if (req.return_render)
     r.images["simulation"] = change_sheet(ctx.scene, s.scene, "before", "after (simulated)", s.added, s.removed, s.changed);
   return r;
@@ -562,16 +573,80 @@ Tool simulate_edit_entry() {
                  {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
                  {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")},
                  {"alternatives", S::array({{"type", "object"}}, "with alternatives: one row each, best first (rank, "
-                                                                 "alternative, after, deltas, risk, merit, or refused)")}},
+                                                                 "alternative, after, deltas, risk, merit, apply, or refused)")},
+                 {"apply_id", S::string("")},
+                 {"apply", {{"type", "object"}, {"description", "ApplyEdits applies it so"}}},
+                 {"command", S::string("")}},
                 {"before", "after"}),
       simulate_edit, ToolKind::read, "sv-edit");
+}
+
+// ---------------------------------------------------------------- ApplyEdits
+
+struct ApplyRequest {
+  json edits;
+  std::optional<std::string> apply_id;
+};
+
+// A batch applied as one edit: each step settled as it runs, exactly as SimulateEdit and
+// SuggestOptimizations measured it, so the revision has the predicted metrics.
+ToolResult apply_edits_tool(const ToolContext& ctx, const ApplyRequest& req) {
+  const std::vector<EditStep> steps = parse_batch(req.edits);
+  const std::string id = apply_id(ctx.revision_id, steps);
+  for (const auto& step : steps)
+    if (step.request.value("dry_run", false))
+      throw Error(Code::invalid_selection, "ApplyEdits: dry_run goes on ApplyEdits itself, not on an edit of its batch");
+  if (req.apply_id && *req.apply_id != id) {
+    const std::string& given = *req.apply_id;
+    static const std::regex form("[0-9a-f]{12}\\.[0-9a-f]{12}");
+    if (!std::regex_match(given, form))
+      throw Error(Code::invalid_selection,
+                  fmt::format("'{}' is not an apply id (12 hex digits of the revision, a dot, 12 of the batch's hash, as "
+                              "SimulateEdit and SuggestOptimizations give it)", given),
+                  {{"apply_id", given}});
+    const std::string on = given.substr(0, 12);
+    if (on != ctx.revision_id.substr(0, 12))
+      throw Error(Code::conflict,
+                  fmt::format("apply id {} was computed on revision {}, and this is revision {} (HEAD has moved): "
+                              "simulate or suggest again on it",
+                              given, on, ctx.revision_id.substr(0, 12)),
+                  {{"apply_id", given}, {"computed_on", on}, {"revision_id", ctx.revision_id}});
+    throw Error(Code::invalid_selection,
+                fmt::format("apply id {} was not computed for these edits (they give {}): state the batch as simulated",
+                            given, id),
+                {{"apply_id", given}, {"expected", id}});
+  }
+  EditSession s = apply_edits(ctx, steps);
+  ToolResult r;
+  r.scene = std::move(s.scene);
+  r.settled = true;
+  r.warnings = s.warnings;
+  r.fields = {{"apply_id", id}, {"edits", s.results}};
+  r.llm_text = fmt::format("applied {} edit(s) as one (apply id {}):\n{}", steps.size(), id, s.llm_text);
+  return r;
+}
+
+Tool apply_edits_entry() {
+  using R = ApplyRequest;
+  return typed_tool<R>(
+      47, "ApplyEdits", "mutation",
+      "Apply a batch as one revision, exactly as SimulateEdit or SuggestOptimizations measured it: pass their apply "
+      "({apply_id, edits}); a conflict once HEAD has left apply_id's revision. \"$N.added[K]\": an id edit N added.",
+      {{field("edits", &R::edits,
+              S::array({{"type", "object"}}, "[{\"tool\": NAME, ...fields}], as SimulateEdit's edits")),
+        field("apply_id", &R::apply_id,
+              S::nullable(S::string("the id SimulateEdit or SuggestOptimizations gave; checked against the revision and the edits")))},
+       {"edits"}},
+      S::object({{"apply_id", S::string("")}, {"edits", S::array({{"type", "object"}}, "each edit's own result fields, in order")}},
+                {"apply_id"}),
+      apply_edits_tool, ToolKind::edit);
 }
 
 }  // namespace
 
 // The entries defined above, each after its handler (the catalog number, not this list, orders them).
 void add_stage_edit_tools(std::vector<Tool>& out) {
-  for (auto entry : {reorder_tour_entry, rerun_stage_entry, simulate_edit_entry})
+  for (auto entry : {reorder_tour_entry, rerun_stage_entry, simulate_edit_entry, apply_edits_entry})
     out.push_back(entry());
 }
 

@@ -25,12 +25,13 @@ namespace {
 
 namespace S = schema;
 
-// The request as printed: the tool and its fields, and the command line that applies it.
-json request_json(const suggest::Candidate& c) {
-  const Tool* t = find_tool(c.tool);
-  return {{"tool", c.tool},
-          {"request", c.request},
-          {"command", fmt::format("{} {} --request '{}'", t->executable, t->subcommand, c.request.dump())}};
+// The request as printed: the tool and its fields, the ApplyEdits request that applies exactly
+// it to this revision, and the command line that makes that request.
+json request_json(const ToolContext& ctx, const suggest::Candidate& c) {
+  json edit = c.request;
+  edit["tool"] = c.tool;
+  const json apply = apply_request(ctx, parse_batch(json::array({edit})));
+  return {{"tool", c.tool}, {"request", c.request}, {"apply", apply}, {"command", apply_command(ctx, apply)}};
 }
 
 struct Measured {
@@ -114,6 +115,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   for (size_t i = 0; i < keep; ++i) {
     const Measured& x = m[i];
     const suggest::Effect& e = x.effect;
+    const json request = request_json(ctx, x.candidate);
     json c = {{"candidate_id", fmt::format("c{}", i + 1)},
               {"description", x.candidate.description},
               {"edit_kind", x.candidate.edit_kind},
@@ -127,7 +129,8 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
               {"risk", suggest::risk(e)},
               {"rationale", x.candidate.rationale},
               {"merit", round_to(x.merit, 1e-4)},
-              {"request", request_json(x.candidate)}};
+              {"apply_id", request["apply"]["apply_id"]},
+              {"request", request}};
     if (!x.candidate.merge_kind.empty()) c["merge_kind"] = x.candidate.merge_kind;
     list.push_back(c);
     text += fmt::format("\nc{}: {} ({}): {:+.0f} ms, f1 {:+.3f}, f1@1px {:+.3f}, pen-ups {:+d}, primitives {:+d}, {} risk", i + 1,
@@ -169,9 +172,12 @@ json candidate_schema() {
        {"risk", S::enumeration({"low", "medium", "high"}, "")},
        {"rationale", S::string("")},
        {"merit", S::number("gain on the objectives per fidelity lost: the rank")},
-       {"request", S::object({{"tool", S::string("")}, {"request", {{"type", "object"}}}, {"command", S::string("")}},
-                             {"tool", "request", "command"}, "what applies it, exactly as measured")}},
-      {"candidate_id", "edit_kind", "target_primitive_ids", "predicted_draw_time_delta_ms", "predicted_fidelity_delta", "risk",
+       {"apply_id", S::string("the id that applies exactly this candidate to this revision (ApplyEdits)")},
+       {"request", S::object({{"tool", S::string("")}, {"request", {{"type", "object"}}},
+                              {"apply", {{"type", "object"}, {"description", "the ApplyEdits request: {apply_id, edits}"}}},
+                              {"command", S::string("the command line that makes it, runnable as printed")}},
+                             {"tool", "request", "apply", "command"}, "what applies it, exactly as measured")}},
+      {"candidate_id", "apply_id", "edit_kind", "target_primitive_ids", "predicted_draw_time_delta_ms", "predicted_fidelity_delta", "risk",
        "rationale", "request"});
 }
 
@@ -182,7 +188,7 @@ Tool suggest_optimizations_entry() {
       "Ranked, ready-to-run candidate edits — merges, tangent joints, reversals, snaps, deletions of duplicates and of "
       "strokes with no ink, smoothing, and the looser stage threshold — each applied in a dry run with the same "
       "settle as the edit, so its predicted draw-time, fidelity (against the ink), primitive and pen-up deltas are "
-      "what applying its request gives. Start a refinement here.",
+      "what ApplyEdits with its request.apply gives. Start a refinement here.",
       {{field<R, json>("in_region", &R::in_region, S::region("only candidates touching this region")),
         field("optimize_for", &R::optimize_for,
               S::with_default(S::array(S::enumeration({"draw_time", "pixel_fidelity", "semantic_fidelity", "primitive_count",
@@ -241,7 +247,7 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const MergeSimilarRequ
                     {"ink_uncovered_px", round3(std::max(0.0, lost))},
                     {"safe", safe},
                     {"rationale", g.edit.rationale},
-                    {"request", request_json(g.edit)}});
+                    {"request", request_json(ctx, g.edit)}});
     text += fmt::format("\n{} {}: {}; rms {:.2f} px, max {:.2f} px (tolerance {:.2f}), {}", g.edit.merge_kind,
                         id_list(g.edit.targets), g.edit.rationale, g.fit_rms_px, g.fit_max_px, g.tolerance_px,
                         safe ? "safe" : "not safe");

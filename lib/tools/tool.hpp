@@ -30,6 +30,7 @@ struct ToolContext {
   Store* store = nullptr;
   std::string revision_id;  // of `scene` (its content hash)
   std::string oracle{};     // the oracle command (--oracle, $SV_ORACLE; oracle/oracle.hpp); empty: none
+  std::string store_option{};  // --store as the session was given it, for the commands a tool prints; empty: found
 };
 
 // What a handler returns; the runner wraps it into the envelope of DESIGN §4.
@@ -45,6 +46,7 @@ struct ToolResult {
   std::optional<Scene> scene;
   std::set<std::string> touched;  // primitives whose geometry the edit changed or created
   bool reroute = true;
+  bool settled = false;  // `scene` is settled already (a batch ApplyEdits ran step by step)
 };
 
 struct Tool {
@@ -104,7 +106,7 @@ void add_diagnostic_tools(std::vector<Tool>& out);     // diagnostics.cpp: Analy
 void add_semantic_tools(std::vector<Tool>& out);       // semantic.cpp: IdentifyVisualForms, EvaluateSemanticFidelity, IdentifyImpliedRelationships
 void add_evaluation_tools(std::vector<Tool>& out);     // evaluation.cpp: EvaluateRevision, CompareRevisions, ProjectParetoPosition
 void add_edit_tools(std::vector<Tool>& out);           // edit_basic.cpp: delete, add, reverse, define a region, label roles
-void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate a batch
+void add_stage_edit_tools(std::vector<Tool>& out);     // edit_stage.cpp: reorder the tour, rerun a stage, simulate and apply a batch
 void add_suggestion_tools(std::vector<Tool>& out);     // suggestion.cpp: SuggestOptimizations, MergeSimilarElements
 void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: merge, split, replace, refit, snap, relations, smooth
 void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools

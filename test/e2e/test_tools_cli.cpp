@@ -39,10 +39,10 @@ TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e]
     CHECK(!t["description"].get<std::string>().empty());
   }
   // Every executable's tools: 20 here, 5 in sv-simulate, 13 mutations + LabelSemanticRoles +
-  // SimulateEdit in sv-edit, 6 history tools in sv-commit.
+  // SimulateEdit + ApplyEdits in sv-edit, 6 history tools in sv-commit.
   auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
-  CHECK(all["count"] == 46);
-  CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-edit") + " tools").out)["count"] == 15);
+  CHECK(all["count"] == 47);
+  CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-edit") + " tools").out)["count"] == 16);
   CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-commit") + " tools").out)["count"] == 6);
   auto man = svtest::run(diagnose("tools --man"));
   CHECK(man.out.find(".TS") == 0);

@@ -60,8 +60,8 @@ TEST_CASE("the MCP server answers a line with one reply line, a notification wit
   const json line = reply(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})");
   CHECK(line.dump().find('\n') == std::string::npos);
   CHECK(line.at("result").at("tools").size() == registry().size());
-  // The whole listing loads in a few thousand tokens: under 64 KB.
-  CHECK(line.dump().size() < 64000);
+  // The whole listing loads in a few thousand tokens: under 65 KB (47 tools, ApplyEdits the last).
+  CHECK(line.dump().size() < 65000);
   // A tool's output schema takes its result and the error envelope; its input schema has the
   // request's fields, of the same types, required alike, and accepts what the full one accepts.
   for (const Tool& t : registry()) {

@@ -125,7 +125,9 @@ TEST_CASE("a stroke driven the wrong way round: the top suggestion reverses it",
   CHECK(cands[0]["target_primitive_ids"] == json({"p_0002"}));
   CHECK(cands[0]["predicted_draw_time_delta_ms"].get<double>() < -1000);
   CHECK(cands[0]["risk"] == "low");
-  CHECK(cands[0]["request"]["command"].get<std::string>().rfind("sv-edit reverse-direction --request ", 0) == 0);
+  // Applied by ApplyEdits with its id (no store here: the scene on standard input).
+  CHECK(cands[0]["request"]["command"].get<std::string>().rfind("sv-edit apply-edits --request ", 0) == 0);
+  CHECK(cands[0]["request"]["apply"]["edits"][0]["tool"] == "ReverseDirection");
   check_predictions(s);
 }
 
