@@ -110,6 +110,7 @@ json output_schema(const Tool& t) {
 }
 
 json annotations(const Tool& t) {
+  if (t.writes_files) return {{"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", true}};
   if (t.kind == ToolKind::read || t.changes_nothing) return {{"readOnlyHint", true}};
   return {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}};
 }
@@ -126,6 +127,15 @@ json call_result(const Tool& t, json envelope) {
                          {"annotations", {{"audience", audience}}}});
     envelope.erase("images_png_base64");
   }
+  // A file's text goes once, as the file it is, for the model and the person alike.
+  if (t.inline_text && envelope.value("text", json()).is_string()) {
+    content.push_back({{"type", "resource"},
+                       {"resource", {{"uri", fmt::format("sv://revision/{}/{}", envelope.value("revision_id", ""),
+                                                         envelope.value("format", ""))},
+                                     {"mimeType", envelope.value("media_type", "text/plain")},
+                                     {"text", envelope["text"]}}}});
+    envelope.erase("text");
+  }
   const bool failed = !envelope.value("ok", false);
   return {{"content", content}, {"structuredContent", envelope}, {"isError", failed}};
 }
@@ -137,14 +147,15 @@ std::string instructions() {
                  Code::invalid_selection, Code::unsolvable_constraint, Code::no_result, Code::conflict,
                  Code::corrupt_object, Code::io_error, Code::internal})
     codes += std::string(codes.empty() ? "" : ", ") + code_name(c);
-  return "Every tool runs on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
+  return "Start from an image with TraceImage, write a revision out with ExportDrawing; every other tool runs "
+         "on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
          "suggestion tools propose edits and SimulateEdit measure them, then apply one edit at a time; each "
          "edit becomes a new revision, so nothing is lost and Revert undoes it. Each tool's description ends "
          "with its group (DESIGN's catalog): [inspection] look at the drawing and the scene before deciding "
          "anything; [diagnostics] locate problems, ranked by severity, before planning an edit; [semantic] "
          "relate the geometry to what the drawing shows; [suggestion] find edits worth making, each measured "
          "in a dry run; [mutation] apply a checked plan (dry_run: true changes nothing); [evaluation] score "
-         "or compare revisions; [history] move between revisions, branch, finish the session. A read-only "
+         "or compare revisions; [history] start from an image, move between revisions, branch, finish the session. A read-only "
          "tool (readOnlyHint) records no revision; an edit records the edited scene as a new revision and "
          "moves HEAD to it; no tool destroys anything: every revision is kept. Every result's structured "
          "content has, besides the fields its tool lists: ok (true), tool, revision_id (the revision it ran "
