@@ -251,3 +251,46 @@ TEST_CASE("ExportDrawing writes only inside the drawing's directory", "[e2e][exp
   CHECK(export_drawing(d, {{"format", "gcode"}, {"options", {{"gcode-units", "furlongs"}}}}).status == 2);
   CHECK(export_drawing(d, {{"format", "view"}, {"options", {{"show-ids", "yes"}}}}).status == 2);
 }
+
+TEST_CASE("sv-mcp: TraceImage into an empty store, then ExportDrawing's text as one embedded resource", "[e2e][export][mcp]") {
+  const fs::path d = drawing_dir("export-mcp");
+  auto call = [](int id, const std::string& name, const json& args) {
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", {{"name", name}, {"arguments", args}}}}
+        .dump();
+  };
+  spit(d / "session.ndjson",
+       json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}, {"params", {{"protocolVersion", "2025-11-25"}}}}.dump() +
+           "\n" + call(2, "TraceImage", {{"image", "drawing.png"}}) + "\n" + call(3, "ExportDrawing", {{"format", "gcode"}}) +
+           "\n" + call(4, "ExportDrawing", {{"format", "svg"}, {"path", "drawing.svg"}}) + "\n");
+  Run r = in(d, bin("sv-mcp") + " < session.ndjson");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::vector<json> replies;
+  size_t start = 0;
+  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1)
+    replies.push_back(json::parse(r.out.substr(start, nl - start)));
+  REQUIRE(replies.size() == 4);
+  const json traced = replies[1]["result"];
+  REQUIRE(traced["isError"] == false);
+  const std::string head = traced["structuredContent"]["revision_id"];
+  CHECK(json::parse(head_scene(d))["revision"]["id"] == head);
+
+  const json inl = replies[2]["result"];
+  REQUIRE(inl["isError"] == false);
+  CHECK(!inl["structuredContent"].contains("text"));
+  REQUIRE(inl["content"].size() == 2);
+  const json& resource = inl["content"][1];
+  CHECK(resource["type"] == "resource");
+  CHECK(resource["resource"]["uri"] == "sv://revision/" + head + "/gcode");
+  CHECK(resource["resource"]["mimeType"] == "text/plain");
+  Run cli = in(d, bin("sv-commit") + " show HEAD | " + bin("sv-simulate") +
+                      " --no-store --gcode cli.gcode --svg cli.svg -o /dev/null");
+  REQUIRE(cli.status == 0);
+  CHECK(resource["resource"]["text"] == slurp(d / "cli.gcode"));
+  CHECK(inl["structuredContent"]["sha256"].get<std::string>().size() == 64);
+
+  const json file = replies[3]["result"];
+  REQUIRE(file["isError"] == false);
+  CHECK(file["content"].size() == 1);
+  CHECK(slurp(d / "drawing.svg") == slurp(d / "cli.svg"));
+}
