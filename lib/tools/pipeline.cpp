@@ -32,8 +32,11 @@ namespace {
 
 namespace S = schema;
 
-// The directory the drawing lives in: the store's parent.
-fs::path drawing_dir(const Store& store) { return store.root().parent_path(); }
+// The directory the drawing lives in: the store's parent ("." for a store named relative to it).
+fs::path drawing_dir(const Store& store) {
+  const fs::path dir = store.root().parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
 
 // ---------------------------------------------------------------- TraceImage
 
@@ -204,7 +207,7 @@ ToolResult trace_image(const ToolContext& ctx, const TraceRequest& req) {
 Tool trace_image_entry() {
   using R = TraceRequest;
   Tool t = typed_tool<R>(
-      47, "TraceImage", "history",
+      48, "TraceImage", "history",
       "Start from an image (PNG, JPEG, TIFF, BMP, WebP): sv-skeleton, sv-fit, sv-route and sv-simulate into the "
       "store, recorded as their pipeline records it; HEAD ends on the simulated drawing.",
       {{field("image", &R::image,
@@ -399,7 +402,7 @@ ToolResult export_drawing(const ToolContext& ctx, const ExportRequest& req) {
 Tool export_drawing_entry() {
   using R = ExportRequest;
   Tool t = typed_tool<R>(
-      48, "ExportDrawing", "evaluation",
+      49, "ExportDrawing", "evaluation",
       "A revision as the file sv-simulate writes: the robot's command stream, G-code, SVG, animated SVG or PNG view; "
       "to a file in the drawing's directory, or inline. Records nothing.",
       {{field("revision_id", &R::revision_id,
