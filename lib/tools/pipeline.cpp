@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/hash.hpp"
@@ -115,7 +116,13 @@ ToolResult trace_image(const ToolContext& ctx, const TraceRequest& req) {
   refuse_known_non_image(bytes, req.image);
   auto settings = split_settings(req.set);
 
+  // Between stages a cancelled call stops (sv-mcp), before anything is recorded.
+  auto next_stage = [](int done, const char* stage) {
+    stop_if_cancelled();
+    report_progress(done, 4, stage);
+  };
   // sv-skeleton IMAGE: the path as given, as the stage records it.
+  next_stage(0, "sv-skeleton");
   const cv::Mat gray = decode_image(bytes);
   Scene traced;
   traced.source = Source{req.image, sha256_hex(bytes), gray.cols, gray.rows, 0};
@@ -124,6 +131,7 @@ ToolResult trace_image(const ToolContext& ctx, const TraceRequest& req) {
   runs.push_back(seal(std::move(traced), "", "sv-skeleton", settings["sv-skeleton"].args, ""));
 
   // sv-fit [--fast]
+  next_stage(1, "sv-fit");
   Scene fitted = next_input(runs.back());
   FitOptions fo{req.fast ? fast_overrides() : std::map<std::string, double>{}};
   for (const auto& [k, v] : settings["sv-fit"].values) fo.overrides[k] = v;
@@ -134,6 +142,7 @@ ToolResult trace_image(const ToolContext& ctx, const TraceRequest& req) {
   runs.push_back(seal(std::move(fitted), runs.back().scene.revision.id, "sv-fit", fit_args, ""));
 
   // sv-route [--footprint-mm MM] [--robot MODEL] [--start POSE]
+  next_stage(2, "sv-route");
   Scene routed = next_input(runs.back());
   RouteOptions ro;
   json route_args = json::array();
@@ -159,12 +168,14 @@ ToolResult trace_image(const ToolContext& ctx, const TraceRequest& req) {
   runs.push_back(seal(std::move(routed), runs.back().scene.revision.id, "sv-route", route_args, ""));
 
   // sv-simulate [--note NOTE]
+  next_stage(3, "sv-simulate");
   Scene simulated = next_input(runs.back());
   drop_downstream_of_route(simulated);
   simulate(simulated, SimulateOptions{});
   const std::string note = req.note.value_or("");
   runs.push_back(seal(std::move(simulated), runs.back().scene.revision.id, "sv-simulate", json::array(), note));
 
+  stop_if_cancelled();
   // All four computed: now recorded one after the other, each from the one before, as the
   // pipeline records them; HEAD moves only from what it named when the call began.
   ToolResult r;
@@ -172,8 +183,8 @@ ToolResult trace_image(const ToolContext& ctx, const TraceRequest& req) {
   std::string expected = head_seen;
   json ids = json::array();
   for (StageRun& run : runs) {
-    const std::string why = run.scene.revision.tool + (run.scene.revision.tool == "sv-simulate" && !note.empty() ? ": " + note : "");
-    expected = store.record(run.scene, expected, why);
+    const RevisionInfo& rev = run.scene.revision;
+    expected = store.record(run.scene, expected, rev.tool + (rev.note.empty() ? "" : ": " + rev.note));
     ids.push_back(expected);
     for (const auto& w : run.scene.warnings) r.warnings.push_back(run.scene.revision.tool + ": " + w);
   }
