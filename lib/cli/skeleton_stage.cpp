@@ -21,20 +21,6 @@ namespace {
 // Above this many pixels (a phone photo) tracing takes seconds: its stages are shown.
 constexpr size_t kProgressPixels = 4'000'000;
 
-// What the input is when it is plainly no image sv-skeleton reads: a scene (JSON), which the
-// later stages take, or a GIF. invalid_raster as any unreadable image.
-void refuse_known_non_image(const std::string& bytes, const std::string& path) {
-  const size_t first = bytes.find_first_not_of(" \t\r\n");
-  const std::string name = input_name(path);
-  if (first != std::string::npos && bytes[first] == '{')
-    throw Error(Code::invalid_raster, fmt::format("{} is JSON (a scene?), not an image: sv-skeleton reads PNG, JPEG, "
-                                                  "TIFF, BMP or WebP; a scene goes to sv-fit, sv-route or sv-simulate",
-                                                  name));
-  if (image_signature(bytes) == std::optional<std::string>("GIF"))
-    throw Error(Code::invalid_raster,
-                fmt::format("{} is a GIF image: sv-skeleton reads PNG, JPEG, TIFF, BMP or WebP (convert it first)", name));
-}
-
 }  // namespace
 
 Stage skeleton_stage() {

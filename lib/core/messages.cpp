@@ -165,4 +165,16 @@ void refuse_image_as_scene(std::string_view bytes, const std::string& path, cons
               {{"format", *format}});
 }
 
+void refuse_known_non_image(std::string_view bytes, const std::string& path) {
+  const size_t first = bytes.find_first_not_of(" \t\r\n");
+  const std::string name = input_name(path);
+  if (first != std::string::npos && bytes[first] == '{')
+    throw Error(Code::invalid_raster, fmt::format("{} is JSON (a scene?), not an image: sv-skeleton reads PNG, JPEG, "
+                                                  "TIFF, BMP or WebP; a scene goes to sv-fit, sv-route or sv-simulate",
+                                                  name));
+  if (image_signature(bytes) == std::optional<std::string>("GIF"))
+    throw Error(Code::invalid_raster,
+                fmt::format("{} is a GIF image: sv-skeleton reads PNG, JPEG, TIFF, BMP or WebP (convert it first)", name));
+}
+
 }  // namespace sv

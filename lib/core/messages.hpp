@@ -54,5 +54,8 @@ std::string input_name(const std::string& path);
 // (the reading program, with its subcommand: "sv-route", "sv-diagnose list-primitives"). Does
 // nothing when `bytes` is not an image.
 void refuse_image_as_scene(std::string_view bytes, const std::string& path, const std::string& command);
+// The other way round, for an image reader (sv-skeleton, TraceImage): what is plainly no image
+// it reads, a scene (JSON) or a GIF, is invalid_raster saying what it is. Does nothing otherwise.
+void refuse_known_non_image(std::string_view bytes, const std::string& path);
 
 }  // namespace sv

@@ -85,15 +85,7 @@ std::string write_gcode(const ExportInput& in, const ExportSettings& s) {
   return gcode(in.scene, g);
 }
 
-std::string write_view(const ExportInput& in, const ExportSettings& s) {
-  ViewOptions vo;
-  const std::string color_by = setting(s, kColorBy);
-  vo.color_by = color_by == "draw_order" ? ColorBy::draw_order : color_by == "none" ? ColorBy::none : ColorBy::primitive_type;
-  vo.pen_up = on(s, "--show-pen-up-paths");
-  vo.ids = on(s, "--show-ids");
-  if (!on(s, "--no-source")) vo.source = source_underlay(in.scene, in.store);
-  return encode_png_rgb(render_view(in.scene, vo));
-}
+std::string write_view(const ExportInput& in, const ExportSettings& s) { return encode_png_rgb(export_view(in, s)); }
 
 std::string write_svg(const ExportInput& in, const ExportSettings&) { return render_svg(in.scene); }
 
@@ -103,6 +95,16 @@ std::string write_animation(const ExportInput& in, const ExportSettings& s) {
 }
 
 }  // namespace
+
+cv::Mat export_view(const ExportInput& in, const ExportSettings& s) {
+  ViewOptions vo;
+  const std::string color_by = setting(s, kColorBy);
+  vo.color_by = color_by == "draw_order" ? ColorBy::draw_order : color_by == "none" ? ColorBy::none : ColorBy::primitive_type;
+  vo.pen_up = on(s, "--show-pen-up-paths");
+  vo.ids = on(s, "--show-ids");
+  if (!on(s, "--no-source")) vo.source = source_underlay(in.scene, in.store);
+  return render_view(in.scene, vo);
+}
 
 const std::vector<ExportBackend>& export_backends() {
   static const std::vector<ExportBackend> backends = {

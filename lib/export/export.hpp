@@ -6,6 +6,7 @@
 // times and draws; none re-orders or re-fits anything.
 #pragma once
 #include <map>
+#include <opencv2/core.hpp>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,9 @@ struct ExportBackend {
   // The file's bytes; Error(invalid_scene) when the scene cannot be exported.
   std::string (*write)(const ExportInput& in, const ExportSettings& settings);
 };
+
+// The picture the view backend (--png) encodes, for a caller that sends it as an image itself.
+cv::Mat export_view(const ExportInput& in, const ExportSettings& settings);
 
 // Every backend, in the order sv-simulate writes them.
 const std::vector<ExportBackend>& export_backends();

@@ -64,8 +64,8 @@ json outline(const json& f) {
   return out;
 }
 
-// A request schema as the listing shows it: a Region (schema::region) by its kind alone, its
-// members said once in the instructions; notes for the command line, the descriptions of list
+// A request schema as the listing shows it: a Region (schema::region) as an object, its members
+// said once in the instructions; notes for the command line, the descriptions of list
 // items (their list's says it), empty descriptions and null defaults left out. The server validates every call
 // against the full schema.
 json lean_request(json s) {
@@ -75,22 +75,21 @@ json lean_request(json s) {
     if (s.value("description", "x").empty()) s.erase("description");
     if (s.contains("default") && s["default"].is_null()) s.erase("default");  // null: not given, as when absent
     if (s.contains("items") && s["items"].is_object()) s["items"].erase("description");
-    if (s.value("title", "") == "Region") {
-      json kind = s["properties"]["kind"];
-      kind.erase("description");
-      return {{"title", "Region"}, {"type", s["type"]}, {"properties", {{"kind", kind}}}, {"required", {"kind"}},
-              {"description", s.value("description", "") + " (a Region: see the instructions)"}};
-    }
+    if (s.value("title", "") == "Region")
+      return {{"type", s["type"]}, {"description", s.value("description", "") + " (a Region: see the instructions)"}};
   }
   for (auto& v : s) v = lean_request(v);
   return s;
 }
 
-// The tool's title and description are the listing entry's own.
+// The tool's title and description are the listing entry's own; what an edit's dry_run and note
+// do is said once, in the instructions.
 json input_schema(const Tool& t) {
   json s = lean_request(request_schema(t));
   s.erase("title");
   s.erase("description");
+  if (t.kind == ToolKind::edit)
+    for (const char* k : {"dry_run", "note"}) s["properties"][k].erase("description");
   return with_dialect(s);
 }
 
@@ -110,6 +109,7 @@ json output_schema(const Tool& t) {
 }
 
 json annotations(const Tool& t) {
+  if (t.writes_files) return {{"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", true}};
   if (t.kind == ToolKind::read || t.changes_nothing) return {{"readOnlyHint", true}};
   return {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", false}};
 }
@@ -128,6 +128,15 @@ json call_result(const Tool& t, json envelope) {
                          {"annotations", {{"audience", audience}}}});
     envelope.erase("images_png_base64");
   }
+  // A file's text goes once, as the file it is, for the model and the person alike.
+  if (t.inline_text && envelope.value("text", json()).is_string()) {
+    content.push_back({{"type", "resource"},
+                       {"resource", {{"uri", fmt::format("sv://revision/{}/{}", envelope.value("revision_id", ""),
+                                                         envelope.value("format", ""))},
+                                     {"mimeType", envelope.value("media_type", "text/plain")},
+                                     {"text", envelope["text"]}}}});
+    envelope.erase("text");
+  }
   const bool failed = !envelope.value("ok", false);
   return {{"content", content}, {"structuredContent", envelope}, {"isError", failed}};
 }
@@ -139,17 +148,19 @@ std::string instructions() {
                  Code::invalid_selection, Code::unsolvable_constraint, Code::no_result, Code::conflict,
                  Code::corrupt_object, Code::io_error, Code::internal})
     codes += std::string(codes.empty() ? "" : ", ") + code_name(c);
-  return "Every tool runs on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
+  return "Start from an image with TraceImage, write a revision out with ExportDrawing; every other tool runs "
+         "on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
          "suggestion tools propose edits and SimulateEdit measure them, then apply what was measured: a "
          "candidate's or a simulation's apply object ({apply_id, edits}) passed to ApplyEdits applies that whole "
          "batch as one edit, exactly as predicted, and is refused (conflict) once HEAD has moved from the revision "
          "it was computed on; in a batch, \"$N.added[K]\" names the K-th id edit N added. Each edit becomes a new "
-         "revision, so nothing is lost and Revert undoes it. Each tool's description ends "
+         "revision, so nothing is lost and Revert undoes it; an edit's dry_run: true predicts it and changes "
+         "nothing, its note is kept with the revision. Each tool's description ends "
          "with its group (DESIGN's catalog): [inspection] look at the drawing and the scene before deciding "
          "anything; [diagnostics] locate problems, ranked by severity, before planning an edit; [semantic] "
          "relate the geometry to what the drawing shows; [suggestion] find edits worth making, each measured "
          "in a dry run; [mutation] apply a checked plan (dry_run: true changes nothing); [evaluation] score "
-         "or compare revisions; [history] move between revisions, branch, finish the session. A read-only "
+         "or compare revisions; [history] start from an image, move between revisions, branch, finish the session. A read-only "
          "tool (readOnlyHint) records no revision; an edit records the edited scene as a new revision and "
          "moves HEAD to it; no tool destroys anything: every revision is kept. Every result's structured "
          "content has, besides the fields its tool lists: ok (true), tool, revision_id (the revision it ran "

@@ -25,7 +25,7 @@ enum class Tier { read, all };
 bool in_tier(const Tool& t, Tier tier);
 
 // A registry entry as an MCP tool: name, description (the summary and its catalog group),
-// inputSchema (the request's fields, a Region by its kind), outputSchema (the tool's own result
+// inputSchema (the request's fields, a Region as an object), outputSchema (the tool's own result
 // fields, which the error envelope fits too) and annotations (read-only, or writing without
 // destroying anything). What every tool shares is said once, in the instructions.
 json tool_description(const Tool& t);

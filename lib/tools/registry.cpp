@@ -58,6 +58,7 @@ const std::vector<Tool>& registry() {
     add_history_tools(t);
     add_oracle_tools(t);
     add_reference_tools(t);
+    add_pipeline_tools(t);
     for (auto& tool : t) {
       if (tool.executable.empty()) tool.executable = executable_of(tool.group);
       if (tool.subcommand.empty()) tool.subcommand = kebab_case(tool.name);

@@ -65,6 +65,12 @@ struct Tool {
   bool views_for_model = false;
   bool asks_oracle = false;  // takes --oracle: the handler may ask ToolContext::oracle
   bool changes_nothing = false;  // a store tool that only reads the store (ListRevisions)
+  // The result's `text` is a file's content (ExportDrawing inline): sv-mcp sends it once, as an
+  // embedded resource, not again inside the structured content.
+  bool inline_text = false;
+  // Writes the file a request names (ExportDrawing's path), replacing one that is there: records
+  // no revision, but is no read-only tool to an MCP host.
+  bool writes_files = false;
 };
 
 // "ListPrimitives" -> "list-primitives".
@@ -112,5 +118,6 @@ void add_geometry_edit_tools(std::vector<Tool>& out);  // edit_geometry.cpp: mer
 void add_history_tools(std::vector<Tool>& out);        // history_tools.cpp: the sv-commit tools
 void add_oracle_tools(std::vector<Tool>& out);         // oracle.cpp: AskOracle
 void add_reference_tools(std::vector<Tool>& out);      // reference.cpp: CompareToReference
+void add_pipeline_tools(std::vector<Tool>& out);       // pipeline.cpp: TraceImage, ExportDrawing
 
 }  // namespace sv

@@ -207,6 +207,7 @@ TEST_CASE("revision fields are revision names, never paths (command line and MCP
       for (const std::string& path : {scene.string(), missing}) {
         json args = {{field, path}};
         if (t.name == "Done") args["summary"] = "x";
+        if (t.name == "ExportDrawing") args["format"] = "gcode";
         if (std::string(field) == "revision_b") args["revision_a"] = "HEAD";
         requests.push_back(rpc_call(id++, t.name, args));
         asked.emplace_back(t.name + "." + field, path);
@@ -315,6 +316,7 @@ TEST_CASE("a read-only store answers every read tool, its views drawn in memory"
     if (t.name == "ExplainThreshold") args = {{"primitive_id", first}};
     if (t.name == "CompareRevisions") args = {{"revision_a", "HEAD"}};
     if (t.name == "AskOracle") args = {{"question", "what is it?"}};
+    if (t.name == "ExportDrawing") args = {{"format", "gcode"}};
     if (t.name == "ListRevisions") args = {{"include_metrics", true}};
     if (t.name == "SimulateEdit") args = {{"edits", {{{"tool", "ReverseDirection"}, {"primitive_ids", {first}}}}}};
     names.push_back(t.name);

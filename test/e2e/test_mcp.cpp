@@ -175,8 +175,9 @@ TEST_CASE("sv-mcp: a recorded session: lifecycle, list, read, edit, revert, fail
     CHECK(d["inputSchema"]["type"] == "object");
     CHECK(d["inputSchema"]["properties"].size() == sv::request_schema(t)["properties"].size());
     CHECK(d["outputSchema"]["type"] == "object");
-    CHECK(d["annotations"]["readOnlyHint"] == (t.kind == sv::ToolKind::read || t.changes_nothing));
-    if (d["annotations"]["readOnlyHint"] == false) CHECK(d["annotations"]["destructiveHint"] == false);
+    CHECK(d["annotations"]["readOnlyHint"] == ((t.kind == sv::ToolKind::read || t.changes_nothing) && !t.writes_files));
+    // Nothing is destroyed but a file an export is told to replace.
+    if (d["annotations"]["readOnlyHint"] == false) CHECK(d["annotations"]["destructiveHint"] == t.writes_files);
     // An error envelope satisfies the output schema as well as a result does.
     CHECK(sv::Schema(d["outputSchema"]).first_error(sv::Error(sv::Code::not_found, "x").envelope()) == "");
   }

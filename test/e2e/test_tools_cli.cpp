@@ -38,12 +38,12 @@ TEST_CASE("sv-diagnose tools lists every tool it owns with both schemas", "[e2e]
     CHECK(t["output_schema"]["properties"].contains("llm_text"));
     CHECK(!t["description"].get<std::string>().empty());
   }
-  // Every executable's tools: 20 here, 5 in sv-simulate, 13 mutations + LabelSemanticRoles +
-  // SimulateEdit + ApplyEdits in sv-edit, 6 history tools in sv-commit.
+  // Every executable's tools: 20 here, 5 and ExportDrawing in sv-simulate, 13 mutations +
+  // LabelSemanticRoles + SimulateEdit + ApplyEdits in sv-edit, 6 history tools and TraceImage in sv-commit.
   auto all = nlohmann::json::parse(svtest::run(diagnose("tools --all")).out);
-  CHECK(all["count"] == 47);
+  CHECK(all["count"] == 49);
   CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-edit") + " tools").out)["count"] == 16);
-  CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-commit") + " tools").out)["count"] == 6);
+  CHECK(nlohmann::json::parse(svtest::run(svtest::bin("sv-commit") + " tools").out)["count"] == 7);
   auto man = svtest::run(diagnose("tools --man"));
   CHECK(man.out.find(".TS") == 0);
 }
@@ -129,6 +129,7 @@ TEST_CASE("contract on real drawings: every tool on the pipeline's scene of thre
         req = {{"revision_a", sv::assign_revision_id(copy)}};
       }
       if (t.name == "AskOracle") req = {{"question", "what does it depict?"}};
+      if (t.name == "ExportDrawing") req = {{"format", "view"}};
       if (t.executable == "sv-diagnose") {
         auto png = svtest::scratch() / (name + "-" + t.subcommand + ".png");
         auto r = svtest::run(diagnose(t.subcommand + " --request '" + req.dump() + "' --png " + png.string() + " " +

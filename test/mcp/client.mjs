@@ -1,12 +1,15 @@
 // sv-mcp end to end with the official MCP TypeScript SDK client: it connects over stdio, lists
 // every tool, calls every read-only tool on a scene made from a drawing (the SDK validates each
 // structuredContent against the tool's outputSchema and throws when it does not fit), applies
-// an edit and reverts it, and checks that a view arrives as a PNG image block.
+// an edit and reverts it, and checks that a view arrives as a PNG image block. A second session
+// starts from a directory with no store: TraceImage is refused naming sv-commit init, then, once
+// the store is made, traces the drawing; ExportDrawing gives its G-code inline and as a file,
+// both equal to what the command-line pipeline writes. Every reply's size is printed.
 //   node client.mjs BIN_DIR DRAWING.png
 // Exits non-zero on any failure; prints one line per tool and a summary.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -153,4 +156,75 @@ try {
   await client.close().catch(() => {});
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+// From an image to a robot file without a shell, in a directory that has no store yet.
+const empty = mkdtempSync(join(tmpdir(), "sv-mcp-sdk-empty-"));
+const cliDir = mkdtempSync(join(tmpdir(), "sv-mcp-sdk-cli-"));
+const client2 = new sdk.Client({ name: "sv-sdk-test-empty", version: "1.0.0" });
+const transport2 = new sdk.StdioClientTransport({ command: join(binDir, "sv-mcp"), args: [], cwd: empty, stderr: "pipe" });
+let log2 = "";
+transport2.stderr?.on("data", (d) => (log2 += d));
+try {
+  // The G-code of the pipeline on the command line, without a store.
+  const cli = (exe, args, input) => execFileSync(join(binDir, exe), args, { cwd: cliDir, input, maxBuffer: 1 << 30 });
+  let piped = cli("sv-skeleton", ["--no-store", drawing]);
+  for (const stage of ["sv-fit", "sv-route"]) piped = cli(stage, ["--no-store"], piped);
+  cli("sv-simulate", ["--no-store", "--gcode", join(cliDir, "cli.gcode"), "-o", "/dev/null"], piped);
+  const cliGcode = readFileSync(join(cliDir, "cli.gcode"), "utf8");
+
+  await client2.connect(transport2);
+  const sizes = [];
+  const call = async (name, args) => {
+    const r = await client2.callTool({ name, arguments: args });
+    const size = Buffer.byteLength(JSON.stringify(r));
+    sizes.push(`${name}${args.format ? " " + args.format : ""}${args.path ? " to a file" : ""}${r.isError ? " (refused)" : ""} ${size} B`);
+    console.log(`${name} ${JSON.stringify(args)}: ${r.isError ? "tool error" : "ok"}, reply ${size} bytes`);
+    return r;
+  };
+  // No store: refused, naming the command that makes one; nothing is made.
+  const refused = await call("TraceImage", { image: drawing });
+  assert.equal(refused.isError, true);
+  assert.equal(refused.structuredContent.error.code, "not_found");
+  assert.match(refused.structuredContent.error.message, /sv-commit init/);
+  assert.ok(!existsSync(join(empty, ".svrev")));
+
+  execFileSync(join(binDir, "sv-commit"), ["init"], { cwd: empty });
+  const traced = await call("TraceImage", { image: drawing });
+  assert.equal(traced.isError, false, JSON.stringify(traced.structuredContent));
+  const status = JSON.parse(execFileSync(join(binDir, "sv-commit"), ["status", "--json"], { cwd: empty }));
+  assert.equal(traced.structuredContent.revision_id, status.current_revision_id);
+  assert.ok(traced.structuredContent.primitive_count > 0);
+  assert.ok(traced.structuredContent.draw_time_s > 0);
+
+  // Inline: the G-code once, as an embedded resource, not again in the structured content.
+  const inline = await call("ExportDrawing", { format: "gcode" });
+  assert.equal(inline.isError, false, JSON.stringify(inline.structuredContent));
+  const resource = inline.content.find((b) => b.type === "resource");
+  assert.ok(resource, "the G-code arrives as an embedded resource");
+  assert.equal(resource.resource.text, cliGcode, "inline G-code equals the command line's");
+  assert.equal(inline.structuredContent.text, undefined);
+  assert.equal(inline.structuredContent.bytes, Buffer.byteLength(cliGcode));
+
+  const file = await call("ExportDrawing", { format: "gcode", path: "drawing.gcode" });
+  assert.equal(file.isError, false, JSON.stringify(file.structuredContent));
+  assert.equal(readFileSync(join(empty, "drawing.gcode"), "utf8"), cliGcode, "the G-code file equals the command line's");
+
+  const view = await call("ExportDrawing", { format: "view" });
+  const png = view.content.find((b) => b.type === "image");
+  assert.ok(png, "the view arrives as an image");
+  assert.equal(Buffer.from(png.data, "base64").subarray(1, 4).toString(), "PNG");
+
+  const escape = await call("ExportDrawing", { format: "gcode", path: "../escape.gcode" });
+  assert.equal(escape.isError, true);
+  assert.equal(escape.structuredContent.error.code, "invalid_selection");
+  console.log(`mcp client test: from an empty store ok; reply sizes: ${sizes.join(", ")}`);
+  await client2.close();
+} catch (e) {
+  console.error(`mcp client test (empty store) FAILED: ${e.stack ?? e}\nserver log:\n${log2.slice(-4000)}`);
+  process.exitCode = 1;
+  await client2.close().catch(() => {});
+} finally {
+  rmSync(empty, { recursive: true, force: true });
+  rmSync(cliDir, { recursive: true, force: true });
 }

@@ -60,8 +60,8 @@ TEST_CASE("the MCP server answers a line with one reply line, a notification wit
   const json line = reply(R"({"jsonrpc":"2.0","id":4,"method":"tools/list"})");
   CHECK(line.dump().find('\n') == std::string::npos);
   CHECK(line.at("result").at("tools").size() == registry().size());
-  // The whole listing loads in a few thousand tokens: under 65 KB (47 tools, ApplyEdits the last).
-  CHECK(line.dump().size() < 65000);
+  // The whole listing loads in a few thousand tokens: under 64 KB.
+  CHECK(line.dump().size() < 64000);
   // A tool's output schema takes its result and the error envelope; its input schema has the
   // request's fields, of the same types, required alike, and accepts what the full one accepts.
   for (const Tool& t : registry()) {
@@ -75,7 +75,9 @@ TEST_CASE("the MCP server answers a line with one reply line, a notification wit
     }
     CHECK(d["inputSchema"].value("required", json()) == full.value("required", json()));
     CHECK(Schema(d["outputSchema"]).first_error(Error(Code::conflict, "moved").envelope()) == "");
-    CHECK(d["annotations"]["readOnlyHint"] == (t.kind == ToolKind::read || t.changes_nothing));
+    CHECK(d["annotations"]["readOnlyHint"] == ((t.kind == ToolKind::read || t.changes_nothing) && !t.writes_files));
+    // A tool that may replace a file says so.
+    CHECK(d["annotations"].value("destructiveHint", false) == t.writes_files);
   }
   // What the listing leaves out of each tool is said once, in the instructions.
   const std::string said = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"))
