@@ -62,6 +62,14 @@ std::vector<Measured> measure(const ToolContext& ctx, std::vector<suggest::Candi
   return out;
 }
 
+// The primitives a candidate's dry run removed or changed: what it touches, whatever it names.
+std::vector<std::string> affected_ids(const EditSession& s) {
+  std::vector<std::string> ids = s.removed;
+  ids.insert(ids.end(), s.changed.begin(), s.changed.end());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 json fidelity_delta(const suggest::Effect& e) {
   json d = json::object();
   for (const char* k : {"f1", "f1_1px", "precision", "recall", "chamfer_px"})
@@ -93,7 +101,15 @@ Scope scope_of(const Scene& s, const InRegionRequest& req) {
 struct SuggestRequest : InRegionRequest {
   std::vector<std::string> optimize_for;
   int max_candidates;
+  std::optional<double> max_f1_loss, max_f1_1px_loss, max_chamfer_gain_px;
 };
+
+// Measured candidates that predict the same: the same scoreboard after, the same primitives
+// added, removed and changed. Only the first (the best ranked) is worth listing.
+bool same_prediction(const Measured& a, const Measured& b) {
+  return a.effect.after == b.effect.after && a.session.added == b.session.added &&
+         a.session.removed == b.session.removed && a.session.changed == b.session.changed;
+}
 
 ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& req) {
   const Scope scope = scope_of(ctx.scene, req);
@@ -107,8 +123,18 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   const size_t proposed = cands.size();
   int refused = 0;
   std::vector<Measured> m = measure(ctx, std::move(cands), objectives, refused);
-  m.erase(std::remove_if(m.begin(), m.end(), [](const Measured& x) { return !(x.merit > 0); }), m.end());
+  const suggest::Budget budget{req.max_f1_loss, req.max_f1_1px_loss, req.max_chamfer_gain_px};
+  const size_t measured = m.size();
+  m.erase(std::remove_if(m.begin(), m.end(), [&](const Measured& x) { return !(x.merit > 0) || !suggest::fits(x.effect, budget); }),
+          m.end());
+  const size_t over_budget_or_no_gain = measured - m.size();
   std::stable_sort(m.begin(), m.end(), [](const Measured& a, const Measured& b) { return a.merit > b.merit; });
+  std::vector<Measured> distinct;
+  for (Measured& x : m)
+    if (std::none_of(distinct.begin(), distinct.end(), [&](const Measured& d) { return same_prediction(d, x); }))
+      distinct.push_back(std::move(x));
+  const size_t duplicates = m.size() - distinct.size();
+  m = std::move(distinct);
   const size_t keep = std::min(m.size(), static_cast<size_t>(req.max_candidates));
   json list = json::array();
   std::string text;
@@ -120,6 +146,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
               {"description", x.candidate.description},
               {"edit_kind", x.candidate.edit_kind},
               {"target_primitive_ids", x.candidate.targets},
+              {"affected_primitive_ids", affected_ids(x.session)},
               {"predicted_draw_time_delta_ms", std::round(e.delta("draw_time_s") * 1000)},
               {"predicted_fidelity_delta", fidelity_delta(e)},
               {"predicted_semantic_delta", {{"roles", roles_of(ctx.scene, x.candidate.targets)}, {"fidelity_weight", e.role_weight}}},
@@ -140,9 +167,13 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   }
   ToolResult r;
   r.warnings = warnings;
-  r.fields = {{"candidates", list}, {"considered", proposed}, {"refused", refused}, {"objectives", objectives}};
-  r.llm_text = fmt::format("{} candidates (of {} tried, {} refused by the geometry), ranked by {} per fidelity lost{}",
-                           keep, proposed, refused, fmt::join(objectives, " + "), scope.everything() ? "" : " in " + scope.describe()) +
+  r.fields = {{"candidates", list}, {"considered", proposed}, {"refused", refused}, {"objectives", objectives},
+              {"left_out", over_budget_or_no_gain}, {"duplicates", duplicates}};
+  r.llm_text = fmt::format("{} candidates (of {} tried, {} refused by the geometry, {} gaining nothing{}, {} predicting "
+                           "what a better one does), ranked by {} per fidelity lost{}",
+                           keep, proposed, refused, over_budget_or_no_gain,
+                           budget.f1 || budget.f1_1px || budget.chamfer_px ? " or over the budget" : "", duplicates,
+                           fmt::join(objectives, " + "), scope.everything() ? "" : " in " + scope.describe()) +
                text;
   r.human_text = r.llm_text;
   for (size_t i = 0; i < keep; ++i)
@@ -162,7 +193,8 @@ json candidate_schema() {
        {"description", S::string("")},
        {"edit_kind", S::string("the catalog's edit kind")},
        {"merge_kind", S::string("for a merge group: fuse_collinear_lines, fuse_co_arc, rebuild_circle_from_arcs, deduplicate_overlap")},
-       {"target_primitive_ids", S::array(S::string(""), "")},
+       {"target_primitive_ids", S::array(S::string(""), "the primitives the edit names")},
+       {"affected_primitive_ids", S::array(S::string(""), "the primitives its dry run removed or changed")},
        {"predicted_draw_time_delta_ms", S::number("negative = faster")},
        {"predicted_fidelity_delta", {{"type", "object"}, {"description", "f1, f1_1px, precision, recall, chamfer_px: after - before, against the ink"}}},
        {"predicted_semantic_delta", {{"type", "object"}, {"description", "the semantic roles it touches and how much fidelity they ask for"}}},
@@ -195,11 +227,18 @@ Tool suggest_optimizations_entry() {
                                                        "pen_up_count"}, ""),
                                        "what the rank rewards"),
                               json::array({"draw_time", "semantic_fidelity"}))),
-        field("max_candidates", &R::max_candidates, S::with_default(S::integer("", 1), 25))}},
+        field("max_candidates", &R::max_candidates, S::with_default(S::integer("at most this many, best first", 1), 25)),
+        field("max_f1_loss", &R::max_f1_loss, S::nullable(S::number("leave out candidates losing more f1 against the ink", 0))),
+        field("max_f1_1px_loss", &R::max_f1_1px_loss,
+              S::nullable(S::number("leave out candidates losing more f1 at 1 px against the ink", 0))),
+        field("max_chamfer_gain_px", &R::max_chamfer_gain_px,
+              S::nullable(S::number("leave out candidates moving the drawing further from the ink (chamfer, px)", 0)))}},
       S::object({{"candidates", S::array(candidate_schema(), "best first")},
                  {"considered", S::integer("candidates tried")},
                  {"refused", S::integer("candidates the geometry refused")},
-                 {"objectives", S::array(S::string(""), "")}},
+                 {"left_out", S::integer("candidates that gain nothing on the objectives or exceed a largest loss")},
+                 {"duplicates", S::integer("candidates left out because a better one predicts exactly the same")},
+                 {"objectives", S::array(S::string(""), "what the rank rewards")}},
                 {"candidates"}),
       suggest_optimizations);
 }

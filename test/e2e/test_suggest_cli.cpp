@@ -4,6 +4,8 @@
 // step, each with its note, and stays within its budget; what was simulated applies exactly.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include <map>
@@ -52,6 +54,39 @@ TEST_CASE("every printed suggestion runs as printed and its dry run gives the pr
     }
   }
   CHECK(checked > 0);
+}
+
+TEST_CASE("SuggestOptimizations within a budget of losses; each prediction listed once, with what it changes",
+          "[e2e][suggest]") {
+  const auto dir = scratch() / "suggest-budget";
+  std::filesystem::create_directories(dir);
+  int cut = 0;
+  for (const char* name : kDrawings) {
+    const auto scene = dir / (std::string(name) + ".json");
+    REQUIRE(run(pipeline(name, scene)).status == 0);
+    auto suggest = [&](const std::string& args) {
+      Run s = run(fmt::format("{} suggest-optimizations --no-store --max-candidates 1000 {} {}", bin("sv-diagnose"), args,
+                              scene.string()));
+      INFO(name << "\n" << s.err);
+      REQUIRE(s.status == 0);
+      return json::parse(s.out);
+    };
+    const json all = suggest(""), tight = suggest("--max-f1-1px-loss 0 --max-chamfer-gain-px 0");
+    INFO(name);
+    std::set<std::string> predictions;
+    for (const json& c : all["candidates"]) {
+      // Identical predictions (the scoreboard after, the primitives touched) are one candidate.
+      CHECK(predictions.insert(c["predicted_after"].dump() + c["affected_primitive_ids"].dump()).second);
+      CHECK(c["affected_primitive_ids"].is_array());
+    }
+    for (const json& c : tight["candidates"]) {
+      CHECK(c["predicted_fidelity_delta"].value("f1_1px", 0.0) >= -1e-9);
+      CHECK(c["predicted_fidelity_delta"].value("chamfer_px", 0.0) <= 1e-9);
+    }
+    CHECK(tight["candidates"].size() <= all["candidates"].size());
+    cut += int(all["candidates"].size() - tight["candidates"].size());
+  }
+  CHECK(cut > 0);  // the budget left something out somewhere
 }
 
 TEST_CASE("sv-edit refine records each step as a revision with its note, within the budget", "[e2e][suggest]") {
