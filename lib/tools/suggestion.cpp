@@ -89,12 +89,7 @@ struct InRegionRequest : RegionRequest {
   json in_region;  // null: not given
 };
 
-Scope scope_of(const Scene& s, const InRegionRequest& req) {
-  Scope scope;
-  for (const json* region : {&req.region, &req.in_region})
-    if (region->is_object()) scope.regions.push_back(resolve_region(s, *region));
-  return scope;
-}
+Scope scope_of(const Scene& s, const InRegionRequest& req) { return scope_of_regions(s, {req.region, req.in_region}); }
 
 // ---------------------------------------------------------------- SuggestOptimizations
 
