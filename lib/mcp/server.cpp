@@ -65,9 +65,9 @@ json outline(const json& f) {
 }
 
 // A request schema as the listing shows it: a Region (schema::region) as an object, its members
-// said once in the instructions; notes for the command line, the descriptions of list
-// items (their list's says it), empty descriptions and null defaults left out. The server validates every call
-// against the full schema.
+// said once in the instructions; notes for the command line, the descriptions of list items
+// (their list's says it), empty descriptions and null defaults left out. The server validates
+// every call against the full schema.
 json lean_request(json s) {
   if (!s.is_object() && !s.is_array()) return s;
   if (s.is_object()) {
