@@ -81,6 +81,14 @@ bool map_references(json& v, size_t index, const std::function<std::string(const
   return any;
 }
 
+// A batch element's refusal, naming the element and its tool (a single edit's stays as it is).
+Error in_batch(const Error& e, size_t index, const Tool& t) {
+  json details = e.details().is_object() ? e.details() : json::object();
+  details["index"] = index;
+  details["tool"] = t.name;
+  return Error(e.code(), fmt::format("edit {} ({}): {}", index, t.name, e.what()), details);
+}
+
 std::set<std::string> ids_of(const Scene& s) {
   std::set<std::string> ids;
   if (s.primitives)
@@ -120,10 +128,7 @@ EditSession apply_edits(const ToolContext& ctx, const std::vector<EditStep>& ste
       if (r.scene && !r.settled) settle(out.scene, *r.scene, r.touched, r.reroute, r.warnings);
     } catch (const Error& e) {
       if (steps.size() == 1) throw;
-      json details = e.details().is_object() ? e.details() : json::object();
-      details["index"] = i;
-      details["tool"] = step.tool->name;
-      throw Error(e.code(), fmt::format("edit {} ({}): {}", i, step.tool->name, e.what()), details);
+      throw in_batch(e, i, *step.tool);
     }
     if (r.scene) out.scene = std::move(*r.scene);
     std::vector<std::string> fresh;
@@ -229,10 +234,7 @@ std::vector<EditStep> parse_batch(const json& list) {
       steps.push_back({t, refers ? request : std::move(normalized)});
     } catch (const Error& err) {
       if (list.size() == 1) throw;
-      json details = err.details().is_object() ? err.details() : json::object();
-      details["index"] = i;
-      details["tool"] = t->name;
-      throw Error(err.code(), fmt::format("edit {} ({}): {}", i, t->name, err.what()), details);
+      throw in_batch(err, i, *t);
     }
   }
   return steps;

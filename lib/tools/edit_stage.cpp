@@ -463,14 +463,15 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts) {
     json row = {{"alternative", i}};
     double merit = -INFINITY;
     try {
-      EditSession s = apply_edits(ctx, parse_batch(alts[i]), &base);
+      const std::vector<EditStep> steps = parse_batch(alts[i]);
+      EditSession s = apply_edits(ctx, steps, &base);
       suggest::Effect e{s.before, s.after, 1.0};
       merit = suggest::merit(e, {"draw_time"});
       row.update({{"after", s.after}, {"draw_time_delta_ms", std::round(e.delta("draw_time_s") * 1000)},
                   {"f1_delta", round3(e.delta("f1"))}, {"f1_1px_delta", round3(e.delta("f1_1px"))},
                   {"risk", suggest::risk(e)}, {"merit", round_to(merit, 1e-4)}, {"new_primitive_ids", s.added},
                   {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}});
-      const json apply = apply_request(ctx, parse_batch(alts[i]));
+      const json apply = apply_request(ctx, steps);
       row.update({{"apply_id", apply["apply_id"]}, {"apply", apply}, {"command", apply_command(ctx, apply)}});
     } catch (const Error& err) {
       row["refused"] = {{"code", code_name(err.code())}, {"message", err.what()}};

@@ -20,6 +20,7 @@
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/image.hpp"
+#include "raster/png.hpp"
 #include "robot/simulate.hpp"
 #include "route/route.hpp"
 #include "store/store.hpp"
@@ -74,9 +75,6 @@ Scene next_input(const StageRun& r) {
   s.warnings.clear();
   return s;
 }
-
-// A number as the shortest text that reads back as it ("2", "0.5").
-std::string number_text(double v) { return fmt::format("{}", v); }
 
 // The request's --set keys split by stage, with the arguments each stage would record for them.
 struct StageSettings {
@@ -383,14 +381,9 @@ ToolResult export_drawing(const ToolContext& ctx, const ExportRequest& req) {
   ToolResult r;
   r.revision_id = rid;
   const bool picture = b.name == "view";
-  std::string bytes;
-  cv::Mat view;
-  if (picture) {
-    view = export_view(in, settings);
-    bytes = b.write(in, settings);  // the same picture, encoded as write_views encodes it
-  } else {
-    bytes = b.write(in, settings);
-  }
+  // The view is drawn once: its picture for the reply, its PNG as the backend writes it.
+  const cv::Mat view = picture ? export_view(in, settings) : cv::Mat();
+  const std::string bytes = picture ? encode_png_rgb(view) : b.write(in, settings);
   r.fields = {{"format", b.name}, {"media_type", media_type(b)}, {"bytes", bytes.size()}, {"sha256", sha256_hex(bytes)}, {"path", nullptr}, {"text", nullptr}};
   const std::string what = fmt::format("{} of {} ({} bytes)", b.name, rid.substr(0, 12), bytes.size());
   if (req.path) {
