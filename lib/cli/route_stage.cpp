@@ -72,7 +72,7 @@ Stage route_stage() {
     drop_downstream_of_route(out);
     route(out, ro);
     int pen_ups = 0;
-    for (const auto& c : *out.commands) pen_ups += c.kind == Command::Kind::line && !c.pen_down;
+    for (const auto& c : *out.commands) pen_ups += c.kind != Command::Kind::spin && !c.pen_down;
     const StartCost start = start_cost(out);
     return {{"llm_text", fmt::format("route: {} primitives in {} steps, {} commands, {} pen-up moves; {}",
                                      out.primitives->size(), out.tour->size(), out.commands->size(), pen_ups,

@@ -195,6 +195,7 @@ json to_json(const Scene& s, bool with_revision_id) {
           break;
         case Command::Kind::arc:
           o = {{"kind", "arc"}, {"radius", round_to(c.radius, kPx)}, {"degrees", round_to(c.degrees, kPx)}};
+          if (!c.pen_down) o["penDown"] = false;  // a drawn arc says nothing, as the scorer reads it
           break;
       }
       if (!c.primitive.empty()) o["primitive"] = c.primitive;
@@ -422,6 +423,7 @@ Scene scene_from_valid_json(const json& j) {
         c.kind = Command::Kind::arc;
         c.radius = num("radius");
         c.degrees = num("degrees");
+        c.pen_down = o.value("penDown", true);
       }
       c.primitive = o.value("primitive", std::string());
       cs.push_back(std::move(c));

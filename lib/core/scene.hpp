@@ -169,10 +169,15 @@ struct Robot {
 struct Command {
   enum class Kind { line, spin, arc } kind = Kind::line;
   double distance = 0;  // line, px (negative moves backwards)
-  bool pen_down = true; // line
+  bool pen_down = true; // line, arc (an arc with the pen up is travel)
   double degrees = 0;   // spin, arc
   double radius = 0;    // arc, px
   std::string primitive;  // the primitive a drawing command belongs to ("" for travel)
+
+  // Length of the path the pen moves along (0 for a spin).
+  double length_px() const {
+    return kind == Kind::line ? std::abs(distance) : kind == Kind::arc ? std::abs(deg2rad(degrees) * radius) : 0.0;
+  }
 };
 
 // sv-simulate's replay of the command stream (robot/simulate.hpp), one compact record a step: what

@@ -111,7 +111,7 @@ Drawing drawing_of(const Scene& s) {
         end_stroke();
         d.travel_s += st.time_s;
         ++d.pen_ups;
-        d.pen_up.push_back({{m.start.x, m.start.y}, {m.end.x, m.end.y}});
+        d.pen_up.push_back(m.path);
       }
       st.after = last_drawn;
       pending.push_back(d.steps.size());

@@ -27,7 +27,7 @@ struct Drawing {
   std::vector<DrawStep> steps;
   std::vector<Polyline> strokes;               // pen-down paths
   std::vector<std::pair<std::string, Polyline>> pieces;  // pen-down paths by primitive ("" unknown)
-  std::vector<std::pair<Vec2, Vec2>> pen_up;   // pen-up travel
+  std::vector<Polyline> pen_up;                // pen-up travel, as the robot moves (a line or an arc)
   std::map<std::string, double> primitive_s;   // drawing time of each primitive
   std::map<std::string, int> draw_index;       // position in the draw order
   double total_s = 0, draw_s = 0, travel_s = 0, spin_s = 0, pen_s = 0;

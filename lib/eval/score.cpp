@@ -186,7 +186,7 @@ Scores score(const Scene& s, const std::vector<Polyline>& reference, double tol,
         auto t = d.primitive_s.find(p.id);
         sc.draw_time_s += t == d.primitive_s.end() ? 0 : t->second;
       }
-  for (const auto& [a, b] : d.pen_up) sc.pen_up_count += scope.contains(a) || scope.contains(b);
+  for (const Polyline& p : d.pen_up) sc.pen_up_count += scope.contains(p.front()) || scope.contains(p.back());
   return sc;
 }
 

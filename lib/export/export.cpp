@@ -34,6 +34,7 @@ json doodlebot_stream(const Scene& scene) {
         break;
       case Command::Kind::arc:
         cs.push_back({{"kind", "arc"}, {"radius", round_to(c.radius, kQuantum)}, {"degrees", round_to(c.degrees, kQuantum)}});
+        if (!c.pen_down) cs.back()["penDown"] = false;
         break;
     }
   }

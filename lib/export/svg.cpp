@@ -111,7 +111,9 @@ SvgDrawing svg_drawing(const Scene& scene) {
     Vec2 a = p.path.front(), b = p.path.back();
     if (!p.pen_down) {
       flush();
-      g.travel += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(a.x), num(a.y), num(b.x), num(b.y));
+      g.travel += p.degrees == 0
+          ? fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", num(a.x), num(a.y), num(b.x), num(b.y))
+          : fmt::format("<path d=\"M {} {}{}\"/>\n", num(a.x), num(a.y), arc_data(a, p.center, p.radius, p.degrees));
       continue;
     }
     if (p.starts_stroke) flush();
@@ -325,6 +327,12 @@ std::string render_svg_animated(const Scene& scene, double speedup) {
     if (p.pen_down) continue;
     const auto [b, e] = when.at(p.command);
     const Vec2 a = p.path.front(), z = p.path.back();
+    if (p.degrees != 0) {  // travel along an arc shows while the robot drives it
+      travel += fmt::format("<path d=\"M {} {}{}\" opacity=\"0\">\n", num(a.x), num(a.y),
+                            arc_data(a, p.center, p.radius, p.degrees)) +
+                keyed_animation("opacity", {{0, "0"}, {b, "0"}, {e, "1"}, {total, "1"}}, total, speedup, false) + "</path>\n";
+      continue;
+    }
     travel += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\">\n", num(a.x), num(a.y), num(a.x), num(a.y)) +
               keyed_animation("x2", {{0, num(a.x)}, {b, num(a.x)}, {e, num(z.x)}, {total, num(z.x)}}, total, speedup, false) +
               keyed_animation("y2", {{0, num(a.y)}, {b, num(a.y)}, {e, num(z.y)}, {total, num(z.y)}}, total, speedup, false) +

@@ -87,12 +87,20 @@ cv::Scalar order_color(size_t k, size_t n) {
   return {double(c[0]), double(c[1]), double(c[2])};
 }
 
-void dashed(cv::Mat& img, cv::Point2d a, cv::Point2d b, const cv::Scalar& color) {
-  double len = std::hypot(b.x - a.x, b.y - a.y);
-  constexpr double dash = 6, gap = 4;
-  for (double s = 0; s < len; s += dash + gap) {
-    double e = std::min(len, s + dash);
-    cv::line(img, fixed_point(a + (b - a) * (s / len)), fixed_point(a + (b - a) * (e / len)), color, 1, cv::LINE_AA, kDrawShift);
+// Dashes of 6 view pixels, gaps of 4, continuing across vertices (pen-up travel may be an arc).
+void dashed(cv::Mat& img, const std::vector<cv::Point2d>& path, const cv::Scalar& color) {
+  double phase = 0;
+  for (size_t i = 1; i < path.size(); ++i) {
+    cv::Point2d a = path[i - 1], b = path[i];
+    double len = std::hypot(b.x - a.x, b.y - a.y);
+    for (double s = 0; s < len;) {
+      double in = std::fmod(phase, 10.0), run = in < 6 ? 6 - in : 10 - in, e = std::min(len, s + run);
+      if (in < 6)
+        cv::line(img, fixed_point(a + (b - a) * (s / len)), fixed_point(a + (b - a) * (e / len)), color, 1, cv::LINE_AA,
+                 kDrawShift);
+      phase += e - s;
+      s = e;
+    }
   }
 }
 
@@ -165,7 +173,7 @@ int draw_legend(cv::Mat* canvas, int y, const ViewOptions& o, const Scene& s) {
     swatch(kDrawn, "drawn");
   }
   if (o.pen_up) {
-    if (canvas) dashed(*canvas, cv::Point2d(x, y), cv::Point2d(x + 20, y), kTravel);
+    if (canvas) dashed(*canvas, {cv::Point2d(x, y), cv::Point2d(x + 20, y)}, kTravel);
     if (canvas) text(*canvas, "pen-up travel", {x + 26, y + 4});
     x += 26 + text_size("pen-up travel").width + 16;
   }
@@ -235,7 +243,11 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
   std::vector<DrawnPiece> pieces = drawn_pieces(scene, 1.0 / t.scale);
   if (o.pen_up)
     for (const DrawnPiece& p : pieces)
-      if (!p.pen_down) dashed(area, local(p.path.front()), local(p.path.back()), kTravel);
+      if (!p.pen_down) {
+        std::vector<cv::Point2d> path;
+        for (Vec2 q : p.path) path.push_back(local(q));
+        dashed(area, path, kTravel);
+      }
   auto types = types_of(scene);
   size_t drawn = 0, n_drawn = 0;
   for (const DrawnPiece& p : pieces) n_drawn += p.pen_down;

@@ -39,7 +39,7 @@ int pen_changes(const std::vector<Command>& commands) {
   bool down = false;
   for (const Command& c : commands) {
     if (c.kind == Command::Kind::spin) continue;
-    bool d = c.kind == Command::Kind::arc || c.pen_down;
+    bool d = c.pen_down;
     changes += d != down;
     down = d;
   }
@@ -57,7 +57,7 @@ double Motion::command_s(const Command& c) const {
   switch (c.kind) {
     case Command::Kind::line: return c.pen_down ? draw_line_s(c.distance) : travel_s(c.distance);
     case Command::Kind::spin: return 0;
-    case Command::Kind::arc: return arc_s(c.radius, c.degrees);
+    case Command::Kind::arc: return arc_s(c.radius, c.degrees, c.pen_down);
   }
   return 0;
 }

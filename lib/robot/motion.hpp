@@ -79,9 +79,10 @@ struct Motion {
   double draw_line_s(double px) const {
     return plotter ? plotter_move_s(px, ppi, draw_mm_s, accel_mm_s2) : line_time_s(px, ppi);
   }
-  // A drawn arc of `radius_px` sweeping `deg` (either sign).
-  double arc_s(double radius_px, double deg) const {
-    return plotter ? plotter_move_s(std::abs(radius_px * deg) * kPi / 180, ppi, draw_mm_s, accel_mm_s2)
+  // An arc of `radius_px` sweeping `deg` (either sign), drawn or (pen up) travel.
+  double arc_s(double radius_px, double deg, bool pen_down = true) const {
+    return plotter ? plotter_move_s(std::abs(radius_px * deg) * kPi / 180, ppi, pen_down ? draw_mm_s : travel_mm_s,
+                                    accel_mm_s2)
                    : arc_time_s(radius_px, deg, ppi);
   }
   // A turn in place by `deg`: free on a plotter.

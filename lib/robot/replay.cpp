@@ -63,7 +63,7 @@ std::vector<Move> replay_moves(const std::vector<Command>& commands, const Pose&
     m.command = i;
     m.kind = c.kind;
     m.start = p;
-    m.pen_down = c.kind == Command::Kind::arc || (c.kind == Command::Kind::line && c.pen_down);
+    m.pen_down = c.kind != Command::Kind::spin && c.pen_down;
     if (c.kind == Command::Kind::arc) {
       m.path = {{p.x, p.y}};
       Polyline s = arc_samples(p, c, step_px);

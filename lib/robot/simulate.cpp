@@ -42,6 +42,7 @@ std::vector<std::string> notes_for(const Command& c, const Robot& robot, double 
                                     std::abs(c.distance), stroke_width_px));
       break;
     case Command::Kind::arc:
+      if (!c.pen_down) notes.push_back(fmt::format("pen-up travel along an arc of {:.0f} px", c.length_px()));
       if (!plotter && c.radius / robot.ppi < kWheelbaseRadiusIn)
         notes.push_back("radius inside the wheelbase: the inner wheel turns backwards");
       break;

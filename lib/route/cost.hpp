@@ -36,6 +36,7 @@ struct CostModel {
   double join_px = 1.5;       // gaps up to this are drawn across without lifting the pen
   double flat_px = 0.005;     // arcs with a smaller sagitta are drawn as lines
   bool reverse_drive = true;  // straight moves (pen-up travel, drawn lines) may run backwards
+  bool travel_arcs = true;    // pen-up travel may be an arc (route/emit.hpp)
 
   // A pen-up trip of `d` px with its lift and drop (the part of transition() that is not turning).
   double trip(double d) const { return motion.travel_s(d) + 2 * motion.pen_time_s; }

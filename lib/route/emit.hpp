@@ -3,8 +3,9 @@
 // Emission is closed-loop: every command is rounded as the scene serializes it and integrated
 // exactly as the robot (and the scorer) will, and the next command is aimed from that pose at
 // the primitive's true end point, so rounding never accumulates. Straight legs are driven
-// forwards or backwards, whichever the Viterbi pass over the whole tour finds faster; pen-up
-// travel likewise. Spins too small to matter (below min_spin_deg and moving the next move's
+// forwards or backwards, whichever the Viterbi pass over the whole tour finds faster. Pen-up
+// travel is a straight line (forwards or backwards) or, where that is faster, an arc that does
+// one of its two turns on the way (Doodlebot only: a plotter turns for free). Spins too small to matter (below min_spin_deg and moving the next move's
 // end by at most drift_px) are skipped, and consecutive collinear drawn lines merge into one
 // command (one acceleration ramp instead of two).
 #pragma once

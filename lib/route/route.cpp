@@ -83,6 +83,9 @@ const ParamSet<RouteParams, Scene>& route_params() {
        {tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"), &R::merge_window},
        {tuning("route.reverse_drive", 1, 0, T::flag, "",
               "1: straight moves (drawn lines, pen-up travel) may run backwards when that turns less"), &R::reverse_drive},
+       {tuning("route.travel_arcs", 1, 0, T::flag, "",
+              "1: pen-up travel may be an arc that does one of its turns on the way, when that is faster"),
+        &R::travel_arcs},
        {tuning("route.circle_entries", 24, 1, T::integer, "angles",
               "entry angles tried per free circle while ordering (then refined continuously)"), &R::circle_entries},
        {tuning("route.closed_starts", 16, 1, T::integer, "vertices", "start vertices tried per closed trail"), &R::closed_starts},
@@ -328,9 +331,10 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   resolver.set(&RouteParams::join_px, 2 * rp.snap_px, scene, rp, resolver.from(&RouteParams::snap_px));
   scene.robot = robot;
 
-  // A plotter moves on two axes: which way it "faces" is no cost, so driving backwards to save a
-  // turn means nothing and stays off (every move's time is the same either way).
-  su.cost = {motion_of(robot), 2 * rp.snap_px, rp.drift_px, rp.reverse_drive != 0 && !plotter};
+  // A plotter moves on two axes: which way it "faces" is no cost, so driving backwards or along
+  // an arc to save a turn means nothing and stays off.
+  su.cost = {motion_of(robot), 2 * rp.snap_px, rp.drift_px, rp.reverse_drive != 0 && !plotter,
+             rp.travel_arcs != 0 && !plotter};
   su.emit = {rp.min_spin_deg, rp.drift_px, rp.deviation_px, static_cast<int>(rp.merge_window), {}};
   for (const Primitive& p : *scene.primitives)
     if (p.route_deviation_px) su.emit.primitive_deviation_px[p.id] = *p.route_deviation_px;
@@ -362,22 +366,24 @@ void store(Scene& scene, const Setup& su, const std::vector<Traversal>& steps, E
 
 namespace {
 
-// A tour and the stream it emits, judged by that stream's time.
+// A tour, judged by the time of the stream it emits.
 struct Candidate {
   std::vector<Traversal> steps;
-  Emission em;
   double time_s = INFINITY;
 };
 
 // Emits `steps` over su's pieces and keeps them in `best` when their stream is faster (a tie
-// keeps what `best` has). Circles' entries are first rounded as the scene records them.
+// keeps what `best` has). Circles' entries are first rounded as the scene records them. Tours
+// are judged with straight pen-up travel, so the tour that wins, and what it draws, is the one
+// that would win without travel arcs: the arcs the winner is then emitted with only save time.
 bool offer(Candidate& best, const Setup& su, std::vector<Traversal> steps) {
   for (Traversal& t : steps)
     if (su.shapes[t.prim].type == PrimType::circle) t.entry_rad = entry_rad_of(t.entry_rad);
-  Emission em = emit_commands(su.shapes, su.ids, steps, su.cost, su.emit, su.start);
-  const double time = su.cost.motion.stream_s(em.commands);
+  CostModel straight = su.cost;
+  straight.travel_arcs = false;
+  const double time = su.cost.motion.stream_s(emit_commands(su.shapes, su.ids, steps, straight, su.emit, su.start).commands);
   if (!(time < best.time_s - 1e-9)) return false;
-  best = {std::move(steps), std::move(em), time};
+  best = {std::move(steps), time};
   return true;
 }
 
@@ -518,7 +524,7 @@ void route(Scene& scene, const RouteOptions& options) {
   // Then from the best tour's own strokes, while that finds a faster one.
   for (int round = 0; round < kMaxRounds && offer(best, su, improve_runs(su, best.steps)); ++round) {
   }
-  store(scene, su, best.steps, std::move(best.em));
+  store(scene, su, best.steps, emit_commands(su.shapes, su.ids, best.steps, su.cost, su.emit, su.start));
 }
 
 namespace {
@@ -706,7 +712,7 @@ StartCost start_cost(const Scene& scene) {
   if (scene.tour && !scene.tour->empty()) c.first_primitive = scene.tour->front().primitive;
   if (scene.commands)
     for (const Command& k : *scene.commands) {
-      if (k.kind == Command::Kind::arc || (k.kind == Command::Kind::line && k.pen_down)) break;
+      if (k.kind != Command::Kind::spin && k.pen_down) break;
       c.to_first_stroke_s += command_time_s(k, *scene.robot);
     }
   return c;

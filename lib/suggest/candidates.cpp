@@ -46,7 +46,7 @@ std::vector<Joint> joints_of(const Scene& s) {
       cur.spin_deg += c.degrees;
       continue;
     }
-    if (c.kind == Command::Kind::line && !c.pen_down) {
+    if (!c.pen_down) {
       cur.pen_up = true;
       continue;
     }

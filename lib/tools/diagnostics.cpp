@@ -529,11 +529,11 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const Expensive
           : fmt::format("spin of {:.0f}° at {} to face the next move towards {}", std::abs(c.degrees), pt_text(at), name(st.before));
       ops.push_back({"spin", st.after, st.before, why, st.time_s, std::abs(c.degrees), "deg", at});
     }
-    if (c.kind == Command::Kind::line && !c.pen_down && kinds.count("pen_up"))
+    if (c.kind != Command::Kind::spin && !c.pen_down && kinds.count("pen_up"))
       ops.push_back({"pen_up", st.after, st.before,
-                     fmt::format("pen-up travel of {:.0f} px from {} to {}", std::abs(c.distance), name(st.after), name(st.before)),
-                     st.time_s, std::abs(c.distance), "px", at});
-    if (c.kind == Command::Kind::arc) {
+                     fmt::format("pen-up travel of {:.0f} px from {} to {}", c.length_px(), name(st.after), name(st.before)),
+                     st.time_s, c.length_px(), "px", at});
+    if (c.kind == Command::Kind::arc && c.pen_down) {
       // One cause per arc, so that each second is counted once: inside the wheel base the arc
       // is tight (that is why it is slow), else slow when it takes much longer than a line. An
       // arc drawing several primitives (ids joined by ',') is named by its first.
@@ -584,7 +584,7 @@ ToolResult identify_expensive_operations(const ToolContext& ctx, const Expensive
     for (size_t j = 0; j < i; ++j) row += dist(ops[j].at, o.at) * v.transform().scale < 15;
     if (o.kind == "pen_up") {
       for (const auto& st : d.steps)
-        if (st.cmd.kind == Command::Kind::line && !st.cmd.pen_down && Vec2{st.start.x, st.start.y} == o.at)
+        if (st.cmd.kind != Command::Kind::spin && !st.cmd.pen_down && Vec2{st.start.x, st.start.y} == o.at)
           v.polyline(st.path, c, 2, true);
     } else {
       v.ring(o.at, 6 + 6 * std::min(3.0, o.time_s), c, 2);

@@ -187,7 +187,7 @@ ToolResult get_current_render(const ToolContext& ctx, const RenderRequest& req) 
   }
   if (overlay == "source") legend.push_back({"source ink", color::source});
   if (req.show_pen_up_paths) {
-    for (const auto& [a, b] : d.pen_up) v.polyline({a, b}, color::pen_up, 1, true);
+    for (const Polyline& p : d.pen_up) v.polyline(p, color::pen_up, 1, true);
     legend.push_back({"pen-up travel (dashed)", color::pen_up});
   }
   Scene diagnosed;
@@ -644,7 +644,7 @@ ToolResult get_tour(const ToolContext& ctx, const TourRequest& req) {
                         st["transition_in"]["kind"].get<std::string>(), st["transition_in"]["time_ms"].get<double>());
   r.llm_text = text;
   View v = scene_view(ctx, s, scope, "draw order (blue first, red last); pen-up travel dashed");
-  for (const auto& [a, b] : d.pen_up) v.polyline({a, b}, color::pen_up, 1, true);
+  for (const Polyline& p : d.pen_up) v.polyline(p, color::pen_up, 1, true);
   const double n = std::max(1.0, double(d.draw_index.size()) - 1);
   for (const auto& [id, path] : d.pieces) {
     auto it = d.draw_index.find(id);

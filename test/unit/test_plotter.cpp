@@ -51,7 +51,7 @@ Robot pl_robot(double ppi) {
 double pl_pen_up_px(const Scene& s) {
   double d = 0;
   for (const Command& c : *s.commands)
-    if (c.kind == Command::Kind::line && !c.pen_down) d += std::abs(c.distance);
+    if (!c.pen_down) d += c.length_px();
   return d;
 }
 

@@ -222,11 +222,15 @@ TEST_CASE("a circle touching a line's end is drawn without lifting the pen", "[r
 
 TEST_CASE("route finds the optimum of a small grid of strokes", "[route]") {
   // Three parallel bars and a post: every order and direction, each emitted with its best
-  // driving directions, is the search space; the brute-force minimum is the known optimum.
+  // driving directions, is the search space; the brute-force minimum is the known optimum. The
+  // search judges tours with straight pen-up travel (travel arcs come after it), so that is
+  // what the brute force emits too.
   std::vector<Shape> shapes = {Shape::line({0, 0}, {100, 0}), Shape::line({0, 30}, {100, 30}),
                                Shape::line({0, 60}, {100, 60}), Shape::line({130, 0}, {130, 60})};
+  RouteOptions straight;
+  straight.overrides["route.travel_arcs"] = 0;
   Scene best_s = scene_of(shapes);
-  route(best_s, {});
+  route(best_s, straight);
   double routed = time_of(best_s);
 
   double optimum = INFINITY;
@@ -237,7 +241,7 @@ TEST_CASE("route finds the optimum of a small grid of strokes", "[route]") {
       std::vector<TourStep> tour;
       for (int k = 0; k < 4; ++k) tour.push_back({fmt::format("p_{:04d}", order[k] + 1), bool(dirs >> k & 1), 0});
       s.tour = tour;
-      emit_tour(s, {});
+      emit_tour(s, straight);
       optimum = std::min(optimum, time_of(s));
     }
   } while (std::next_permutation(order.begin(), order.end()));
@@ -278,9 +282,12 @@ TEST_CASE("route is never slower than the nearest-neighbour tour", "[route]") {
     Vec2 a{rnd() * 300, rnd() * 300};
     shapes.push_back(Shape::line(a, a + from_angle(rnd() * 2 * kPi) * (5 + rnd() * 30)));
   }
+  // Judged as the search judges tours: with straight pen-up travel.
+  RouteOptions straight;
+  straight.overrides["route.travel_arcs"] = 0;
   Scene s = scene_of(shapes);
-  route(s, {});
-  CostModel cost{{s.robot->ppi, s.robot->pen_time_s}, 1.5, 0.005, true};
+  route(s, straight);
+  CostModel cost{{s.robot->ppi, s.robot->pen_time_s}, 1.5, 0.005, true, false};
   TrailSet trails = build_trails(shapes, cost, {});
   TourPlanner planner(trails, shapes, cost, {}, std::nullopt);
   std::vector<std::string> ids;
@@ -339,6 +346,46 @@ TEST_CASE("driving backwards saves the turns of a zigzag", "[route]") {
   CHECK(deviation(both) < 0.01);
   CHECK(deviation(fwd) < 0.01);
   for (const Command& c : *fwd.commands) CHECK(c.distance >= 0);
+}
+
+TEST_CASE("pen-up travel turns on the way where that is faster, and the drawing stays the same", "[route]") {
+  // Short strokes at many angles: every trip between them needs two turns when driven straight.
+  std::vector<Shape> strokes;
+  for (int i = 0; i < 12; ++i) {
+    Vec2 a{40.0 + 70 * (i % 4), 40.0 + 70 * (i / 4)};
+    strokes.push_back(Shape::line(a, a + from_angle(deg2rad(37.0 * i)) * 30));
+  }
+  auto routed = [&](const RouteOptions& o) {
+    Scene s = scene_of(strokes);
+    route(s, o);
+    simulate(s, {});
+    return s;
+  };
+  auto travel = [](const Scene& s, Command::Kind kind) {
+    return std::count_if(s.commands->begin(), s.commands->end(),
+                         [&](const Command& c) { return c.kind == kind && !c.pen_down; });
+  };
+  RouteOptions straight;
+  straight.overrides["route.travel_arcs"] = 0;
+  const Scene arcs = routed({}), lines = routed(straight);
+  CHECK(travel(arcs, Command::Kind::arc) > 0);
+  CHECK(travel(lines, Command::Kind::arc) == 0);
+  // One pen-up command per trip either way, each trip no slower: the whole stream is faster.
+  CHECK(travel(arcs, Command::Kind::arc) + travel(arcs, Command::Kind::line) == travel(lines, Command::Kind::line));
+  CHECK(time_of(arcs) < time_of(lines));
+  CHECK(arcs.metrics["pen_up_moves"] == lines.metrics["pen_up_moves"]);
+  CHECK(to_json(arcs)["tour"] == to_json(lines)["tour"]);  // the same tour: the arcs only save time
+  CHECK(deviation(arcs) < 0.01);
+  // The scorer's reading: a pen-up arc says so, a drawn one says nothing.
+  const json j = to_json(arcs);
+  for (const json& c : j["commands"])
+    if (c["kind"] == "arc") CHECK((!c.contains("penDown") || c["penDown"] == false));
+  const Scene back = scene_from_json(j);
+  CHECK(travel(back, Command::Kind::arc) == travel(arcs, Command::Kind::arc));
+  // A plotter turns for free: its travel stays straight.
+  RouteOptions plotter;
+  plotter.model = "plotter";
+  CHECK(travel(routed(plotter), Command::Kind::arc) == 0);
 }
 
 TEST_CASE("a given start pose is where the robot starts", "[route]") {
