@@ -198,6 +198,7 @@ ToolResult get_current_render(const ToolContext& ctx, const RenderRequest& req) 
       if (scope.touches(p)) v.label_shape(p.shape, p.id, color::ink);
   v.legend(legend);
   r.images["render"] = v.finish();
+  if (!v.labels_note().empty()) r.warnings.push_back(v.labels_note());
   return r;
 }
 
@@ -272,10 +273,10 @@ ToolResult list_primitives(const ToolContext& ctx, const ListRequest& req) {
   if (!s.primitives) r.warnings.push_back("the scene has no primitives yet (run sv-fit)");
   View v = scene_view(ctx, s, scope, head);
   for (const Primitive* p : keep) v.shape(p->shape, color::of_type(p->shape.type), 2);
-  if (keep.size() <= 300)
-    for (const Primitive* p : keep) v.label_shape(p->shape, p->id, color::ink);
+  for (const Primitive* p : keep) v.label_shape(p->shape, p->id, color::ink);
   v.legend(legend_for("primitive_type"));
   r.images["primitives"] = v.finish();
+  if (!v.labels_note().empty()) r.warnings.push_back(v.labels_note());
   return r;
 }
 
