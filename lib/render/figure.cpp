@@ -207,8 +207,7 @@ void View::draw_labels(cv::Mat& out) {
 cv::Mat View::finish() {
   left_out_ = place_labels(canvas_, area_rect(), t_, kFont, shape_labels_);
   if (left_out_) {
-    labels_note_ = fmt::format("{} of {} ids left out where they would overlap; zoom in with a region", left_out_,
-                               shape_labels_.size());
+    labels_note_ = labels_left_out_note(left_out_, shape_labels_.size());
     note(labels_note_);
   }
   int legend_rows = legend_.empty() ? 0 : 1 + static_cast<int>(legend_.size()) / 4;

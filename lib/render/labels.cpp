@@ -1,5 +1,7 @@
 #include "render/labels.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -61,6 +63,7 @@ std::vector<cv::Point2d> label_spots(const Shape& s, const ViewTransform& t, cv:
 
 size_t place_labels(cv::Mat& canvas, const cv::Rect& area, const ViewTransform& t, double font_scale,
                     std::vector<ShapeLabel>& labels) {
+  if (labels.empty()) return 0;
   // Ink per pixel of the area, summed for constant-time counts over any box.
   cv::Mat channels[3], ink, ink_sum;
   cv::split(canvas(area), channels);
@@ -110,6 +113,10 @@ size_t place_labels(cv::Mat& canvas, const cv::Rect& area, const ViewTransform& 
     cv::putText(canvas, l.text, org, kLabelFace, font_scale, l.color, 1, cv::LINE_AA);
   }
   return left_out;
+}
+
+std::string labels_left_out_note(size_t left_out, size_t of) {
+  return fmt::format("{} of {} ids left out where they would overlap; zoom in with a region", left_out, of);
 }
 
 }  // namespace sv

@@ -26,4 +26,7 @@ struct ShapeLabel {
 size_t place_labels(cv::Mat& canvas, const cv::Rect& area, const ViewTransform& t, double font_scale,
                     std::vector<ShapeLabel>& labels);
 
+// What a view with labels left out says under the picture (and a tool in its warnings).
+std::string labels_left_out_note(size_t left_out, size_t of);
+
 }  // namespace sv

@@ -216,7 +216,7 @@ Tool get_current_render_entry() {
         field("color_by", &R::color_by,
               S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"),
                               "none")),
-        field("show_ids", &R::show_ids, S::with_default(S::boolean("write primitive ids beside the strokes"), false))}},
+        field("show_ids", &R::show_ids, S::with_default(S::boolean("write primitive ids beside the strokes, where they overlap no other id (a warning counts those left out)"), false))}},
       S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
                  {"draw_time_s", S::number("estimated drawing time", 0)},
                  {"pen_up_count", S::integer("pen-up moves")},

@@ -351,3 +351,27 @@ TEST_CASE("on a sparse drawing every id is drawn, clear of the ink, and nothing 
   // Labels draw only inside their boxes.
   CHECK(cv::countNonZero(changed) == 0);
 }
+
+TEST_CASE("the exported view places ids the same way and says under the legend how many it left out", "[render][labels]") {
+  std::vector<Shape> dense, sparse = {Shape::line({60, 60}, {400, 60}), Shape::line({100, 300}, {450, 420})};
+  for (int i = 0; i < 200; ++i) {
+    const Vec2 a{30.0 + (i % 20) * 20, 200.0 + (i / 20) * 8};
+    dense.push_back(Shape::line(a, a + Vec2{12, 4}));
+  }
+  ViewOptions o;
+  o.ids = true;
+  const Scene few = routed_scene(sparse), many = routed_scene(dense);
+  const ViewTransform t = view_transform(few, o);
+  const cv::Mat clear = render_view(few, o);
+  CHECK(clear.size() == t.canvas);
+  // Both ids drawn: dark text beside each line's middle, within a label's height of it.
+  for (const Shape& s : sparse) {
+    const cv::Point2d mid = t.to_view(s.at(0.5));
+    CHECK(dark_in(clear, cv::Rect(static_cast<int>(mid.x) - 40, static_cast<int>(mid.y) - 24, 80, 48)));
+  }
+  const cv::Mat crowded = render_view(many, o);
+  const ViewTransform tm = view_transform(many, o);
+  REQUIRE(crowded.rows == tm.canvas.height + 20);
+  CHECK(dark_in(crowded, cv::Rect(10, tm.canvas.height, 200, 20)));
+  CHECK(cv::norm(crowded, render_view(many, o), cv::NORM_INF) == 0);
+}
