@@ -118,7 +118,7 @@ const std::vector<ExportBackend>& export_backends() {
        write_gcode},
       {"view", "--png", ".png", "write a view of what the robot draws (labelled grid) to this PNG file",
        {kColorBy, switch_option("--show-pen-up-paths", "draw pen-up travel, dashed, in the PNG view"),
-        switch_option("--show-ids", "write primitive ids beside the primitives in the PNG view"),
+        switch_option("--show-ids", "write primitive ids beside the primitives in the PNG view, where they overlap no other id"),
         switch_option("--no-source", "do not draw the source image under the PNG view")},
        write_view},
       {"svg", "--svg", ".svg", "write the drawing as SVG with true arcs to this file", {}, write_svg},

@@ -166,13 +166,9 @@ void View::text(Vec2 at, const std::string& s, const cv::Scalar& c, double dx, d
 }
 
 void View::label_shape(const Shape& s, const std::string& label, const cv::Scalar& c) {
-  Vec2 mid = s.at(0.5);
-  Vec2 tangent = unit(s.at(std::min(1.0, 0.5 + 1e-3)) - s.at(std::max(0.0, 0.5 - 1e-3)));
-  Vec2 off = perp(tangent) * 9.0;
-  int base = 0;
-  cv::Size sz = cv::getTextSize(label, kFace, kFont, 1, &base);
-  // Centre the text on a point 9 view pixels off the stroke.
-  text(mid, label, c, off.x - sz.width / 2.0, off.y + sz.height / 2.0);
+  for (const ShapeLabel& l : shape_labels_)
+    if (l.text == label) return;
+  shape_labels_.push_back({s, label, c});
 }
 
 void View::draw_labels(cv::Mat& out) {
@@ -209,6 +205,11 @@ void View::draw_labels(cv::Mat& out) {
 }
 
 cv::Mat View::finish() {
+  left_out_ = place_labels(canvas_, area_rect(), t_, kFont, shape_labels_);
+  if (left_out_) {
+    labels_note_ = labels_left_out_note(left_out_, shape_labels_.size());
+    note(labels_note_);
+  }
   int legend_rows = legend_.empty() ? 0 : 1 + static_cast<int>(legend_.size()) / 4;
   int extra = 18 * (legend_rows + static_cast<int>(notes_.size()));
   cv::Mat out(canvas_.rows + extra, canvas_.cols, CV_8UC3, cv::Scalar(255, 255, 255));

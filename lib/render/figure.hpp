@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/scene.hpp"
+#include "render/labels.hpp"
 #include "render/view.hpp"
 
 namespace sv {
@@ -43,6 +44,11 @@ class View {
   const ViewTransform& transform() const { return t_; }
   double grid_step() const { return t_.grid_step; }
   const std::vector<GridLabel>& labels() const { return labels_; }
+  // The ids asked for, and after finish() where each was drawn or that it was left out.
+  const std::vector<ShapeLabel>& shape_labels() const { return shape_labels_; }
+  size_t shape_labels_left_out() const { return left_out_; }
+  // What the picture notes about ids left out (empty when none), for a tool's warnings too.
+  const std::string& labels_note() const { return labels_note_; }
 
   // The source raster (8-bit gray, image pixels) under everything else, its ink in `ink`.
   void underlay(const cv::Mat& gray, const cv::Scalar& ink = color::source);
@@ -54,7 +60,9 @@ class View {
   void arrow(Vec2 from, Vec2 to, const cv::Scalar& c, int thickness = 1);
   // Text beside an image point, offset by (dx, dy) view pixels, with a white halo.
   void text(Vec2 at, const std::string& s, const cv::Scalar& c, double dx = 5, double dy = -5);
-  // An id beside a shape's midpoint, pushed off the stroke.
+  // An id beside a shape, placed when the view is finished (render/labels.hpp) where it overlaps
+  // no other id; one that fits nowhere is left out and a note says how many. An id is written
+  // once per view.
   void label_shape(const Shape& s, const std::string& label, const cv::Scalar& c);
   void legend(const std::vector<LegendEntry>& entries) { legend_ = entries; }
   void note(const std::string& s) { notes_.push_back(s); }
@@ -71,6 +79,9 @@ class View {
   ViewTransform t_;
   cv::Mat canvas_;
   std::vector<GridLabel> labels_;
+  std::vector<ShapeLabel> shape_labels_;
+  size_t left_out_ = 0;
+  std::string labels_note_;
   std::vector<LegendEntry> legend_;
   std::vector<std::string> notes_;
 };

@@ -7,6 +7,7 @@
 #include <map>
 #include <opencv2/imgproc.hpp>
 
+#include "render/labels.hpp"
 #include "robot/replay.hpp"
 #include "raster/scale.hpp"
 #include "raster/threads.hpp"
@@ -146,7 +147,7 @@ void draw_source(cv::Mat& area, const cv::Mat& source, const ViewTransform& t) {
   cv::cvtColor(under, area, cv::COLOR_GRAY2BGR);
 }
 
-constexpr int kLegendH = 30;
+constexpr int kLegendH = 30, kNoteH = 20;
 
 int draw_legend(cv::Mat* canvas, int y, const ViewOptions& o, const Scene& s) {
   int x = 10;
@@ -264,14 +265,19 @@ cv::Mat render_view(const Scene& scene, const ViewOptions& o) {
     if (pts.size() == 1) pts.push_back(pts[0]);
     cv::polylines(area, std::vector<std::vector<cv::Point>>{pts}, false, color, thickness, cv::LINE_AA, kDrawShift);
   }
+  std::vector<ShapeLabel> labels;
   if (o.ids && scene.primitives)
-    for (const Primitive& p : *scene.primitives) {
-      cv::Point2d at = local(p.shape.at(0.5));
-      text(area, p.id, {static_cast<int>(at.x) + 4, static_cast<int>(at.y) - 4}, {90, 90, 90});
-    }
+    for (const Primitive& p : *scene.primitives) labels.push_back({p.shape, p.id, {90, 90, 90}});
+  const size_t left_out =
+      place_labels(canvas, cv::Rect(t.margin, t.margin, t.area.width, t.area.height), t, kFontScale, labels);
   cv::rectangle(canvas, cv::Rect(t.margin - 1, t.margin - 1, t.area.width + 2, t.area.height + 2), kGrid, 1);
   if (o.legend) draw_legend(&canvas, t.margin * 2 + t.area.height + kLegendH / 2 - 4, o, scene);
-  return canvas;
+  if (!left_out) return canvas;
+  // Ids left out are said in a line of its own under the picture.
+  cv::Mat out(canvas.rows + kNoteH, canvas.cols, CV_8UC3, cv::Scalar(255, 255, 255));
+  canvas.copyTo(out(cv::Rect(0, 0, canvas.cols, canvas.rows)));
+  text(out, labels_left_out_note(left_out, labels.size()), {10, canvas.rows + kNoteH - 8});
+  return out;
 }
 
 }  // namespace sv

@@ -55,7 +55,9 @@ double grid_step_for(double scale);
 ViewTransform view_transform(const Scene& scene, const ViewOptions& options);
 
 // Draws what the robot draws (the replayed commands; the primitives themselves when the
-// scene has no commands yet), anti-aliased, on the labelled grid, with a colour legend.
+// scene has no commands yet), anti-aliased, on the labelled grid, with a colour legend; ids
+// go where they overlap no other (render/labels.hpp), and a line under the legend says how
+// many were left out, when any were.
 cv::Mat render_view(const Scene& scene, const ViewOptions& options);
 
 // One move of the robot (or, before routing, one primitive) in image coordinates.

@@ -137,6 +137,7 @@ ToolResult analyze_geometric_fit(const ToolContext& ctx, const FitRequest& req) 
   v.legend({{"0 px", color::ramp(0)}, {fmt::format("{:.1f} px", threshold / 2), color::ramp(0.5)},
             {fmt::format(">= {:.1f} px (flagged)", threshold), color::ramp(1)}});
   r.images["fit"] = v.finish();
+  if (!v.labels_note().empty()) r.warnings.push_back(v.labels_note());
   return r;
 }
 
@@ -772,6 +773,7 @@ ToolResult check_for_consistency(const ToolContext& ctx, const ConsistencyReques
   for (size_t i = 0; i < out.size() && i < 40; ++i) v.text(out[i].at, fmt::format("{} {:.1f} {}", out[i].relation, out[i].deviation, out[i].unit), color::missed, 0, 12);
   v.legend({{"in a near relation", color::highlight}, {"other", color::faded}});
   r.images["consistency"] = v.finish();
+  if (!v.labels_note().empty()) r.warnings.push_back(v.labels_note());
   return r;
 }
 

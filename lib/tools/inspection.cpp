@@ -198,6 +198,7 @@ ToolResult get_current_render(const ToolContext& ctx, const RenderRequest& req) 
       if (scope.touches(p)) v.label_shape(p.shape, p.id, color::ink);
   v.legend(legend);
   r.images["render"] = v.finish();
+  if (!v.labels_note().empty()) r.warnings.push_back(v.labels_note());
   return r;
 }
 
@@ -215,7 +216,7 @@ Tool get_current_render_entry() {
         field("color_by", &R::color_by,
               S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"),
                               "none")),
-        field("show_ids", &R::show_ids, S::with_default(S::boolean("write primitive ids beside the strokes"), false))}},
+        field("show_ids", &R::show_ids, S::with_default(S::boolean("write primitive ids beside the strokes, where they overlap no other id (a warning counts those left out)"), false))}},
       S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
                  {"draw_time_s", S::number("estimated drawing time", 0)},
                  {"pen_up_count", S::integer("pen-up moves")},
@@ -272,10 +273,10 @@ ToolResult list_primitives(const ToolContext& ctx, const ListRequest& req) {
   if (!s.primitives) r.warnings.push_back("the scene has no primitives yet (run sv-fit)");
   View v = scene_view(ctx, s, scope, head);
   for (const Primitive* p : keep) v.shape(p->shape, color::of_type(p->shape.type), 2);
-  if (keep.size() <= 300)
-    for (const Primitive* p : keep) v.label_shape(p->shape, p->id, color::ink);
+  for (const Primitive* p : keep) v.label_shape(p->shape, p->id, color::ink);
   v.legend(legend_for("primitive_type"));
   r.images["primitives"] = v.finish();
+  if (!v.labels_note().empty()) r.warnings.push_back(v.labels_note());
   return r;
 }
 

@@ -1,11 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <opencv2/imgproc.hpp>
 #include <regex>
 
 #include <fmt/format.h>
 
 #include "export/export.hpp"
 #include "raster/png.hpp"
+#include "render/figure.hpp"
 #include "render/view.hpp"
 #include "robot/replay.hpp"
 #include "robot/simulate.hpp"
@@ -255,4 +257,121 @@ TEST_CASE("the animated SVG of thousands of steps plays in 30 s and stays small"
   WARN(fmt::format("{} steps, {:.0f} s of robot time: {} bytes, {:.0f} bytes a step", steps, total, a.size(),
                    double(a.size()) / steps));
   CHECK(a.size() < 256 * steps);
+}
+
+namespace {
+
+// The distance in view pixels from a label's box to its shape.
+double box_to_shape(const cv::Rect& r, const Shape& s, const ViewTransform& t) {
+  double best = INFINITY;
+  for (Vec2 q : s.sample(0.25)) {
+    const cv::Point2d v = t.to_view(q);
+    const double dx = std::max({r.x - v.x, 0.0, v.x - (r.x + r.width)}), dy = std::max({r.y - v.y, 0.0, v.y - (r.y + r.height)});
+    best = std::min(best, std::hypot(dx, dy));
+  }
+  return best;
+}
+
+BBox image_box(double w, double h) {
+  BBox b;
+  b.add({-0.5, -0.5});
+  b.add({w - 0.5, h - 0.5});
+  return b;
+}
+
+// A view of `shapes`, each labelled with its id when `labelled`.
+View labelled_view(const std::vector<Shape>& shapes, BBox area, bool labelled) {
+  View v(area, "labels", 720);
+  for (const Shape& s : shapes) v.shape(s, color::ink, 2);
+  if (labelled)
+    for (size_t i = 0; i < shapes.size(); ++i) v.label_shape(shapes[i], fmt::format("p_{:04d}", i + 1), color::ink);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("ids on a dense word never overlap, stay by their shapes and say how many were left out", "[render][labels]") {
+  // 100 strokes of 14 px in a 512x160 image: far more ids than fit.
+  std::vector<Shape> shapes;
+  for (int i = 0; i < 100; ++i) {
+    const Vec2 a{20.0 + (i % 20) * 24, 20.0 + (i / 20) * 28};
+    shapes.push_back(Shape::line(a, a + from_angle(deg2rad(37.0 * i)) * 14));
+  }
+  View v = labelled_view(shapes, image_box(512, 160), true);
+  const cv::Mat img = v.finish();
+  const auto& labels = v.shape_labels();
+  REQUIRE(labels.size() == 100);
+  size_t drawn = 0;
+  const ViewTransform& t = v.transform();
+  const cv::Rect area(t.margin, t.margin, t.area.width, t.area.height);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (!labels[i].drawn) continue;
+    ++drawn;
+    CAPTURE(labels[i].text);
+    CHECK((labels[i].box & area) == labels[i].box);
+    CHECK(box_to_shape(labels[i].box, labels[i].shape, t) <= 6);
+    for (size_t j = 0; j < i; ++j)
+      if (labels[j].drawn) CHECK((labels[i].box & labels[j].box).area() == 0);
+  }
+  CHECK(drawn >= 40);
+  CHECK(drawn < 100);
+  CHECK(v.shape_labels_left_out() == 100 - drawn);
+  CHECK(v.labels_note() == fmt::format("{} of 100 ids left out where they would overlap; zoom in with a region", 100 - drawn));
+  // The note is written under the picture, which grew by its line.
+  CHECK(img.rows == labelled_view(shapes, image_box(512, 160), false).finish().rows + 18);
+  // The longest shapes are labelled first: the longest of all always is.
+  shapes[57] = Shape::line({100, 80}, {100, 150});
+  View again = labelled_view(shapes, image_box(512, 160), true);
+  const cv::Mat first = again.finish();
+  CHECK(again.shape_labels()[57].drawn);
+  // The same view twice is the same picture.
+  CHECK(cv::norm(labelled_view(shapes, image_box(512, 160), true).finish(), first, cv::NORM_INF) == 0);
+}
+
+TEST_CASE("on a sparse drawing every id is drawn, clear of the ink, and nothing else changes", "[render][labels]") {
+  std::vector<Shape> shapes = {Shape::line({40, 40}, {200, 40}), Shape::line({300, 20}, {300, 140}),
+                               Shape::arc({60, 120}, {200, 130}, 0.3), Shape::circle({420, 80}, 30),
+                               Shape::line({380, 150}, {500, 150})};
+  View v = labelled_view(shapes, image_box(512, 160), true);
+  const cv::Mat with = v.finish();
+  const cv::Mat without = labelled_view(shapes, image_box(512, 160), false).finish();
+  REQUIRE(with.size() == without.size());
+  CHECK(v.shape_labels_left_out() == 0);
+  CHECK(v.labels_note().empty());
+  cv::Mat changed;
+  cv::cvtColor(cv::abs(with - without) + cv::abs(without - with), changed, cv::COLOR_BGR2GRAY);
+  for (const ShapeLabel& l : v.shape_labels()) {
+    CAPTURE(l.text);
+    REQUIRE(l.drawn);
+    CHECK(box_to_shape(l.box, l.shape, v.transform()) <= 6);
+    CHECK_FALSE(dark_in(without, l.box));  // no ink under the text
+    CHECK(cv::countNonZero(changed(l.box)) > 20);
+    changed(l.box).setTo(0);
+  }
+  // Labels draw only inside their boxes.
+  CHECK(cv::countNonZero(changed) == 0);
+}
+
+TEST_CASE("the exported view places ids the same way and says under the legend how many it left out", "[render][labels]") {
+  std::vector<Shape> dense, sparse = {Shape::line({60, 60}, {400, 60}), Shape::line({100, 300}, {450, 420})};
+  for (int i = 0; i < 200; ++i) {
+    const Vec2 a{30.0 + (i % 20) * 20, 200.0 + (i / 20) * 8};
+    dense.push_back(Shape::line(a, a + Vec2{12, 4}));
+  }
+  ViewOptions o;
+  o.ids = true;
+  const Scene few = routed_scene(sparse), many = routed_scene(dense);
+  const ViewTransform t = view_transform(few, o);
+  const cv::Mat clear = render_view(few, o);
+  CHECK(clear.size() == t.canvas);
+  // Both ids drawn: dark text beside each line's middle, within a label's height of it.
+  for (const Shape& s : sparse) {
+    const cv::Point2d mid = t.to_view(s.at(0.5));
+    CHECK(dark_in(clear, cv::Rect(static_cast<int>(mid.x) - 40, static_cast<int>(mid.y) - 24, 80, 48)));
+  }
+  const cv::Mat crowded = render_view(many, o);
+  const ViewTransform tm = view_transform(many, o);
+  REQUIRE(crowded.rows == tm.canvas.height + 20);
+  CHECK(dark_in(crowded, cv::Rect(10, tm.canvas.height, 200, 20)));
+  CHECK(cv::norm(crowded, render_view(many, o), cv::NORM_INF) == 0);
 }

@@ -225,6 +225,25 @@ TEST_CASE("a 200-primitive listing fits in a few kilobytes", "[tools]") {
   CHECK(env["llm_text"].get<std::string>().size() < 8192);
 }
 
+TEST_CASE("ids left out of a crowded view are named in the warnings", "[tools][view][labels]") {
+  SceneBuilder b(512, 160, 3);
+  for (int i = 0; i < 100; ++i) {
+    const Vec2 a{20.0 + (i % 20) * 24, 20.0 + (i / 20) * 28};
+    b.add(Shape::line(a, a + Vec2{10, 10}));
+  }
+  auto left_out = [](const json& env) {
+    for (const auto& w : env["warnings"])
+      if (w.get<std::string>().find("ids left out where they would overlap") != std::string::npos) return w.get<std::string>();
+    return std::string();
+  };
+  const std::string said = left_out(run("ListPrimitives", b.routed()));
+  CHECK(std::regex_match(said, std::regex("[1-9][0-9]? of 100 ids left out .*")));
+  CHECK(left_out(run("GetCurrentRender", b.routed(), {{"show_ids", true}})) == said);
+  // Without ids, or where they all fit, nothing is said.
+  CHECK(left_out(run("GetCurrentRender", b.routed())).empty());
+  CHECK(left_out(run("ListPrimitives", b.routed(), {{"limit", 5}})).empty());
+}
+
 TEST_CASE("grid labels sit at the pixel coordinates they name", "[tools][view]") {
   BBox area;
   area.add({-0.5, -0.5});
