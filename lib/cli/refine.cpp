@@ -12,6 +12,7 @@
 #include "cli/tool_command.hpp"
 #include "cli/values.hpp"
 #include "core/error.hpp"
+#include "suggest/rank.hpp"
 #include "tools/edit_session.hpp"
 
 namespace sv {
@@ -32,11 +33,10 @@ constexpr int kStaleTries = 12;
 
 double metric(const json& m, const char* key) { return m.contains(key) ? m[key].get<double>() : 0.0; }
 
-// Within the budget: the whole refinement, measured against the scoreboard it started from.
+// Within the budget: the whole refinement, measured against the scoreboard it started from, by
+// the rule SuggestOptimizations applies to one edit (an agent asks it for what is left).
 bool within_budget(const json& start, const json& after, const RefineOptions& o) {
-  return metric(start, "f1") - metric(after, "f1") <= o.max_f1_loss + 1e-9 &&
-         metric(start, "f1_1px") - metric(after, "f1_1px") <= o.max_f1_1px_loss + 1e-9 &&
-         metric(after, "chamfer_px") - metric(start, "chamfer_px") <= o.max_chamfer_gain_px + 1e-9;
+  return suggest::fits({start, after}, {o.max_f1_loss, o.max_f1_1px_loss, o.max_chamfer_gain_px});
 }
 
 int run_refine(const RefineOptions& o, const CommonOptions& common) {

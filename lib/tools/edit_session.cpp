@@ -252,8 +252,27 @@ json batch_json(const std::vector<EditStep>& steps) {
   return out;
 }
 
+namespace {
+
+// Every number as a double: 2 and 2.0 are one number to a JSON client (JavaScript has no other
+// kind, so an MCP host sends back 2.0 as 2), and the apply id names the batch, not its spelling.
+json numbers_as_doubles(json j) {
+  std::vector<json*> todo{&j};
+  while (!todo.empty()) {
+    json* v = todo.back();
+    todo.pop_back();
+    if (v->is_number()) *v = v->get<double>();
+    else if (v->is_structured())
+      for (auto& child : *v) todo.push_back(&child);
+  }
+  return j;
+}
+
+}  // namespace
+
 std::string apply_id(const std::string& revision_id, const std::vector<EditStep>& steps) {
-  return revision_id.substr(0, 12) + "." + sha256_hex(revision_id + "\n" + batch_json(steps).dump()).substr(0, 12);
+  const std::string batch = numbers_as_doubles(batch_json(steps)).dump();
+  return revision_id.substr(0, 12) + "." + sha256_hex(revision_id + "\n" + batch).substr(0, 12);
 }
 
 json apply_request(const ToolContext& ctx, const std::vector<EditStep>& steps) {

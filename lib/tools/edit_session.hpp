@@ -55,7 +55,8 @@ std::vector<EditStep> parse_batch(const json& list);
 // dry_run and note.
 json batch_json(const std::vector<EditStep>& steps);
 // The id that applies exactly this batch to exactly this revision (ApplyEdits): the revision
-// id's first 12 hex digits, a dot, and 12 of the sha256 of the revision id and batch_json.
+// id's first 12 hex digits, a dot, and 12 of the sha256 of the revision id and batch_json (its
+// numbers read as doubles, however a client spells them).
 // Deterministic; its revision part tells a stale id (conflict) from a batch that is not the one
 // measured.
 std::string apply_id(const std::string& revision_id, const std::vector<EditStep>& steps);

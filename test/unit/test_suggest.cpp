@@ -214,10 +214,21 @@ TEST_CASE("ranking: of two slower edits the one that also loses fidelity ranks b
 
   const Effect saving = after(90, 0.987, 0.93, 0.5);  // loses 0.003 f1, 0.02 f1 at 1 px, +0.1 px chamfer
   CHECK(suggest::fits(saving, {}));
-  CHECK(suggest::fits(saving, {0.003 + 1e-9, 0.02 + 1e-9, 0.1 + 1e-9}));
+  // A loss equal to the budget fits, though in binary 0.95 - 0.93 exceeds 0.02.
+  CHECK(suggest::fits(saving, {0.003, 0.02, 0.1}));
   CHECK_FALSE(suggest::fits(saving, {0.002, std::nullopt, std::nullopt}));
   CHECK_FALSE(suggest::fits(saving, {std::nullopt, 0.01, std::nullopt}));
   CHECK_FALSE(suggest::fits(saving, {std::nullopt, std::nullopt, 0.05}));
   // A gain is never over budget.
   CHECK(suggest::fits(after(90, 0.995, 0.97, 0.3), {0.0, 0.0, 0.0}));
+}
+
+TEST_CASE("an apply id names the batch, not how a client spells its numbers", "[suggest][apply]") {
+  // JavaScript has one kind of number: an MCP host sends back a printed 2.0 as 2.
+  auto id = [](const json& deviation) {
+    return apply_id("0123456789abcdef", parse_batch(json::array({{{"tool", "RerunStage"}, {"stage", "route_optimize"},
+                                                                  {"config_overrides", {{"route.deviation_px", deviation}}}}})));
+  };
+  CHECK(id(2.0) == id(2));
+  CHECK(id(2.5) != id(2));
 }
