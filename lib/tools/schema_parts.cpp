@@ -42,6 +42,7 @@ json object(json properties, std::initializer_list<const char*> required, const 
   if (!doc.empty()) o["description"] = doc;
   return o;
 }
+json open_object(const std::string& doc) { return {{"type", "object"}, {"description", doc}}; }
 json any(const std::string& doc) { return {{"description", doc}}; }
 json with_default(json s, json value) {
   s["default"] = std::move(value);

@@ -16,6 +16,7 @@
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/edit_session.hpp"
+#include "tools/loss_budget.hpp"
 #include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
@@ -93,10 +94,9 @@ Scope scope_of(const Scene& s, const InRegionRequest& req) { return scope_of_reg
 
 // ---------------------------------------------------------------- SuggestOptimizations
 
-struct SuggestRequest : InRegionRequest {
+struct SuggestRequest : InRegionRequest, LossBudgetRequest {
   std::vector<std::string> optimize_for;
   int max_candidates;
-  std::optional<double> max_f1_loss, max_f1_1px_loss, max_chamfer_gain_px;
 };
 
 // Measured candidates that predict the same: the same scoreboard after, the same primitives
@@ -118,7 +118,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   const size_t proposed = cands.size();
   int refused = 0;
   std::vector<Measured> m = measure(ctx, std::move(cands), objectives, refused);
-  const suggest::Budget budget{req.max_f1_loss, req.max_f1_1px_loss, req.max_chamfer_gain_px};
+  const suggest::Budget budget = req.budget();
   const size_t measured = m.size();
   m.erase(std::remove_if(m.begin(), m.end(), [&](const Measured& x) { return !(x.merit > 0) || !suggest::fits(x.effect, budget); }),
           m.end());
@@ -167,7 +167,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   r.llm_text = fmt::format("{} candidates (of {} tried, {} refused by the geometry, {} gaining nothing{}, {} predicting "
                            "what a better one does), ranked by {} per fidelity lost{}",
                            keep, proposed, refused, over_budget_or_no_gain,
-                           budget.f1 || budget.f1_1px || budget.chamfer_px ? " or over the budget" : "", duplicates,
+                           req.any() ? " or over the budget" : "", duplicates,
                            fmt::join(objectives, " + "), scope.everything() ? "" : " in " + scope.describe()) +
                text;
   r.human_text = r.llm_text;
@@ -215,19 +215,15 @@ Tool suggest_optimizations_entry() {
       "Ranked, ready-to-run candidate edits — merges, tangent joints, reversals, snaps, deletions of duplicates and of "
       "strokes with no ink, smoothing, and the looser stage threshold — each applied in a dry run with the same "
       "settle as the edit, so its predicted draw-time, fidelity (against the ink), primitive and pen-up deltas are "
-      "what ApplyEdits with its request.apply gives. Start a refinement here.",
-      {{field<R, json>("in_region", &R::in_region, S::region("only candidates touching this region")),
+      "what ApplyEdits with its request.apply gives; ranked by gain per fidelity lost, a candidate losing more than a "
+      "max_* bound left out. Start a refinement here.",
+      {with_loss_budget<R>({field<R, json>("in_region", &R::in_region, S::region("only candidates touching this region")),
         field("optimize_for", &R::optimize_for,
               S::with_default(S::array(S::enumeration({"draw_time", "pixel_fidelity", "semantic_fidelity", "primitive_count",
                                                        "pen_up_count"}, ""),
                                        "what the rank rewards"),
                               json::array({"draw_time", "semantic_fidelity"}))),
-        field("max_candidates", &R::max_candidates, S::with_default(S::integer("at most this many, best first", 1), 25)),
-        field("max_f1_loss", &R::max_f1_loss, S::nullable(S::number("leave out candidates losing more f1 against the ink", 0))),
-        field("max_f1_1px_loss", &R::max_f1_1px_loss,
-              S::nullable(S::number("leave out candidates losing more f1 at 1 px against the ink", 0))),
-        field("max_chamfer_gain_px", &R::max_chamfer_gain_px,
-              S::nullable(S::number("leave out candidates moving the drawing further from the ink (chamfer, px)", 0)))}},
+        field("max_candidates", &R::max_candidates, S::with_default(S::integer("at most this many, best first", 1), 25))})},
       S::object({{"candidates", S::array(candidate_schema(), "best first")},
                  {"considered", S::integer("candidates tried")},
                  {"refused", S::integer("candidates the geometry refused")},
