@@ -54,13 +54,11 @@ json with_dialect(json schema) {
 }
 
 // A result field as the listing shows it: its type, values and description; what it holds
-// (members, items' members) the model reads in the result itself.
+// (members, items) the model reads in the result itself.
 json outline(const json& f) {
   json out = json::object();
   for (const char* k : {"type", "const", "enum", "description"})
     if (f.contains(k) && f[k] != "") out[k] = f[k];
-  if (f.contains("items") && f["items"].is_object() && f["items"].contains("type"))
-    out["items"] = {{"type", f["items"]["type"]}};
   return out;
 }
 

@@ -56,10 +56,10 @@ json start_request_schema() {
 }
 
 json start_result_schema() {
-  return S::object({{"mode", S::enumeration({"free", "fixed"}, "")},
-                    {"x", S::number("")},
-                    {"y", S::number("")},
-                    {"heading_deg", S::number("")},
+  return S::object({{"mode", S::enumeration({"free", "fixed"}, "free: placed at the first stroke; fixed: starts at x, y")},
+                    {"x", S::number("start x, image pixels")},
+                    {"y", S::number("start y, image pixels")},
+                    {"heading_deg", S::number("start heading, degrees")},
                     {"first_primitive", S::string("the primitive drawn first")},
                     {"to_first_stroke_s", S::number("turns and pen-up travel before the first stroke (0 when free)")}},
                    {}, "where the robot starts and what getting to the first stroke costs");
@@ -120,7 +120,7 @@ ToolResult reorder_tour(const ToolContext& ctx, const ReorderRequest& req) {
 }
 
 json dir_schema() {
-  return S::enumeration({"forward", "reverse"}, "");
+  return S::enumeration({"forward", "reverse"}, "from p0 to p1, or back");
 }
 
 Tool reorder_tour_entry() {
@@ -139,7 +139,7 @@ Tool reorder_tour_entry() {
                                    "0-based positions to hold"))),
         field("rerun_optimizer", &R::rerun_optimizer, S::with_default(S::boolean("re-optimize the unpinned steps"), true)),
         field("start", &R::start, start_request_schema())}},
-      S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")},
+      S::object({{"draw_time_before_ms", S::number("the draw time before")}, {"draw_time_after_ms", S::number("the draw time after")},
                  {"start", start_result_schema()}}),
       reorder_tour, ToolKind::edit);
 }
@@ -420,13 +420,14 @@ Tool rerun_stage_entry() {
       "X,Y,HEADING_DEG). Overrides given with a region hold inside it only and are recorded as "
       "region:REGION:KEY. The highest-leverage edit: fix the threshold, not the primitive.",
       {{field("stage", &R::stage,
-              S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")),
+              S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "the stage to run again")),
         field<R, json>("region", &R::region, S::region("only here (default: the whole drawing)")),
         field("config_overrides", &R::config_overrides,
               S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}}, json::object())),
         field("start", &R::start, start_request_schema())},
        {"stage"}},
-      S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")},
+      S::object({{"summary", S::string("what the stage did")},
+                 {"affected_primitive_ids", S::array(S::id("primitive id"), "new or reshaped primitives")},
                  {"start", start_result_schema()}}),
       rerun_stage, ToolKind::edit);
 }
@@ -701,7 +702,8 @@ Tool apply_edits_entry() {
         field("apply_id", &R::apply_id,
               S::nullable(S::string("the id SimulateEdit or SuggestOptimizations gave; checked against the revision and the edits")))},
        {"edits"}},
-      S::object({{"apply_id", S::string("")}, {"edits", S::array({{"type", "object"}}, "each edit's own result fields, in order")}},
+      S::object({{"apply_id", S::string("the batch's id on this revision")},
+                 {"edits", S::array(S::open_object("an edit's own result fields"), "each edit's own result fields, in order")}},
                 {"apply_id"}),
       apply_edits_tool, ToolKind::edit);
 }
