@@ -101,7 +101,7 @@ json rect_region() {
 }
 
 json primitive_filter() {
-  return object({{"types", array(primitive_type(), "keep only these types")},
+  json f = object({{"types", array(primitive_type(), "keep only these types")},
                  {"in_region", region("keep only primitives that touch this region")},
                  {"semantic_roles", array(semantic_role(), "keep only these roles")},
                  {"has_issue", array(issue_kind(), "keep only primitives with one of these issues, stored or found by the diagnostics")},
@@ -109,6 +109,8 @@ json primitive_filter() {
                  {"max_length_px", number("keep primitives at most this long", 0)},
                  {"draw_time_above_ms", number("keep primitives whose drawing takes longer", 0)}},
                 {}, "which primitives to consider");
+  f["title"] = "PrimitiveFilter";
+  return f;
 }
 
 }  // namespace sv::schema
