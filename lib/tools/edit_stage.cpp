@@ -496,7 +496,7 @@ ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts, const
   json table = json::array();
   r.llm_text = fmt::format("simulated {} alternatives from the same revision (nothing changed); ranked by draw time saved "
                            "per fidelity lost{}:",
-                           alts.size(), budget.f1 || budget.f1_1px || budget.chamfer_px ? ", those within the budget" : "");
+                           alts.size(), budget.bounded() ? ", those within the budget" : "");
   for (size_t k = 0; k < tried.size(); ++k) {
     json& row = tried[k].row;
     std::string line;

@@ -15,7 +15,6 @@ namespace sv {
 struct LossBudgetRequest {
   std::optional<double> max_f1_loss, max_f1_1px_loss, max_chamfer_gain_px;
   suggest::Budget budget() const { return {max_f1_loss, max_f1_1px_loss, max_chamfer_gain_px}; }
-  bool any() const { return max_f1_loss || max_f1_1px_loss || max_chamfer_gain_px; }
 };
 
 // R's own fields followed by the budget's.

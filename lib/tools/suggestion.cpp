@@ -172,7 +172,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   r.llm_text = fmt::format("{} candidates (of {} tried, {} refused by the geometry, {} gaining nothing{}, {} predicting "
                            "what a better one does), ranked by {} per fidelity lost{}",
                            keep, proposed, refused, over_budget_or_no_gain,
-                           req.any() ? " or over the budget" : "", duplicates,
+                           budget.bounded() ? " or over the budget" : "", duplicates,
                            fmt::join(objectives, " + "), scope.everything() ? "" : " in " + scope.describe()) +
                text;
   r.human_text = r.llm_text;

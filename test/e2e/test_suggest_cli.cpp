@@ -1,6 +1,6 @@
 // Suggestions across processes, as an agent uses them: every candidate SuggestOptimizations
-// prints for the test drawings runs as printed (its `command`, given the scene) and its dry run
-// reports exactly the predicted scoreboard; sv-edit refine in a store leaves one revision per
+// and every merge MergeSimilarElements prints for the test drawings runs as printed (its
+// `command`) and its dry run reports exactly the predicted scoreboard; sv-edit refine in a store leaves one revision per
 // step, each with its note, and stays within its budget; what was simulated applies exactly.
 #include <catch2/catch.hpp>
 
