@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "session/tool_call.hpp"
+#include "tools/schema_parts.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/messages.hpp"
@@ -54,18 +55,16 @@ json with_dialect(json schema) {
 }
 
 // A result field as the listing shows it: its type, values and description; what it holds
-// (members, items' members) the model reads in the result itself.
+// (members, items) the model reads in the result itself.
 json outline(const json& f) {
   json out = json::object();
   for (const char* k : {"type", "const", "enum", "description"})
     if (f.contains(k) && f[k] != "") out[k] = f[k];
-  if (f.contains("items") && f["items"].is_object() && f["items"].contains("type"))
-    out["items"] = {{"type", f["items"]["type"]}};
   return out;
 }
 
-// A request schema as the listing shows it: a Region (schema::region) as an object, its members
-// said once in the instructions; notes for the command line, the descriptions of list items
+// A request schema as the listing shows it: a Region or a PrimitiveFilter (schema::region,
+// schema::primitive_filter) as an object, its members said once in the instructions; notes for the command line, the descriptions of list items
 // (their list's says it), empty descriptions and null defaults left out. The server validates
 // every call against the full schema.
 json lean_request(json s) {
@@ -75,8 +74,11 @@ json lean_request(json s) {
     if (s.value("description", "x").empty()) s.erase("description");
     if (s.contains("default") && s["default"].is_null()) s.erase("default");  // null: not given, as when absent
     if (s.contains("items") && s["items"].is_object()) s["items"].erase("description");
-    if (s.value("title", "") == "Region")
-      return {{"type", s["type"]}, {"description", s.value("description", "") + " (a Region: see the instructions)"}};
+    if (const std::string part = s.value("title", ""); part == "Region" || part == "PrimitiveFilter") {
+      json shown = {{"type", s["type"]}, {"description", s.value("description", "") + " (a " + part + ": see the instructions)"}};
+      if (s.contains("default")) shown["default"] = s["default"];
+      return shown;
+    }
   }
   for (auto& v : s) v = lean_request(v);
   return s;
@@ -148,6 +150,8 @@ std::string instructions() {
                  Code::invalid_selection, Code::unsolvable_constraint, Code::no_result, Code::conflict,
                  Code::corrupt_object, Code::io_error, Code::internal})
     codes += std::string(codes.empty() ? "" : ", ") + code_name(c);
+  auto values = [](const json& s) { return fmt::format("{}", fmt::join(s["enum"].get<std::vector<std::string>>(), ", ")); };
+  const std::string roles = values(schema::semantic_role()), issues = values(schema::issue_kind());
   return "Start from an image with TraceImage, write a revision out with ExportDrawing; every other tool runs "
          "on the revision store's HEAD scene. Look first (inspection, diagnostics), let the "
          "suggestion tools propose edits and SimulateEdit measure them, then apply what was measured: a "
@@ -173,7 +177,10 @@ std::string instructions() {
          ". A Region (the field region, a filter's in_region) is {kind, ...}: rect [x0, y0, x1, y1] in image "
          "pixels; polygon [[x, y], ...] (3 or more); primitive_set primitive_ids [\"p_0001\", ...]; "
          "vertex_neighborhood vertex_id and radius_px (default 3 stroke widths); named name (a region "
-         "DefineRegion stored). No region: the whole drawing.";
+         "DefineRegion stored). No region: the whole drawing. A PrimitiveFilter (the field filter) keeps the "
+         "primitives that pass every member given: types (a list of line, arc, circle); in_region (a Region); "
+         "semantic_roles (a list of " + roles + "); has_issue (a list of " + issues +
+         ", stored or found by the diagnostics); min_length_px, max_length_px, draw_time_above_ms (numbers).";
 }
 
 }  // namespace

@@ -52,13 +52,18 @@ double merit(const Effect& e, const std::vector<std::string>& objectives) {
   return g > 0 ? g / (fidelity_loss(e, objectives) + kLossFloor) : g - fidelity_loss(e, objectives);
 }
 
-bool fits(const Effect& e, const Budget& b) {
+std::vector<std::string> exceeded(const Effect& e, const Budget& b) {
   // The metrics have three decimals: a loss equal to the budget fits, though in binary
   // 0.98 - 0.96 exceeds 0.02.
   constexpr double slack = 1e-9;
-  return (!b.f1 || -e.delta("f1") <= *b.f1 + slack) && (!b.f1_1px || -e.delta("f1_1px") <= *b.f1_1px + slack) &&
-         (!b.chamfer_px || e.delta("chamfer_px") <= *b.chamfer_px + slack);
+  std::vector<std::string> out;
+  if (b.f1 && -e.delta("f1") > *b.f1 + slack) out.push_back("max_f1_loss");
+  if (b.f1_1px && -e.delta("f1_1px") > *b.f1_1px + slack) out.push_back("max_f1_1px_loss");
+  if (b.chamfer_px && e.delta("chamfer_px") > *b.chamfer_px + slack) out.push_back("max_chamfer_gain_px");
+  return out;
 }
+
+bool fits(const Effect& e, const Budget& b) { return exceeded(e, b).empty(); }
 
 std::string risk(const Effect& e) {
   const double f1 = -e.delta("f1"), f1_1px = -e.delta("f1_1px");

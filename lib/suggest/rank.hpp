@@ -37,8 +37,11 @@ double merit(const Effect& e, const std::vector<std::string>& objectives);
 // The largest losses a caller accepts (none: no bound): f1 and f1 at 1 px lost, chamfer gained.
 struct Budget {
   std::optional<double> f1, f1_1px, chamfer_px;
+  bool bounded() const { return f1 || f1_1px || chamfer_px; }
 };
-// Whether the effect stays within the budget.
+// The bounds the effect exceeds, named as the tools' requests name them: max_f1_loss,
+// max_f1_1px_loss, max_chamfer_gain_px; none when it stays within the budget.
+std::vector<std::string> exceeded(const Effect& e, const Budget& b);
 bool fits(const Effect& e, const Budget& b);
 // low: f1 within 0.001 and f1 at 1 px within 0.01; medium: within 0.005 and 0.05; else high.
 std::string risk(const Effect& e);

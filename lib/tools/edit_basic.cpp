@@ -74,7 +74,7 @@ Tool delete_primitive_entry() {
       25, "DeletePrimitive", "mutation",
       "Delete primitives; refuses to split the drawing into more pieces unless told, and reports the "
       "source ink left uncovered.",
-      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema()),
+      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema("the primitives to delete")),
         field("confirm_no_topology_break", &R::confirm_no_topology_break,
               S::with_default(S::boolean("refuse when the deletion disconnects the drawing"), true))},
        {"primitive_ids"}},
@@ -125,7 +125,7 @@ Tool add_primitive_entry() {
         field("insert_after_primitive_id", &R::insert_after_primitive_id,
               S::nullable(S::id("draw it right after this primitive (default: the route decides)")))},
        {"spec"}},
-      S::object({{"new_primitive_id", S::string("")}}), add_primitive, ToolKind::edit);
+      S::object({{"new_primitive_id", S::string("the primitive added")}}), add_primitive, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- ReverseDirection
@@ -174,7 +174,7 @@ Tool reverse_direction_entry() {
   using R = ReverseRequest;
   return typed_tool<R>(32, "ReverseDirection", "mutation",
                        "Flip primitives' draw direction in the tour (cheap; can remove a spin at a border).",
-                       {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema())}, {"primitive_ids"}},
+                       {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema("the primitives to draw the other way"))}, {"primitive_ids"}},
                        S::object({{"draw_time_delta_ms", S::number("negative is faster")}}), reverse_direction,
                        ToolKind::edit);
 }
@@ -231,7 +231,7 @@ Tool define_region_entry() {
         field("replace", &R::replace,
               S::with_default(S::boolean("redefine an existing region of this name (else that is refused)"), false))},
        {"region", "name"}},
-      S::object({{"region_id", S::string("")}, {"name", S::string("")}}), define_region, ToolKind::edit);
+      S::object({{"region_id", S::string("the stored region's id")}, {"name", S::string("its name")}}), define_region, ToolKind::edit);
 }
 
 // ---------------------------------------------------------------- LabelSemanticRoles
@@ -280,7 +280,7 @@ Tool label_semantic_roles_entry() {
               S::with_default(S::boolean("first give every primitive its role from IdentifyVisualForms (per primitive)"),
                               false)),
         field("rationale", &R::rationale, S::nullable(S::string("for the audit trail")))}},
-      S::object({{"updated_count", S::integer("")}}), label_semantic_roles, ToolKind::edit, "sv-edit");
+      S::object({{"updated_count", S::integer("primitives whose role changed")}}), label_semantic_roles, ToolKind::edit, "sv-edit");
 }
 
 }  // namespace

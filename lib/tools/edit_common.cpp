@@ -13,7 +13,7 @@
 
 namespace sv {
 
-json primitive_ids_schema() { return schema::array(schema::id("primitive id"), ""); }
+json primitive_ids_schema(const std::string& doc) { return schema::array(schema::id("primitive id"), doc); }
 
 json replacement_spec_schema(const std::string& doc) {
   namespace S = schema;

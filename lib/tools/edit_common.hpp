@@ -11,7 +11,7 @@ namespace sv {
 // JSON Schema of the catalog's ReplacementSpec: {type, p0, p1, bulge, center, radius}.
 json replacement_spec_schema(const std::string& doc);
 // JSON Schema of a list of primitive ids, as the edits take them.
-json primitive_ids_schema();
+json primitive_ids_schema(const std::string& doc);
 // The shape a ReplacementSpec describes (a line needs p0, p1; an arc p0, p1, bulge; a circle
 // center, radius). Throws Error(invalid_selection) for a missing field or an undrawable shape.
 Shape shape_from_spec(const json& spec);

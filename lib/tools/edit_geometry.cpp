@@ -56,7 +56,7 @@ Tool merge_primitives_entry() {
       23, "MergePrimitives", "mutation",
       "Replace a chain of primitives by one line, arc or circle fitted to their source points (ends at the "
       "chain's outer ends); refused when the fit leaves the tolerance.",
-      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema()),
+      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema("the primitives to merge into one")),
         field("target_kind", &R::target_kind,
               S::with_default(S::enumeration({"line", "arc", "circle", "auto"},
                                              "auto: a line, else an arc, else (a closed loop) a circle"),
@@ -66,10 +66,10 @@ Tool merge_primitives_entry() {
                                     "fit.tolerance_px)",
                                     0)))},
        {"primitive_ids"}},
-      S::object({{"new_primitive_id", S::string("")},
+      S::object({{"new_primitive_id", S::string("the merged primitive")},
                  {"kind", S::string("line, arc or circle")},
-                 {"fit_rms_px", S::number("")},
-                 {"fit_max_px", S::number("")}}),
+                 {"fit_rms_px", S::number("rms distance of the group's source points from it")},
+                 {"fit_max_px", S::number("largest such distance")}}),
       merge_primitives, ToolKind::edit);
 }
 
@@ -108,7 +108,7 @@ json point_or_t_schema() {
        "where to split: [x, y] (snapped to the nearest point on the primitive), a number t in (0, 1) (arc-length "
        "fraction; circles from angle 0), \"auto_corner\" (the sharpest turn of the source points) or "
        "\"auto_inflection\" (where their curvature changes sign)"},
-      {"anyOf", json::array({S::point(), {{"type", "number"}}, S::enumeration({"auto_corner", "auto_inflection"}, "")})}};
+      {"anyOf", json::array({S::point(), {{"type", "number"}}, S::enumeration({"auto_corner", "auto_inflection"}, "found from the source points")})}};
 }
 
 Tool split_primitive_entry() {
@@ -120,7 +120,7 @@ Tool split_primitive_entry() {
       {{field("primitive_id", &R::primitive_id, S::id("the primitive to split")),
         field("at", &R::at, point_or_t_schema())},
        {"primitive_id", "at"}},
-      S::object({{"new_primitive_ids", S::array(S::string(""), "the two pieces, in drawing order")},
+      S::object({{"new_primitive_ids", S::array(S::id("primitive id"), "the two pieces, in drawing order")},
                  {"split_point", S::point("where the pieces meet")}}),
       split_primitive, ToolKind::edit);
 }
@@ -150,13 +150,13 @@ Tool replace_primitive_entry() {
   using R = ReplaceRequest;
   return typed_tool<R>(
       26, "ReplacePrimitive", "mutation", "Swap primitives for one explicit shape; its ends snap onto existing endpoints nearby.",
-      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema()),
+      {{field("primitive_ids", &R::primitive_ids, primitive_ids_schema("the primitives the shape replaces")),
         field("replacement", &R::replacement, replacement_spec_schema("the new primitive")),
         field("snap_to_existing_endpoints", &R::snap_to_existing_endpoints,
               S::with_default(S::boolean("move the new ends onto other primitives' endpoints within max(2 px, stroke width)"),
                               true))},
        {"primitive_ids", "replacement"}},
-      S::object({{"new_primitive_id", S::string("")},
+      S::object({{"new_primitive_id", S::string("the replacement")},
                  {"snapped_end_count", S::integer("ends moved onto existing endpoints")}}),
       replace_primitive, ToolKind::edit);
 }
@@ -221,11 +221,12 @@ Tool refit_polyline_entry() {
               S::with_default(S::array(S::point(), "forced breakpoints (snapped to the nearest source point)"),
                               json::array()))},
        {"primitive_ids"}},
-      S::object({{"new_primitive_ids", S::array(S::string(""), "")},
-                 {"fit_summary", S::array(S::object({{"primitive_id", S::string("")},
+      S::object({{"new_primitive_ids", S::array(S::id("primitive id"), "the primitives of the refit")},
+                 {"fit_summary", S::array(S::object({{"primitive_id", S::string("a new primitive")},
                                                      {"type", S::primitive_type()},
-                                                     {"fit_rms_px", S::number("")},
-                                                     {"fit_max_px", S::number("")}}),
+                                                     {"fit_rms_px", S::number("rms distance of its source points")},
+                                                     {"fit_max_px", S::number("largest such distance")}},
+                                                    {}, "one new primitive's fit"),
                                           "one entry per new primitive")}}),
       refit_polyline, ToolKind::edit);
 }
@@ -299,7 +300,7 @@ json axis_schema() {
        "parallel/perpendicular/collinear: a direction in degrees or a line [[x0, y0], [x1, y1]]; concentric: the "
        "centre [x, y]; mirror: a number x (the vertical axis x = number) or a line [[x0, y0], [x1, y1]] (default: "
        "solved); horizontal/vertical: none"},
-      {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), ""), {{"type", "null"}}})},
+      {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), "a line: two points"), {{"type", "null"}}})},
       {"default", nullptr}};
 }
 
@@ -316,13 +317,13 @@ Tool enforce_relation_entry() {
                              "perpendicular: every other line at right angles to the first; mirror: pairs a0, b0, a1, "
                              "b1, ... (an odd last one symmetric in itself); tangent_continuity: two primitives at their "
                              "shared end, or a line tangent to an arc or circle")),
-        field("primitive_ids", &R::primitive_ids, primitive_ids_schema()), field("axis", &R::axis, axis_schema()),
+        field("primitive_ids", &R::primitive_ids, primitive_ids_schema("the primitives the relation holds between")), field("axis", &R::axis, axis_schema()),
         field("rerun_solver", &R::rerun_solver,
               S::with_default(S::boolean("re-solve the other recorded relations of the moved primitives too"), true))},
        {"relation", "primitive_ids"}},
       S::object({{"residual_after", S::number("how far from exact the relation is")},
-                 {"residual_unit", S::enumeration({"deg", "px"}, "")},
-                 {"affected_primitive_ids", S::array(S::string(""), "primitives whose geometry moved")}}),
+                 {"residual_unit", S::enumeration({"deg", "px"}, "unit of the residual")},
+                 {"affected_primitive_ids", S::array(S::id("primitive id"), "primitives whose geometry moved")}}),
       enforce_relation, ToolKind::edit);
 }
 
@@ -363,10 +364,10 @@ Tool smooth_primitive_entry() {
         field("target_kind", &R::target_kind, S::nullable(S::enumeration({"line", "arc"}, "default: keep the type")))},
        {"primitive_id"}},
       S::object({{"new_primitive_id", S::string("the same id: changed in place")},
-                 {"kind", S::string("")},
+                 {"kind", S::string("its type after: line or arc")},
                  {"rms_before", S::number("px, the old shape against the source points")},
                  {"rms_after", S::number("px, the new shape against the same points")},
-                 {"max_after_px", S::number("")}}),
+                 {"max_after_px", S::number("px, the new shape's largest distance from those points")}}),
       smooth_primitive, ToolKind::edit);
 }
 

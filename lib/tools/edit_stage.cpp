@@ -19,6 +19,7 @@
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/edit_session.hpp"
+#include "tools/loss_budget.hpp"
 #include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
@@ -55,10 +56,10 @@ json start_request_schema() {
 }
 
 json start_result_schema() {
-  return S::object({{"mode", S::enumeration({"free", "fixed"}, "")},
-                    {"x", S::number("")},
-                    {"y", S::number("")},
-                    {"heading_deg", S::number("")},
+  return S::object({{"mode", S::enumeration({"free", "fixed"}, "free: placed at the first stroke; fixed: starts at x, y")},
+                    {"x", S::number("start x, image pixels")},
+                    {"y", S::number("start y, image pixels")},
+                    {"heading_deg", S::number("start heading, degrees")},
                     {"first_primitive", S::string("the primitive drawn first")},
                     {"to_first_stroke_s", S::number("turns and pen-up travel before the first stroke (0 when free)")}},
                    {}, "where the robot starts and what getting to the first stroke costs");
@@ -119,7 +120,7 @@ ToolResult reorder_tour(const ToolContext& ctx, const ReorderRequest& req) {
 }
 
 json dir_schema() {
-  return S::enumeration({"forward", "reverse"}, "");
+  return S::enumeration({"forward", "reverse"}, "from p0 to p1, or back");
 }
 
 Tool reorder_tour_entry() {
@@ -138,7 +139,7 @@ Tool reorder_tour_entry() {
                                    "0-based positions to hold"))),
         field("rerun_optimizer", &R::rerun_optimizer, S::with_default(S::boolean("re-optimize the unpinned steps"), true)),
         field("start", &R::start, start_request_schema())}},
-      S::object({{"draw_time_before_ms", S::number("")}, {"draw_time_after_ms", S::number("")},
+      S::object({{"draw_time_before_ms", S::number("the draw time before")}, {"draw_time_after_ms", S::number("the draw time after")},
                  {"start", start_result_schema()}}),
       reorder_tour, ToolKind::edit);
 }
@@ -419,13 +420,14 @@ Tool rerun_stage_entry() {
       "X,Y,HEADING_DEG). Overrides given with a region hold inside it only and are recorded as "
       "region:REGION:KEY. The highest-leverage edit: fix the threshold, not the primitive.",
       {{field("stage", &R::stage,
-              S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "")),
+              S::enumeration({"skeletonize", "segment", "graph", "vectorize", "beautify", "route_optimize"}, "the stage to run again")),
         field<R, json>("region", &R::region, S::region("only here (default: the whole drawing)")),
         field("config_overrides", &R::config_overrides,
               S::with_default({{"type", "object"}, {"description", "config key -> number (see GetConfig)"}}, json::object())),
         field("start", &R::start, start_request_schema())},
        {"stage"}},
-      S::object({{"summary", S::string("")}, {"affected_primitive_ids", S::array(S::string(""), "new or reshaped primitives")},
+      S::object({{"summary", S::string("what the stage did")},
+                 {"affected_primitive_ids", S::array(S::id("primitive id"), "new or reshaped primitives")},
                  {"start", start_result_schema()}}),
       rerun_stage, ToolKind::edit);
 }
@@ -449,59 +451,82 @@ json semantic_aspects(const Scene& s) {
   return {{"semantic_roles", roles}};
 }
 
-// Several batches tried from the same revision, ranked by draw time saved per fidelity lost.
-ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts) {
+// Several batches tried from the same revision. Those within the budget are ranked as
+// SuggestOptimizations ranks its candidates: draw time saved per fidelity lost (suggest::merit).
+// One over the budget keeps its row, as the caller asked for it, but no rank: it follows them,
+// marked with the bounds it exceeds. A refused one comes last.
+ToolResult simulate_alternatives(const ToolContext& ctx, const json& alts, const suggest::Budget& budget) {
   const EditBaseline base = edit_baseline(ctx);
+  enum Standing { ranked, over_budget, refused };
   struct Tried {
     size_t index;
     json row;
+    Standing standing;
     double merit;
   };
   std::vector<Tried> tried;
   for (size_t i = 0; i < alts.size(); ++i) {
     report_progress(double(i), double(alts.size()), "alternatives simulated");
     json row = {{"alternative", i}};
-    double merit = -INFINITY;
     try {
       const std::vector<EditStep> steps = parse_batch(alts[i]);
       EditSession s = apply_edits(ctx, steps, &base);
       suggest::Effect e{s.before, s.after, 1.0};
-      merit = suggest::merit(e, {"draw_time"});
+      const double merit = suggest::merit(e, {"draw_time"});
+      const std::vector<std::string> exceeded = suggest::exceeded(e, budget);
       row.update({{"after", s.after}, {"draw_time_delta_ms", std::round(e.delta("draw_time_s") * 1000)},
                   {"f1_delta", round3(e.delta("f1"))}, {"f1_1px_delta", round3(e.delta("f1_1px"))},
-                  {"risk", suggest::risk(e)}, {"merit", round_to(merit, 1e-4)}, {"new_primitive_ids", s.added},
-                  {"removed_primitive_ids", s.removed}, {"changed_primitive_ids", s.changed}});
+                  {"chamfer_px_delta", round3(e.delta("chamfer_px"))}, {"risk", suggest::risk(e)},
+                  {"merit", round_to(merit, 1e-4)}, {"new_primitive_ids", s.added}, {"removed_primitive_ids", s.removed},
+                  {"changed_primitive_ids", s.changed}});
+      if (!exceeded.empty()) row["over_budget"] = exceeded;
       const json apply = apply_request(ctx, steps);
       row.update({{"apply_id", apply["apply_id"]}, {"apply", apply}, {"command", apply_command(ctx, apply)}});
+      tried.push_back({i, row, exceeded.empty() ? ranked : over_budget, merit});
     } catch (const Error& err) {
       row["refused"] = {{"code", code_name(err.code())}, {"message", err.what()}};
+      tried.push_back({i, row, refused, -INFINITY});
     }
-    tried.push_back({i, row, merit});
   }
-  std::stable_sort(tried.begin(), tried.end(), [](const Tried& a, const Tried& b) { return a.merit > b.merit; });
+  std::stable_sort(tried.begin(), tried.end(), [](const Tried& a, const Tried& b) {
+    return a.standing != b.standing ? a.standing < b.standing : a.merit > b.merit;
+  });
   ToolResult r;
   r.warnings = base.warnings;
   json table = json::array();
-  r.llm_text = fmt::format("simulated {} alternatives from the same revision (nothing changed), best first:", alts.size());
+  r.llm_text = fmt::format("simulated {} alternatives from the same revision (nothing changed); ranked by draw time saved "
+                           "per fidelity lost{}:",
+                           alts.size(), budget.bounded() ? ", those within the budget" : "");
   for (size_t k = 0; k < tried.size(); ++k) {
-    json row = tried[k].row;
-    row["rank"] = k + 1;
-    r.llm_text += row.contains("refused")
-                      ? fmt::format("\n{}. alternative {}: refused: {}", k + 1, tried[k].index, row["refused"]["message"].get<std::string>())
-                      : fmt::format("\n{}. alternative {}: {:+.0f} ms, f1 {:+.3f}, f1@1px {:+.3f}, {} risk", k + 1, tried[k].index,
-                                    row["draw_time_delta_ms"].get<double>(), row["f1_delta"].get<double>(),
-                                    row["f1_1px_delta"].get<double>(), row["risk"].get<std::string>()) +
-                          (row.contains("apply_id") ? ", apply_id " + row["apply_id"].get<std::string>() : "");
+    json& row = tried[k].row;
+    std::string line;
+    if (tried[k].standing == ranked) {
+      row["rank"] = k + 1;
+      line = fmt::format("rank {}: ", k + 1);
+    } else if (tried[k].standing == over_budget) {
+      line = fmt::format("over budget ({}): ", fmt::join(row["over_budget"].get<std::vector<std::string>>(), ", "));
+    } else {
+      line = "refused: ";
+    }
+    line += fmt::format("alternative {}: ", tried[k].index);
+    r.llm_text += "\n" + line +
+                  (tried[k].standing == refused
+                       ? row["refused"]["message"].get<std::string>()
+                       : fmt::format("{:+.0f} ms, f1 {:+.3f}, f1@1px {:+.3f}, chamfer {:+.3f} px, {} risk, apply_id {}",
+                                     row["draw_time_delta_ms"].get<double>(), row["f1_delta"].get<double>(),
+                                     row["f1_1px_delta"].get<double>(), row["chamfer_px_delta"].get<double>(),
+                                     row["risk"].get<std::string>(), row["apply_id"].get<std::string>()));
     if (row.contains("command")) r.human_text += fmt::format("\nalternative {} apply: {}", tried[k].index, row["command"].get<std::string>());
     table.push_back(row);
   }
   r.human_text = r.llm_text + r.human_text;
-  r.fields = {{"before", base.before}, {"after", tried.empty() || tried[0].row.contains("refused") ? json::object() : tried[0].row["after"]},
+  r.fields = {{"before", base.before},
+              {"after", !tried.empty() && tried[0].standing == ranked ? tried[0].row["after"] : json::object()},
               {"alternatives", table}};
   return r;
 }
 
-struct SimulateRequest {
+struct SimulateRequest : LossBudgetRequest {
   json edits;         // the batch, as parse_batch reads it
   json alternatives;  // batches, each as edits
   std::vector<std::string> metrics_to_report;
@@ -511,7 +536,7 @@ struct SimulateRequest {
 ToolResult simulate_edit(const ToolContext& ctx, const SimulateRequest& req) {
   if (!req.alternatives.empty()) {
     if (!req.edits.empty()) throw Error(Code::invalid_selection, "give edits or alternatives, not both");
-    return simulate_alternatives(ctx, req.alternatives);
+    return simulate_alternatives(ctx, req.alternatives, req.budget());
   }
   std::vector<EditStep> steps = parse_batch(req.edits);
   EditSession s = apply_edits(ctx, steps);
@@ -541,6 +566,10 @@ ToolResult simulate_edit(const ToolContext& ctx, const SimulateRequest& req) {
               {"apply_id", apply["apply_id"]}, {"apply", apply}, {"command", apply_command(ctx, apply)}};
   r.llm_text = "simulated (nothing changed): " + s.llm_text + "\n" + edit_summary(s) +
                fmt::format("\napply exactly this: ApplyEdits with apply_id {} and these edits", apply["apply_id"].get<std::string>());
+  if (const auto exceeded = suggest::exceeded({s.before, s.after, 1.0}, req.budget()); !exceeded.empty()) {
+    r.fields["over_budget"] = exceeded;
+    r.llm_text += fmt::format("\nover budget: {}", fmt::join(exceeded, ", "));
+  }
   for (const auto& [k, v] : after.items())
     if (!s.after.contains(k)) r.llm_text += fmt::format("\n{}: {} -> {}", k, before.value(k, json()).dump(), v.dump());
   r.human_text = r.llm_text + "\napply: " + r.fields["command"].get<std::string>();
@@ -549,35 +578,70 @@ ToolResult simulate_edit(const ToolContext& ctx, const SimulateRequest& req) {
   return r;
 }
 
+json ids_schema(const std::string& doc) { return S::array(S::id("primitive id"), doc); }
+
+json over_budget_schema() {
+  return S::array(S::enumeration({"max_f1_loss", "max_f1_1px_loss", "max_chamfer_gain_px"}, "a bound of the request"),
+                  "the bounds the batch exceeds (absent: within them)");
+}
+
+json alternative_schema() {
+  return S::object(
+      {{"alternative", S::integer("its place in the request's alternatives, from 0")},
+       {"rank", S::integer("from 1, best first; only for those within the budget", 1)},
+       {"after", S::open_object("the scoreboard after it")},
+       {"draw_time_delta_ms", S::number("after - before; negative = faster")},
+       {"f1_delta", S::number("f1 against the ink, after - before")},
+       {"f1_1px_delta", S::number("f1 at 1 px, after - before")},
+       {"chamfer_px_delta", S::number("chamfer distance to the ink, after - before")},
+       {"risk", S::enumeration({"low", "medium", "high"}, "how much fidelity it puts at stake")},
+       {"merit", S::number("draw time saved per fidelity lost: the rank")},
+       {"new_primitive_ids", ids_schema("primitives it would add")},
+       {"removed_primitive_ids", ids_schema("primitives it would remove")},
+       {"changed_primitive_ids", ids_schema("primitives it would reshape or re-route")},
+       {"over_budget", over_budget_schema()},
+       {"apply_id", S::string("the id that applies exactly this batch to this revision")},
+       {"apply", S::open_object("the ApplyEdits request: {apply_id, edits}")},
+       {"command", S::string("the command line that applies it, runnable as printed")},
+       {"refused", S::object({{"code", S::string("the error code")}, {"message", S::string("why the batch was refused")}},
+                             {"code", "message"}, "why it could not be simulated")}},
+      {"alternative"}, "one batch as tried");
+}
+
 Tool simulate_edit_entry() {
   using R = SimulateRequest;
   return typed_tool<R>(
       22, "SimulateEdit", "suggestion",
       "Dry-run a batch of edits: before/after metrics (draw time, fidelity, coverage findings, semantic roles), the ids "
       "that would change and, on request, the before/after view; nothing is written.",
-      {{field("edits", &R::edits,
-              S::with_default(S::array({{"type", "object"}}, "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
+      {with_loss_budget<R>({field("edits", &R::edits,
+              S::with_default(S::array(S::open_object("an edit"), "[{\"kind\": tool or edit kind, \"payload\": {fields}}] or "
                                                              "[{\"tool\": NAME, ...fields}]"),
                               json::array())),
         field("alternatives", &R::alternatives,
-              S::with_default(S::array(S::array({{"type", "object"}}, "one batch, as edits"),
-                                       "several batches, each tried from the same revision and ranked by draw time "
-                                       "saved per fidelity lost (instead of edits)"),
+              S::with_default(S::array(S::array(S::open_object("an edit, as in edits"), "one batch, as edits"),
+                                       "several batches (instead of edits), each tried from the same revision; those "
+                                       "within the max_* bounds ranked by draw time saved per fidelity lost"),
                               json::array())),
         field("metrics_to_report", &R::metrics_to_report,
               S::with_default(S::array(S::enumeration({"draw_time", "primitive_count", "pen_up_count", "pixel_fidelity",
-                                                       "coverage_findings", "semantic_aspects"}, ""), ""),
+                                                       "coverage_findings", "semantic_aspects"}, "a metric"),
+                                       "what before and after report"),
                               json::array({"draw_time", "pixel_fidelity"}))),
         field("return_render", &R::return_render,
-              S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false))}},
-      S::object({{"before", {{"type", "object"}}}, {"after", {{"type", "object"}}},
-                 {"new_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                 {"changed_primitive_ids", S::array(S::string(""), "")}, {"edits", S::array({{"type", "object"}}, "")},
-                 {"alternatives", S::array({{"type", "object"}}, "with alternatives: one row each, best first (rank, "
-                                                                 "alternative, after, deltas, risk, merit, apply, or refused)")},
-                 {"apply_id", S::string("")},
-                 {"apply", {{"type", "object"}, {"description", "ApplyEdits applies it so"}}},
-                 {"command", S::string("")}},
+              S::with_default(S::boolean("also return the view: before, after and what changed, side by side"), false))})},
+      S::object({{"before", S::open_object("the metrics asked for, before")},
+                 {"after", S::open_object("the metrics asked for, after; with alternatives the first ranked one's")},
+                 {"new_primitive_ids", ids_schema("primitives the batch would add")},
+                 {"removed_primitive_ids", ids_schema("primitives it would remove")},
+                 {"changed_primitive_ids", ids_schema("primitives it would reshape or re-route")},
+                 {"edits", S::array(S::open_object("an edit's own result fields"), "each edit's result, in order")},
+                 {"alternatives", S::array(alternative_schema(), "with alternatives: the ranked rows best first, then those over "
+                                                                 "budget, then those refused")},
+                 {"over_budget", over_budget_schema()},
+                 {"apply_id", S::string("the id that applies exactly this batch to this revision (ApplyEdits)")},
+                 {"apply", S::open_object("the ApplyEdits request that applies it: {apply_id, edits}")},
+                 {"command", S::string("the command line that applies it, runnable as printed")}},
                 {"before", "after"}),
       simulate_edit, ToolKind::read, "sv-edit");
 }
@@ -634,11 +698,12 @@ Tool apply_edits_entry() {
       "Apply a batch as one revision, exactly as SimulateEdit or SuggestOptimizations measured it: pass their apply "
       "({apply_id, edits}); a conflict once HEAD has left apply_id's revision. \"$N.added[K]\": an id edit N added.",
       {{field("edits", &R::edits,
-              S::array({{"type", "object"}}, "[{\"tool\": NAME, ...fields}], as SimulateEdit's edits")),
+              S::array(S::open_object("an edit"), "[{\"tool\": NAME, ...fields}], as SimulateEdit's edits")),
         field("apply_id", &R::apply_id,
               S::nullable(S::string("the id SimulateEdit or SuggestOptimizations gave; checked against the revision and the edits")))},
        {"edits"}},
-      S::object({{"apply_id", S::string("")}, {"edits", S::array({{"type", "object"}}, "each edit's own result fields, in order")}},
+      S::object({{"apply_id", S::string("the batch's id on this revision")},
+                 {"edits", S::array(S::open_object("an edit's own result fields"), "each edit's own result fields, in order")}},
                 {"apply_id"}),
       apply_edits_tool, ToolKind::edit);
 }

@@ -93,7 +93,7 @@ json metric_schema() {
 
 json metrics_schema() {
   return {{"type", "object"}, {"additionalProperties", {{"type", "number"}}},
-          {"description", "draw_time_s, primitive_count, pen_up_count, precision, recall, f1, f1_1px, chamfer_px, semantic_overall"}};
+          {"description", "the scoreboard: draw_time_s, counts, precision, recall, f1, f1_1px, chamfer_px"}};
 }
 
 Tool evaluate_revision_entry() {
@@ -106,11 +106,10 @@ Tool evaluate_revision_entry() {
         field("metrics", &R::metrics,
               S::with_default(S::array(metric_schema(), "what to measure"),
                               json::array({"draw_time", "f1", "f1_1px", "chamfer", "primitive_count", "pen_up_count"})))}},
-      S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("")}, {"tolerance_px", S::number("", 0)},
-                 {"reference", S::string("what fidelity is measured against: the source image's ink "
-                                         "centrelines, or the stroke graph's when the image is unavailable")},
-                 {"graph_f1", S::number("f1 of the drawing against the stroke graph's centrelines (only when "
-                                        "fidelity is measured against the ink): how closely it follows the graph", 0)}},
+      S::object({{"metrics", metrics_schema()}, {"evaluated_revision_id", S::string("the revision measured")},
+                 {"tolerance_px", S::number("distance that counts as covered", 0)},
+                 {"reference", S::string("the ink's centrelines, or without the image the stroke graph's")},
+                 {"graph_f1", S::number("f1 against the stroke graph (when measured against the ink)", 0)}},
                 {"metrics"}),
       evaluate_revision);
 }
@@ -165,12 +164,13 @@ Tool compare_revisions_entry() {
       {{field("revision_a", &R::revision_a, S::string("a revision: HEAD, a branch, final, an id or a unique prefix")),
         field("revision_b", &R::revision_b,
               S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
-        field("include_visual_diff", &R::include_visual_diff, S::with_default(S::boolean(""), true))},
+        field("include_visual_diff", &R::include_visual_diff, S::with_default(S::boolean("draw a view of what changed"), true))},
        {"revision_a"}},
       S::object({{"metric_deltas", metrics_schema()}, {"metrics_a", metrics_schema()}, {"metrics_b", metrics_schema()},
-                 {"revision_a_id", S::string("")}, {"revision_b_id", S::string("")},
-                 {"added_primitive_ids", S::array(S::string(""), "")}, {"removed_primitive_ids", S::array(S::string(""), "")},
-                 {"changed_primitive_ids", S::array(S::string(""), "")}},
+                 {"revision_a_id", S::string("revision a, in full")}, {"revision_b_id", S::string("revision b, in full")},
+                 {"added_primitive_ids", S::array(S::id("primitive id"), "in b only")},
+                 {"removed_primitive_ids", S::array(S::id("primitive id"), "in a only")},
+                 {"changed_primitive_ids", S::array(S::id("primitive id"), "in both, reshaped or re-routed")}},
                 {"metric_deltas", "added_primitive_ids", "removed_primitive_ids", "changed_primitive_ids"}),
       compare_revisions);
   t.views_for_model = true;
@@ -323,13 +323,14 @@ Tool project_pareto_position_entry() {
       {{field("revision_id", &R::revision_id,
               S::nullable(S::string("a revision: HEAD, a branch, final, an id or a unique prefix (default: the input scene)"))),
         field("fidelity_axis", &R::fidelity_axis,
-              S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, ""), "f1"))}},
-      S::object({{"dominated_by", S::array(S::string(""), "")}, {"dominates", S::array(S::string(""), "")},
-                 {"on_pareto_front", S::boolean("")},
-                 {"points", S::array(S::object({{"name", S::string("")}, {"source", S::string("")},
-                                                {"draw_time_s", S::number("", 0)}, {"fidelity", S::number("", 0)}},
-                                               {"name", "draw_time_s", "fidelity"}), "this revision first")},
-                 {"fidelity_axis", S::string("")}},
+              S::with_default(S::enumeration({"f1", "chamfer", "semantic_overall"}, "the fidelity measure"), "f1"))}},
+      S::object({{"dominated_by", S::array(S::string("a point's name"), "points faster and more faithful")},
+                 {"dominates", S::array(S::string("a point's name"), "points slower and less faithful")},
+                 {"on_pareto_front", S::boolean("no point dominates it")},
+                 {"points", S::array(S::object({{"name", S::string("the point")}, {"source", S::string("where it comes from")},
+                                                {"draw_time_s", S::number("its draw time", 0)}, {"fidelity", S::number("its fidelity", 0)}},
+                                               {"name", "draw_time_s", "fidelity"}, "one point"), "this revision first")},
+                 {"fidelity_axis", S::string("the fidelity measure used")}},
                 {"dominated_by", "dominates", "on_pareto_front"}),
       project_pareto_position);
 }
@@ -437,16 +438,16 @@ Tool robot_simulate_entry() {
   const json pose = S::tuple({S::number("x, image pixels"), S::number("y, image pixels"), S::number("heading, degrees")},
                              "x, y, heading");
   const json step = S::object(
-      {{"op", S::enumeration({"line", "spin", "arc", "pen_up", "pen_down"}, "")},
+      {{"op", S::enumeration({"line", "spin", "arc", "pen_up", "pen_down"}, "the command")},
        {"primitive_id", S::nullable(S::id("the primitive a line or arc draws (the first, when it draws several); "
                                                "null for spins, pen changes and travel"))},
-       {"primitive_ids", S::array(S::id(""), "every primitive the step draws")},
+       {"primitive_ids", S::array(S::id("primitive id"), "every primitive the step draws")},
        {"duration_ms", S::number("from the firmware's motion model", 0)},
        {"start_pose", pose},
        {"end_pose", pose},
-       {"notes", S::array(S::string(""), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
+       {"notes", S::array(S::string("a note"), "what to notice: a long-way spin, pen-up travel, backward driving, ...")},
        {"trace", S::array(pose, "the poses along the step (about every pixel or 15 degrees; farther apart beyond a million px of moves); only with return_trace")}},
-      {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"});
+      {"op", "primitive_id", "primitive_ids", "duration_ms", "start_pose", "end_pose", "notes"}, "one command");
   return typed_tool<R>(
       39, "RobotSimulate", "evaluation",
       "The firmware's execution step by step: each line, arc, spin and pen change with its duration, poses "

@@ -217,18 +217,18 @@ ToolResult list_revisions(const ToolContext& ctx, const ListRevisionsRequest& re
 }
 
 json record_schema() {
-  return S::object({{"revision_id", S::string("")},
-                    {"parent_revision_id", S::nullable(S::string(""))},
+  return S::object({{"revision_id", S::string("the revision")},
+                    {"parent_revision_id", S::nullable(S::string("the revision it was made from"))},
                     {"created_by_tool", S::string("the tool or stage that made it")},
-                    {"note", S::nullable(S::string(""))},
+                    {"note", S::nullable(S::string("the note it was recorded with"))},
                     {"timestamp", S::string("when a ref first moved to it, ISO-8601 UTC ('-' if never)")},
                     {"metrics", kMetricsSchema},
-                    {"labels", S::array(S::string(""), "branches, final, HEAD naming it")},
-                    {"children", S::array(S::string(""), "revisions made from it")},
+                    {"labels", S::array(S::string("a label"), "branches, final, HEAD naming it")},
+                    {"children", S::array(S::string("a revision id"), "revisions made from it")},
                     {"problem", S::string("present when the revision cannot be read (e.g. corrupt_object): "
                                           "why (sv-commit fsck); its parent is the one its object "
                                           "still names, if any")}},
-                   {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"});
+                   {"revision_id", "parent_revision_id", "created_by_tool", "timestamp"}, "one revision");
 }
 
 Tool list_revisions_entry() {
@@ -275,7 +275,8 @@ Tool checkout_entry() {
       "Switch the working revision: HEAD follows a branch, or is detached at a revision, so later tools "
       "(--rev HEAD) work on it.",
       {{field("revision_id", &R::revision_id, rev_schema())}, {"revision_id"}},
-      S::object({{"previous_revision_id", S::nullable(S::string(""))}, {"current_revision_id", S::string("")},
+      S::object({{"previous_revision_id", S::nullable(S::string("HEAD's revision before"))},
+                 {"current_revision_id", S::string("HEAD's revision now")},
                  {"branch", S::nullable(S::string("the branch HEAD follows (null when detached)"))}},
                 {"previous_revision_id", "current_revision_id"}),
       checkout, ToolKind::store);
@@ -347,7 +348,7 @@ Tool revert_entry() {
         field("keep_branch", &R::keep_branch, S::with_default(S::boolean("record the revert as a new revision"), true))},
        {"to_revision_id"}},
       S::object({{"revision_id", S::string("HEAD's revision after the revert")},
-                 {"previous_revision_id", S::nullable(S::string(""))},
+                 {"previous_revision_id", S::nullable(S::string("HEAD's revision before"))},
                  {"backup_branch", S::nullable(S::string("where the revisions left behind stay"))}},
                 {"revision_id"}),
       revert, ToolKind::store);
@@ -388,7 +389,8 @@ Tool branch_revision_entry() {
       {{field("from_revision_id", &R::from_revision_id, S::nullable(rev_schema())),
         field("name", &R::name,
               S::nullable(S::string("branch name (default branch-<id>); components of [A-Za-z0-9._-] separated by '/'")))}},
-      S::object({{"revision_id", S::string("")}, {"branch", S::string("")}}, {"revision_id", "branch"}),
+      S::object({{"revision_id", S::string("the revision the branch starts at")}, {"branch", S::string("the branch, HEAD follows it")}},
+                {"revision_id", "branch"}),
       branch_revision, ToolKind::store);
 }
 
@@ -429,7 +431,8 @@ Tool commit_entry() {
       {{field("revision_id", &R::revision_id, rev_schema()),
         field("rationale", &R::rationale, S::nullable(S::string("why, kept in the log")))},
        {"revision_id"}},
-      S::object({{"commands_count", S::integer("")}, {"estimated_time_ms", S::number("", 0)},
+      S::object({{"commands_count", S::integer("robot commands of the final revision")},
+                 {"estimated_time_ms", S::number("its draw time", 0)},
                  {"final_metrics", kMetricsSchema}},
                 {"commands_count", "estimated_time_ms", "final_metrics"}),
       commit, ToolKind::store);
@@ -465,7 +468,8 @@ Tool done_entry() {
       {{field("final_revision_id", &R::final_revision_id, rev_schema()),
         field("summary", &R::summary, S::string("what was done and why, kept in the log"))},
        {"final_revision_id", "summary"}},
-      S::object({{"accepted", S::boolean("")}, {"final_revision_id", S::string("")}, {"commands_count", S::integer("")}},
+      S::object({{"accepted", S::boolean("the session was closed on it")}, {"final_revision_id", S::string("the final revision")},
+                 {"commands_count", S::integer("its robot commands")}},
                 {"accepted"}),
       done, ToolKind::store);
 }

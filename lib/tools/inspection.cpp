@@ -217,12 +217,13 @@ Tool get_current_render_entry() {
               S::with_default(S::enumeration({"none", "primitive_type", "draw_order", "semantic_role", "issue"}, "stroke colour"),
                               "none")),
         field("show_ids", &R::show_ids, S::with_default(S::boolean("write primitive ids beside the strokes, where they overlap no other id (a warning counts those left out)"), false))}},
-      S::object({{"primitive_counts", S::object({{"line", S::integer("")}, {"arc", S::integer("")}, {"circle", S::integer("")}})},
+      S::object({{"primitive_counts", S::object({{"line", S::integer("lines")}, {"arc", S::integer("arcs")}, {"circle", S::integer("circles")}}, {},
+                                                     "how many primitives of each type are drawn")},
                  {"draw_time_s", S::number("estimated drawing time", 0)},
                  {"pen_up_count", S::integer("pen-up moves")},
                  {"command_count", S::integer("commands in the stream")},
                  {"from_commands", S::boolean("false when the scene has no command stream yet")},
-                 {"f1", S::number("with overlay diff: f1 against the source image's ink centrelines (the stroke graph's when the image is unavailable)", 0)}},
+                 {"f1", S::number("with overlay diff: f1 against the ink (without the image, the stroke graph)", 0)}},
                 {"primitive_counts", "draw_time_s", "pen_up_count"}),
       get_current_render, ToolKind::read, "sv-simulate");
   t.subcommand = "render";
@@ -284,11 +285,11 @@ ToolResult list_primitives(const ToolContext& ctx, const ListRequest& req) {
 json primitive_summary_schema() {
   return S::object({{"id", S::id("primitive id")}, {"type", S::primitive_type()}, {"p0", S::point()}, {"p1", S::point()},
                     {"bulge", S::number("tan(sweep/4)")}, {"center", S::point()}, {"radius", S::number("px", 0)},
-                    {"length_px", S::number("", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
+                    {"length_px", S::number("length along the primitive", 0)}, {"est_draw_time_ms", S::number("drawing time of its command(s)", 0)},
                     {"semantic_role", S::semantic_role()},
                     {"issues", S::array(S::string("issue"), "stored ones; with a has_issue filter also what the diagnostics find")},
                     {"draw_index", S::nullable(S::integer("position in the draw order"))}},
-                   {"id", "type", "length_px", "est_draw_time_ms", "draw_index"});
+                   {"id", "type", "length_px", "est_draw_time_ms", "draw_index"}, "one primitive");
 }
 
 Tool list_primitives_entry() {
@@ -426,19 +427,23 @@ ToolResult get_primitive(const ToolContext& ctx, const PrimitiveRequest& req) {
 json primitive_detail_schema() {
   json detail = primitive_summary_schema();
   for (auto [k, v] : std::vector<std::pair<const char*, json>>{
-           {"sweep_rad", S::number("signed sweep")}, {"sagitta_px", S::number("", 0)}, {"chord_px", S::number("", 0)},
+           {"sweep_rad", S::number("signed sweep")}, {"sagitta_px", S::number("height of the arc over its chord", 0)},
+           {"chord_px", S::number("distance between its ends", 0)},
            {"source_polyline_id", S::nullable(S::string("graph edge it was fitted to"))},
-           {"source_span", S::array(S::integer(""), "index range on the edge")},
+           {"source_span", S::array(S::integer("a point index"), "index range on the edge")},
            {"source_points", S::array(S::point(), "the edge points it was fitted to")},
-           {"residuals_px", S::array(S::number("", 0), "distance of each source point to the primitive")},
-           {"fit_rms_px", S::number("", 0)}, {"fit_max_px", S::number("", 0)},
+           {"residuals_px", S::array(S::number("px", 0), "distance of each source point to the primitive")},
+           {"fit_rms_px", S::number("rms distance of its source points", 0)},
+           {"fit_max_px", S::number("largest distance of a source point", 0)},
            {"incoming_neighbor_id", S::nullable(S::string("drawn just before"))},
            {"outgoing_neighbor_id", S::nullable(S::string("drawn just after"))},
            {"incoming_spin_rad", S::number("turn in place before it")}, {"outgoing_spin_rad", S::number("turn in place after it")},
-           {"touching_ids", S::array(S::string(""), "primitives touching its ends")},
-           {"pen_up_before", S::boolean("")}, {"pen_up_after", S::boolean("")}})
+           {"touching_ids", S::array(S::id("primitive id"), "primitives touching its ends")},
+           {"pen_up_before", S::boolean("the pen lifts before it is drawn")},
+           {"pen_up_after", S::boolean("the pen lifts after it is drawn")}})
     detail["properties"][k] = v;
   detail["required"].push_back("pen_up_before");
+  detail["description"] = "the primitive, its fit, source and neighbours";
   detail["required"].push_back("pen_up_after");
   return detail;
 }
@@ -449,9 +454,9 @@ Tool get_primitive_entry() {
                        "Everything about one primitive: geometry, the source points it was fitted to and their residuals, "
                        "its neighbours in the tour with the spins and pen-ups around it.",
                        {{field("id", &R::id, S::id("the primitive")),
-                         field("include_source_points", &R::include_source_points, S::with_default(S::boolean(""), true)),
-                         field("include_neighbors", &R::include_neighbors, S::with_default(S::boolean(""), true)),
-                         field("include_fit_residuals", &R::include_fit_residuals, S::with_default(S::boolean(""), true))},
+                         field("include_source_points", &R::include_source_points, S::with_default(S::boolean("list the edge points it was fitted to"), true)),
+                         field("include_neighbors", &R::include_neighbors, S::with_default(S::boolean("name what is drawn before and after it"), true)),
+                         field("include_fit_residuals", &R::include_fit_residuals, S::with_default(S::boolean("list each source point's distance to it"), true))},
                         {"id"}},
                        S::object({{"detail", primitive_detail_schema()}}, {"detail"}), get_primitive);
 }
@@ -518,14 +523,17 @@ Tool get_graph_entry() {
       "The stroke graph: vertices with degree and odd-degree flag, edges with the primitives fitted to them.",
       {{field("in_region", &R::in_region, S::region("only vertices and edges in this region")),
         field("include_loop_edges", &R::include_loop_edges, S::with_default(S::boolean("include closed edges"), true))}},
-      S::object({{"vertices", S::array(S::object({{"id", S::id("")}, {"position", S::point()}, {"degree", S::integer("")},
-                                                  {"odd_degree", S::boolean("")}, {"kind", S::string("end, junction, crossing, loop, dot")}},
-                                                 {"id", "position", "degree", "odd_degree"}), "")},
-                 {"edges", S::array(S::object({{"id", S::id("")}, {"v0", S::string("")}, {"v1", S::string("")},
-                                               {"closed", S::boolean("")}, {"length_px", S::number("", 0)},
-                                               {"primitive_ids", S::array(S::string(""), "")}},
-                                              {"id", "v0", "v1", "primitive_ids"}), "")},
-                 {"odd_vertex_count", S::integer("")}},
+      S::object({{"vertices", S::array(S::object({{"id", S::id("vertex id")}, {"position", S::point()},
+                                                  {"degree", S::integer("edges meeting there")},
+                                                  {"odd_degree", S::boolean("an odd number of edges meet there")},
+                                                  {"kind", S::string("end, junction, crossing, loop, dot")}},
+                                                 {"id", "position", "degree", "odd_degree"}, "one vertex"), "the graph's vertices")},
+                 {"edges", S::array(S::object({{"id", S::id("edge id")}, {"v0", S::string("the vertex it starts at")},
+                                               {"v1", S::string("the vertex it ends at")}, {"closed", S::boolean("a loop")},
+                                               {"length_px", S::number("length of its polyline", 0)},
+                                               {"primitive_ids", S::array(S::id("primitive id"), "the primitives fitted to it")}},
+                                              {"id", "v0", "v1", "primitive_ids"}, "one edge"), "the graph's edges")},
+                 {"odd_vertex_count", S::integer("vertices of odd degree: each pair costs a pen-up")}},
                 {"vertices", "edges", "odd_vertex_count"}),
       get_graph);
 }
@@ -674,19 +682,21 @@ Tool get_tour_entry() {
       {{field("revision", &R::revision, S::nullable(S::string("another revision (default: the input scene)"))),
         field("only_top_k_costly", &R::only_top_k_costly,
               S::nullable(S::integer("return only the k steps with the costliest way in", 1)))}},
-      S::object({{"steps", S::array(S::object({{"index", S::integer("")}, {"primitive_id", S::string("")},
-                                               {"direction", S::enumeration({"forward", "reverse"}, "")},
-                                               {"draw_time_ms", S::number("", 0)},
-                                               {"transition_in", S::object({{"kind", S::enumeration({"none", "spin", "line"}, "")},
-                                                                            {"time_ms", S::number("", 0)}, {"magnitude", S::number("degrees or px", 0)},
-                                                                            {"spin_deg", S::number("", 0)}, {"travel_px", S::number("", 0)}},
-                                                                           {"kind", "time_ms", "magnitude"})},
-                                               {"pen_up_before", S::boolean("")},
-                                               {"part", S::array(S::number("", 0),
+      S::object({{"steps", S::array(S::object({{"index", S::integer("position in the draw order, from 0")},
+                                               {"primitive_id", S::string("what it draws")},
+                                               {"direction", S::enumeration({"forward", "reverse"}, "from p0 to p1, or back")},
+                                               {"draw_time_ms", S::number("time drawing it", 0)},
+                                               {"transition_in", S::object({{"kind", S::enumeration({"none", "spin", "line"}, "how the robot gets there")},
+                                                                            {"time_ms", S::number("time getting there", 0)}, {"magnitude", S::number("degrees or px", 0)},
+                                                                            {"spin_deg", S::number("turn in place", 0)}, {"travel_px", S::number("pen-up travel", 0)}},
+                                                                           {"kind", "time_ms", "magnitude"}, "the way in from the step before")},
+                                               {"pen_up_before", S::boolean("the pen lifts before it")},
+                                               {"part", S::array(S::number("a fraction, 0 to 1", 0),
                                                                  "[t0, t1]: the step draws this arc-length fraction of the "
                                                                  "primitive (a line through a T is drawn in parts); absent: all")}},
-                                              {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"}), "")},
-                 {"total_draw_time_ms", S::number("", 0)}, {"total_pen_up_count", S::integer("")},
+                                              {"index", "primitive_id", "direction", "draw_time_ms", "transition_in", "pen_up_before"},
+                                              "one step"), "the steps, in draw order")},
+                 {"total_draw_time_ms", S::number("the whole drawing's time", 0)}, {"total_pen_up_count", S::integer("pen-ups in all")},
                  {"transition_time_ms", S::number("time spent turning and travelling", 0)}},
                 {"steps", "total_draw_time_ms", "total_pen_up_count"}),
       get_tour);
@@ -738,10 +748,11 @@ Tool get_config_entry() {
       7, "GetConfig", "inspection",
       "Every threshold of every stage as resolved for this drawing, with its provenance (default, stroke width, user).",
       {{field("keys", &R::keys, S::array(S::string("key or prefix, e.g. fit."), "only these keys"))}},
-      S::object({{"entries", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                 {"doc", S::string("")}, {"unit", S::string("")}},
-                                                {"key", "value", "from"}), "")},
-                 {"stroke_width_px", S::number("", 0)}},
+      S::object({{"entries", S::array(S::object({{"key", S::string("stage.name")}, {"value", S::any("its value")},
+                                                 {"from", S::string("default, stroke_width or user")},
+                                                 {"doc", S::string("what it decides")}, {"unit", S::string("its unit")}},
+                                                {"key", "value", "from"}, "one threshold"), "the thresholds")},
+                 {"stroke_width_px", S::number("the estimated stroke width", 0)}},
                 {"entries"}),
       get_config);
 }
@@ -948,14 +959,17 @@ Tool explain_threshold_entry() {
       "quantity, and the value at which the outcome would have changed.",
       {{field("primitive_id", &R::primitive_id, S::nullable(S::id("the primitive to explain"))),
         field<R, json>("region", &R::region, S::region("a region"))}},
-      S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("")}, {"value", S::any("")}, {"from", S::string("")},
-                                                             {"doc", S::string("")}, {"unit", S::string("")},
-                                                             {"measured", S::number("")},
-                                                             {"measured_what", S::string("")}, {"outcome", S::string("")},
-                                                             {"would_change_at", S::nullable(S::number(""))},
-                                                             {"counterfactual", S::string("")},
-                                                             {"primitive_id", S::string("")}},
-                                                            {"key", "value", "from", "measured", "outcome", "would_change_at"}), "")},
+      S::object({{"relevant_thresholds", S::array(S::object({{"key", S::string("stage.name")}, {"value", S::any("its value")},
+                                                             {"from", S::string("default, stroke_width or user")},
+                                                             {"doc", S::string("what it decides")}, {"unit", S::string("its unit")},
+                                                             {"measured", S::number("the quantity measured against it")},
+                                                             {"measured_what", S::string("what that quantity is")},
+                                                             {"outcome", S::string("what the threshold decided")},
+                                                             {"would_change_at", S::nullable(S::number("the value that would change the outcome"))},
+                                                             {"counterfactual", S::string("what would happen then")},
+                                                             {"primitive_id", S::string("the primitive it decided")}},
+                                                            {"key", "value", "from", "measured", "outcome", "would_change_at"},
+                                                            "one threshold"), "the thresholds that decided it")},
                  {"subject", S::any("what was explained: a primitive or a region, with its location")}},
                 {"relevant_thresholds", "subject"}),
       explain_threshold);

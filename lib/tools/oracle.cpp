@@ -144,8 +144,8 @@ Tool ask_oracle_entry() {
                  {"confidence", S::nullable(S::number("the oracle's own confidence, 0..1", 0))},
                  {"rationale", S::nullable(S::string("the oracle's reasons"))},
                  {"detail", S::string("why there is no answer (empty when answered)")},
-                 {"candidate_revision_ids", S::array(S::string(""), "the candidates as full revision ids")},
-                 {"artifacts", S::array(S::string(""), "the PNG files the oracle was shown (request directory)")}},
+                 {"candidate_revision_ids", S::array(S::string("a revision id"), "the candidates as full revision ids")},
+                 {"artifacts", S::array(S::string("a file path"), "the PNG files the oracle was shown (request directory)")}},
                 {"status", "answer", "chosen_revision_id", "confidence", "detail"}),
       ask_oracle_tool, ToolKind::read, "sv-diagnose");
   t.asks_oracle = true;

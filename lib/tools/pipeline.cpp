@@ -235,14 +235,14 @@ Tool trace_image_entry() {
               S::nullable(S::string("sv-route --start: free or X,Y,HEADING_DEG")))},
        {"image"}},
       S::object({{"parent_revision_id", S::nullable(S::string("HEAD before the call (null: the store was empty)"))},
-                 {"stage_revision_ids", S::array(S::string(""), "sv-skeleton's, sv-fit's, sv-route's, sv-simulate's")},
-                 {"primitive_count", S::integer("")},
-                 {"by_type", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}},
-                 {"draw_time_s", S::number("")},
-                 {"pen_up_moves", S::integer("")},
-                 {"width_px", S::integer("")},
-                 {"height_px", S::integer("")},
-                 {"stroke_width_px", S::number("")}}),
+                 {"stage_revision_ids", S::array(S::string("a revision id"), "sv-skeleton's, sv-fit's, sv-route's, sv-simulate's")},
+                 {"primitive_count", S::integer("primitives fitted")},
+                 {"by_type", {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}, {"description", "type -> primitives"}}},
+                 {"draw_time_s", S::number("the robot's draw time")},
+                 {"pen_up_moves", S::integer("pen-up moves")},
+                 {"width_px", S::integer("image width")},
+                 {"height_px", S::integer("image height")},
+                 {"stroke_width_px", S::number("the estimated stroke width")}}),
       trace_image, ToolKind::store);
   return t;
 }
@@ -421,10 +421,10 @@ Tool export_drawing_entry() {
               S::nullable(S::string("a file in the drawing's directory (the store's parent), replaced if regular; "
                                     "null: inline")))},
        {"format"}},
-      S::object({{"format", S::string("")},
-                 {"media_type", S::string("")},
-                 {"bytes", S::integer("")},
-                 {"sha256", S::string("")},
+      S::object({{"format", S::string("the format written")},
+                 {"media_type", S::string("its media type")},
+                 {"bytes", S::integer("its size")},
+                 {"sha256", S::string("its content hash")},
                  {"path", S::nullable(S::string("the file written"))},
                  {"text", S::nullable(S::string("the file's text, inline"))}}),
       export_drawing);

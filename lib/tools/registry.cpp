@@ -100,8 +100,8 @@ json request_schema(const Tool& t) {
 
 json result_schema(const Tool& t) {
   json props = {
-      {"ok", {{"const", true}}},
-      {"tool", {{"const", t.name}}},
+      {"ok", {{"const", true}, {"description", "the call succeeded"}}},
+      {"tool", {{"const", t.name}, {"description", "the tool that answered"}}},
       {"revision_id", schema::string("the revision the tool ran on (its content hash)")},
       {"llm_text", schema::string("compact text for a model's context")},
       {"human_text", schema::string("richer text for a person")},
@@ -112,17 +112,19 @@ json result_schema(const Tool& t) {
       {"warnings", schema::array(schema::string("warning"), "what the tool could not do fully")}};
   json required = {"ok", "tool", "llm_text", "human_text", "images", "warnings"};
   if (t.kind == ToolKind::edit) {
-    const json ids = schema::array(schema::string(""), "");
-    const json metrics = {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}};
+    const auto ids = [](const char* doc) { return schema::array(schema::id("primitive id"), doc); };
+    const auto metrics = [](const char* doc) {
+      return json{{"type", "object"}, {"additionalProperties", {{"type", "number"}}}, {"description", doc}};
+    };
     props["revision_id"] = schema::nullable(schema::string("the new revision (null on a dry run)"));
     props["parent_revision_id"] = schema::string("the revision the edit was made on");
     props["dry_run"] = schema::boolean("true when nothing was changed");
-    props["before"] = metrics;
-    props["after"] = metrics;
-    props["added_primitive_ids"] = ids;
-    props["removed_primitive_ids"] = ids;
-    props["changed_primitive_ids"] = ids;
-    props["edits"] = schema::array({{"type", "object"}}, "each edit's own result fields, in order");
+    props["before"] = metrics("the scoreboard before: draw time, counts, fidelity against the ink");
+    props["after"] = metrics("the scoreboard after");
+    props["added_primitive_ids"] = ids("primitives the edit added");
+    props["removed_primitive_ids"] = ids("primitives it removed");
+    props["changed_primitive_ids"] = ids("primitives it reshaped or re-routed");
+    props["edits"] = schema::array(schema::open_object("an edit's own result fields"), "each edit's own result fields, in order");
     for (const char* k : {"revision_id", "parent_revision_id", "dry_run", "before", "after", "added_primitive_ids",
                           "removed_primitive_ids", "changed_primitive_ids"})
       required.push_back(k);
@@ -143,6 +145,7 @@ json error_envelope_schema() {
                  Code::corrupt_object, Code::io_error, Code::internal})
     codes.push_back(code_name(c));
   json error = {{"type", "object"},
+                {"description", "what failed"},
                 {"properties", {{"code", {{"enum", codes}, {"description", "the error contract's code"}}},
                                 {"message", schema::string("what went wrong, in one line")},
                                 {"details", {{"type", "object"}, {"description", "machine-readable specifics"}}}}},
@@ -150,7 +153,7 @@ json error_envelope_schema() {
                 {"additionalProperties", false}};
   return {{"title", "ErrorEnvelope"},
           {"type", "object"},
-          {"properties", {{"ok", {{"const", false}}},
+          {"properties", {{"ok", {{"const", false}, {"description", "the call failed"}}},
                           {"error", error},
                           {"llm_text", schema::string("the code and the message, one line")},
                           {"human_text", schema::string("the same with what the code means and the details")}}},

@@ -27,7 +27,7 @@ json tuple(std::vector<json> items, const std::string& doc) {
           {"additionalItems", false}, {"description", doc}};
 }
 json point(const std::string& doc) {
-  return {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 2}, {"maxItems", 2}, {"description", doc}};
+  return {{"type", "array"}, {"items", number("x, then y")}, {"minItems", 2}, {"maxItems", 2}, {"description", doc}};
 }
 json id(const std::string& doc) {
   return {{"type", "string"}, {"pattern", "^[a-z]_[0-9]{4,}$"}, {"description", doc}};
@@ -42,6 +42,7 @@ json object(json properties, std::initializer_list<const char*> required, const 
   if (!doc.empty()) o["description"] = doc;
   return o;
 }
+json open_object(const std::string& doc) { return {{"type", "object"}, {"description", doc}}; }
 json any(const std::string& doc) { return {{"description", doc}}; }
 json with_default(json s, json value) {
   s["default"] = std::move(value);
@@ -70,11 +71,18 @@ json issue_kind() {
                      "what is wrong with a primitive or a region");
 }
 
+namespace {
+
+json rect(const std::string& doc) {
+  return {{"type", "array"}, {"items", number("a coordinate, px")}, {"minItems", 4}, {"maxItems", 4}, {"description", doc}};
+}
+
+}  // namespace
+
 json region(const std::string& doc) {
   json r = object(
       {{"kind", enumeration({"rect", "polygon", "primitive_set", "vertex_neighborhood", "named"}, "region kind")},
-       {"rect", {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 4}, {"maxItems", 4},
-                 {"description", "[x0, y0, x1, y1] in image pixels"}}},
+       {"rect", rect("[x0, y0, x1, y1] in image pixels")},
        {"polygon", {{"type", "array"}, {"items", point()}, {"minItems", 3}, {"description", "vertices in image pixels"}}},
        {"primitive_ids", array(id("primitive id"), "the primitives of a primitive_set")},
        {"vertex_id", id("graph vertex of a vertex_neighborhood")},
@@ -88,21 +96,21 @@ json region(const std::string& doc) {
 }
 
 json rect_region() {
-  return object({{"kind", {{"const", "rect"}}},
-                 {"rect", {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 4}, {"maxItems", 4}}}},
+  return object({{"kind", {{"const", "rect"}, {"description", "always rect"}}}, {"rect", rect("[x0, y0, x1, y1] in image pixels")}},
                 {"kind", "rect"}, "[x0, y0, x1, y1] in image pixels");
 }
 
 json primitive_filter() {
-  return object({{"types", array(primitive_type(), "keep only these types")},
+  json f = object({{"types", array(primitive_type(), "keep only these types")},
                  {"in_region", region("keep only primitives that touch this region")},
                  {"semantic_roles", array(semantic_role(), "keep only these roles")},
-                 {"has_issue", array(issue_kind(), "keep only primitives with one of these issues: stored ones and what the diagnostics "
-                                                   "find (AnalyzeGeometricFit, IdentifyNoise, CheckTopology, CheckForConsistency)")},
+                 {"has_issue", array(issue_kind(), "keep only primitives with one of these issues, stored or found by the diagnostics")},
                  {"min_length_px", number("keep primitives at least this long", 0)},
                  {"max_length_px", number("keep primitives at most this long", 0)},
                  {"draw_time_above_ms", number("keep primitives whose drawing takes longer", 0)}},
                 {}, "which primitives to consider");
+  f["title"] = "PrimitiveFilter";
+  return f;
 }
 
 }  // namespace sv::schema

@@ -22,6 +22,8 @@ json point(const std::string& doc = "[x, y] in image pixels");
 json id(const std::string& doc);
 // An object with these properties; `required` lists the keys that must be present.
 json object(json properties, std::initializer_list<const char*> required = {}, const std::string& doc = "");
+// An object whose members are not listed (a scoreboard, an edit's own fields).
+json open_object(const std::string& doc);
 // A JSON value of any type (used for config values).
 json any(const std::string& doc);
 // Adds "default" to a property schema.

@@ -33,8 +33,8 @@ json evidence_schema() {
                              {"op", S::enumeration({">=", "<=", "<", ">"}, "how it is compared")},
                              {"threshold", S::number("the threshold it is compared with")},
                              {"unit", S::enumeration({"sw", "ratio", "count", "deg"}, "sw: stroke widths")},
-                             {"passed", S::boolean("")}},
-                            {"measure", "value", "op", "threshold", "unit", "passed"}),
+                             {"passed", S::boolean("the value passed the threshold")}},
+                            {"measure", "value", "op", "threshold", "unit", "passed"}, "one measure against its threshold"),
                   "the measured values behind the decision, each against its threshold");
 }
 
@@ -239,14 +239,14 @@ Tool identify_visual_forms_entry() {
        {"label", S::string("the oracle's name for it; without one, what geometry knows (\"form 3: closed, contains 2 forms\")")},
        {"labelled_by", S::enumeration({"geometry", "oracle"}, "who named it")},
        {"confidence", S::number("how far its deciding measures are past their thresholds, 0.5 to 1", 0)},
-       {"primitive_ids", S::array(S::string(""), "")},
+       {"primitive_ids", S::array(S::id("primitive id"), "its primitives")},
        {"semantic_role", S::semantic_role()},
        {"closed", S::boolean("bounds a closed region")},
        {"closed_regions", S::integer("regions it encloses")},
        {"parent_form", S::nullable(S::integer("the form whose closed region holds it"))},
-       {"child_forms", S::array(S::integer(""), "forms inside its closed regions")},
+       {"child_forms", S::array(S::integer("a form's number"), "forms inside its closed regions")},
        {"evidence", evidence_schema()}},
-      {"form", "region", "label", "labelled_by", "confidence", "primitive_ids", "semantic_role"});
+      {"form", "region", "label", "labelled_by", "confidence", "primitive_ids", "semantic_role"}, "one form");
   Tool t = typed_tool<R>(
       15, "IdentifyVisualForms", "semantic",
       "The forms a person would name — strokes joined within about a stroke width, the regions they close, what "
@@ -257,9 +257,9 @@ Tool identify_visual_forms_entry() {
                                              "one form, the forms, or a role per primitive"),
                               "components"))}},
       S::object({{"forms", S::array(form, "largest first (per_primitive: by id)")},
-                 {"granularity", S::string("")},
+                 {"granularity", S::string("the granularity used")},
                  {"labelled_by", S::enumeration({"geometry", "oracle"}, "geometry: no oracle named the forms")},
-                 {"stroke_width_px", S::number("", 0)},
+                 {"stroke_width_px", S::number("the unit of the thresholds", 0)},
                  {"join_px", S::number("strokes this close are one form", 0)}},
                 {"forms", "labelled_by"}),
       identify_visual_forms);
@@ -347,7 +347,7 @@ Tool evaluate_semantic_fidelity_entry() {
   using R = SemanticFidelityRequest;
   const json aspect = S::enumeration({"recognizability", "proportions", "expressive_lines", "closure", "symmetry",
                                       "negative_space"},
-                                     "");
+                                     "an aspect");
   Tool t = typed_tool<R>(
       16, "EvaluateSemanticFidelity", "semantic",
       "Whether the drawing keeps what made the source read as it does: closure, negative space, proportions, "
@@ -358,18 +358,18 @@ Tool evaluate_semantic_fidelity_entry() {
               S::with_default(S::array(aspect, "aspects to measure"),
                               json::array({"recognizability", "proportions", "expressive_lines", "closure"})))}},
       S::object({{"overall_score", S::nullable(S::number("mean over the scored aspects", 0))},
-                 {"aspects", S::array(S::object({{"aspect", S::string("")},
+                 {"aspects", S::array(S::object({{"aspect", S::string("the aspect")},
                                                  {"score", S::nullable(S::number("0..1; null when not scored", 0))},
                                                  {"scored", S::boolean("false: what it needs is missing (an oracle)")},
-                                                 {"rationale", S::string("")},
-                                                 {"offending_primitive_ids", S::array(S::string(""), "")},
-                                                 {"affected_regions", S::array(S::rect_region(), "")},
+                                                 {"rationale", S::string("why it scored so")},
+                                                 {"offending_primitive_ids", S::array(S::id("primitive id"), "the primitives at fault")},
+                                                 {"affected_regions", S::array(S::rect_region(), "where it is at fault")},
                                                  {"evidence", evidence_schema()}},
                                                 {"aspect", "score", "scored", "rationale", "offending_primitive_ids",
-                                                 "affected_regions"}),
+                                                 "affected_regions"}, "one aspect"),
                                       "in the order asked")},
                  {"reference", S::string("what the drawing was measured against")},
-                 {"tolerance_px", S::number("", 0)}},
+                 {"tolerance_px", S::number("distance that counts as covered", 0)}},
                 {"overall_score", "aspects"}),
       evaluate_semantic_fidelity);
   t.asks_oracle = true;  // scores recognizability
@@ -445,19 +445,19 @@ Tool identify_implied_relationships_entry() {
       {{field("in_region", &R::in_region, S::nullable(S::region("only relationships of forms touching this region")))}},
       S::object({{"relationships",
                   S::array(S::object({{"kind", S::enumeration({"mirror", "repetition", "alignment", "shared_baseline",
-                                                               "containment", "tangency", "intentional_asymmetry"}, "")},
-                                      {"primitive_ids", S::array(S::string(""), "mirror: pairs a0, b0, a1, b1, ...")},
-                                      {"forms", S::array(S::integer(""), "IdentifyVisualForms' form numbers")},
+                                                               "containment", "tangency", "intentional_asymmetry"}, "the relationship")},
+                                      {"primitive_ids", S::array(S::id("primitive id"), "mirror: pairs a0, b0, a1, b1, ...")},
+                                      {"forms", S::array(S::integer("a form's number"), "IdentifyVisualForms' form numbers")},
                                       {"axis_or_anchor",
                                        {{"description", "a mirror's axis line [[x0, y0], [x1, y1]], a centre or anchor "
                                                         "point [x, y], or an aligned coordinate"},
-                                        {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), "")})}}},
+                                        {"anyOf", json::array({{{"type", "number"}}, S::point(), S::array(S::point(), "a line: two points")})}}},
                                       {"confidence", S::number("0.5 to 1", 0)},
-                                      {"rationale", S::string("")},
+                                      {"rationale", S::string("why it is implied")},
                                       {"evidence", evidence_schema()},
                                       {"region", S::rect_region()}},
-                                     {"kind", "primitive_ids", "axis_or_anchor", "confidence", "rationale"}),
-                          "")},
+                                     {"kind", "primitive_ids", "axis_or_anchor", "confidence", "rationale"}, "one relationship"),
+                          "the relationships found")},
                  {"stroke_width_px", S::number("the unit of the thresholds", 0)}},
                 {"relationships"}),
       identify_implied_relationships);

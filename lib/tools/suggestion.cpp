@@ -16,6 +16,7 @@
 #include "tools/common.hpp"
 #include "tools/edit_common.hpp"
 #include "tools/edit_session.hpp"
+#include "tools/loss_budget.hpp"
 #include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
 
@@ -41,6 +42,12 @@ struct Measured {
   double merit = 0;
 };
 
+// Applies a candidate to the context's scene in a dry run, settled as the edit itself is.
+EditSession dry_run(const ToolContext& ctx, const suggest::Candidate& c, const EditBaseline& base) {
+  const Tool* t = find_tool(c.tool);
+  return apply_edits(ctx, {EditStep{t, normalize_request(*t, c.request)}}, &base);
+}
+
 // Applies each candidate to the context's scene in a dry run; refused ones are left out.
 std::vector<Measured> measure(const ToolContext& ctx, std::vector<suggest::Candidate> cands,
                               const std::vector<std::string>& objectives, int& refused) {
@@ -49,9 +56,8 @@ std::vector<Measured> measure(const ToolContext& ctx, std::vector<suggest::Candi
   refused = 0;
   for (auto& c : cands) {
     report_progress(double(out.size() + refused), double(cands.size()), "edits measured in dry runs");
-    const Tool* t = find_tool(c.tool);
     try {
-      EditSession s = apply_edits(ctx, {EditStep{t, normalize_request(*t, c.request)}}, &base);
+      EditSession s = dry_run(ctx, c, base);
       suggest::Effect e{s.before, s.after, suggest::role_weight(ctx.scene, c.targets)};
       const double m = suggest::merit(e, objectives);
       out.push_back({std::move(c), e, std::move(s), m});
@@ -93,10 +99,9 @@ Scope scope_of(const Scene& s, const InRegionRequest& req) { return scope_of_reg
 
 // ---------------------------------------------------------------- SuggestOptimizations
 
-struct SuggestRequest : InRegionRequest {
+struct SuggestRequest : InRegionRequest, LossBudgetRequest {
   std::vector<std::string> optimize_for;
   int max_candidates;
-  std::optional<double> max_f1_loss, max_f1_1px_loss, max_chamfer_gain_px;
 };
 
 // Measured candidates that predict the same: the same scoreboard after, the same primitives
@@ -118,7 +123,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   const size_t proposed = cands.size();
   int refused = 0;
   std::vector<Measured> m = measure(ctx, std::move(cands), objectives, refused);
-  const suggest::Budget budget{req.max_f1_loss, req.max_f1_1px_loss, req.max_chamfer_gain_px};
+  const suggest::Budget budget = req.budget();
   const size_t measured = m.size();
   m.erase(std::remove_if(m.begin(), m.end(), [&](const Measured& x) { return !(x.merit > 0) || !suggest::fits(x.effect, budget); }),
           m.end());
@@ -167,7 +172,7 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   r.llm_text = fmt::format("{} candidates (of {} tried, {} refused by the geometry, {} gaining nothing{}, {} predicting "
                            "what a better one does), ranked by {} per fidelity lost{}",
                            keep, proposed, refused, over_budget_or_no_gain,
-                           budget.f1 || budget.f1_1px || budget.chamfer_px ? " or over the budget" : "", duplicates,
+                           budget.bounded() ? " or over the budget" : "", duplicates,
                            fmt::join(objectives, " + "), scope.everything() ? "" : " in " + scope.describe()) +
                text;
   r.human_text = r.llm_text;
@@ -182,30 +187,37 @@ ToolResult suggest_optimizations(const ToolContext& ctx, const SuggestRequest& r
   return r;
 }
 
+// request_json's: what applies a suggestion, exactly as measured.
+json printed_request_schema() {
+  return S::object({{"tool", S::string("the edit tool")},
+                    {"request", S::open_object("its request fields")},
+                    {"apply", S::open_object("the ApplyEdits request: {apply_id, edits}")},
+                    {"command", S::string("the command line that makes it, runnable as printed")}},
+                   {"tool", "request", "apply", "command"}, "what applies it, exactly as measured");
+}
+
 json candidate_schema() {
   return S::object(
       {{"candidate_id", S::string("c1, c2, ... in rank order")},
-       {"description", S::string("")},
+       {"description", S::string("what the edit does, in a line")},
        {"edit_kind", S::string("the catalog's edit kind")},
        {"merge_kind", S::string("for a merge group: fuse_collinear_lines, fuse_co_arc, rebuild_circle_from_arcs, deduplicate_overlap")},
-       {"target_primitive_ids", S::array(S::string(""), "the primitives the edit names")},
-       {"affected_primitive_ids", S::array(S::string(""), "the primitives its dry run removed or changed")},
+       {"target_primitive_ids", S::array(S::id("primitive id"), "the primitives the edit names")},
+       {"affected_primitive_ids", S::array(S::id("primitive id"), "the primitives its dry run removed or changed")},
        {"predicted_draw_time_delta_ms", S::number("negative = faster")},
-       {"predicted_fidelity_delta", {{"type", "object"}, {"description", "f1, f1_1px, precision, recall, chamfer_px: after - before, against the ink"}}},
-       {"predicted_semantic_delta", {{"type", "object"}, {"description", "the semantic roles it touches and how much fidelity they ask for"}}},
-       {"predicted_primitive_delta", S::integer("", INT_MIN)},
-       {"predicted_pen_up_delta", S::integer("", INT_MIN)},
-       {"predicted_after", {{"type", "object"}, {"description", "the scoreboard after applying it"}}},
-       {"risk", S::enumeration({"low", "medium", "high"}, "")},
-       {"rationale", S::string("")},
+       {"predicted_fidelity_delta", S::open_object("f1, f1_1px, precision, recall, chamfer_px: after - before, against the ink")},
+       {"predicted_semantic_delta", S::open_object("the semantic roles it touches and how much fidelity they ask for")},
+       {"predicted_primitive_delta", S::integer("primitives after - before", INT_MIN)},
+       {"predicted_pen_up_delta", S::integer("pen-ups after - before", INT_MIN)},
+       {"predicted_after", S::open_object("the scoreboard after applying it")},
+       {"risk", S::enumeration({"low", "medium", "high"}, "how much fidelity it puts at stake")},
+       {"rationale", S::string("why it is proposed")},
        {"merit", S::number("gain on the objectives per fidelity lost: the rank")},
        {"apply_id", S::string("the id that applies exactly this candidate to this revision (ApplyEdits)")},
-       {"request", S::object({{"tool", S::string("")}, {"request", {{"type", "object"}}},
-                              {"apply", {{"type", "object"}, {"description", "the ApplyEdits request: {apply_id, edits}"}}},
-                              {"command", S::string("the command line that makes it, runnable as printed")}},
-                             {"tool", "request", "apply", "command"}, "what applies it, exactly as measured")}},
+       {"request", printed_request_schema()}},
       {"candidate_id", "apply_id", "edit_kind", "target_primitive_ids", "predicted_draw_time_delta_ms", "predicted_fidelity_delta", "risk",
-       "rationale", "request"});
+       "rationale", "request"},
+      "one candidate edit, measured in a dry run");
 }
 
 Tool suggest_optimizations_entry() {
@@ -215,25 +227,21 @@ Tool suggest_optimizations_entry() {
       "Ranked, ready-to-run candidate edits — merges, tangent joints, reversals, snaps, deletions of duplicates and of "
       "strokes with no ink, smoothing, and the looser stage threshold — each applied in a dry run with the same "
       "settle as the edit, so its predicted draw-time, fidelity (against the ink), primitive and pen-up deltas are "
-      "what ApplyEdits with its request.apply gives. Start a refinement here.",
-      {{field<R, json>("in_region", &R::in_region, S::region("only candidates touching this region")),
+      "what ApplyEdits with its request.apply gives; ranked by gain per fidelity lost, a candidate losing more than a "
+      "max_* bound left out. Start a refinement here.",
+      {with_loss_budget<R>({field<R, json>("in_region", &R::in_region, S::region("only candidates touching this region")),
         field("optimize_for", &R::optimize_for,
               S::with_default(S::array(S::enumeration({"draw_time", "pixel_fidelity", "semantic_fidelity", "primitive_count",
-                                                       "pen_up_count"}, ""),
+                                                       "pen_up_count"}, "an objective"),
                                        "what the rank rewards"),
                               json::array({"draw_time", "semantic_fidelity"}))),
-        field("max_candidates", &R::max_candidates, S::with_default(S::integer("at most this many, best first", 1), 25)),
-        field("max_f1_loss", &R::max_f1_loss, S::nullable(S::number("leave out candidates losing more f1 against the ink", 0))),
-        field("max_f1_1px_loss", &R::max_f1_1px_loss,
-              S::nullable(S::number("leave out candidates losing more f1 at 1 px against the ink", 0))),
-        field("max_chamfer_gain_px", &R::max_chamfer_gain_px,
-              S::nullable(S::number("leave out candidates moving the drawing further from the ink (chamfer, px)", 0)))}},
+        field("max_candidates", &R::max_candidates, S::with_default(S::integer("at most this many, best first", 1), 25))})},
       S::object({{"candidates", S::array(candidate_schema(), "best first")},
                  {"considered", S::integer("candidates tried")},
                  {"refused", S::integer("candidates the geometry refused")},
                  {"left_out", S::integer("candidates that gain nothing on the objectives or exceed a largest loss")},
                  {"duplicates", S::integer("candidates left out because a better one predicts exactly the same")},
-                 {"objectives", S::array(S::string(""), "what the rank rewards")}},
+                 {"objectives", S::array(S::string("an objective"), "what the rank rewarded")}},
                 {"candidates"}),
       suggest_optimizations);
 }
@@ -249,13 +257,16 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const MergeSimilarRequ
   const bool aggressive = req.aggressive;
   std::vector<suggest::MergeGroup> groups = suggest::similar_groups(ctx.scene, scope, aggressive);
   ToolResult r;
-  const FidelityReference ref = fidelity_reference(ctx, ctx.scene, r.warnings);
-  const double before = covered_length_px(ctx.scene, ref.paths);
+  const EditBaseline base = edit_baseline(ctx);
+  r.warnings = base.warnings;
+  const std::vector<Polyline>& ink = base.reference.paths;
+  const double before = covered_length_px(ctx.scene, ink);
   json list = json::array();
-  std::string text;
+  std::string text, commands;
   std::vector<BBox> boxes;
   std::vector<std::string> titles;
   for (const auto& g : groups) {
+    report_progress(double(list.size()), double(groups.size()), "merges tried in dry runs");
     // Safe: the replacement stays within the coverage tolerance of the group's points and
     // uncovers no ink the drawing covered.
     Scene after = ctx.scene;
@@ -269,22 +280,33 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const MergeSimilarRequ
       merged.shape = *g.replacement;
       prims.push_back(merged);
     }
-    const double lost = before - covered_length_px(after, ref.paths);
-    const bool safe = g.fit_max_px <= g.tolerance_px && lost <= g.tolerance_px;
-    json replacement = g.replacement ? shape_json(*g.replacement) : json();
-    list.push_back({{"primitive_ids", g.edit.targets},
-                    {"merge_kind", g.edit.merge_kind},
-                    {"predicted_replacement", replacement},
-                    {"fit_rms_px_after", round3(g.fit_rms_px)},
-                    {"fit_max_px_after", round3(g.fit_max_px)},
-                    {"tolerance_px", round3(g.tolerance_px)},
-                    {"ink_uncovered_px", round3(std::max(0.0, lost))},
-                    {"safe", safe},
-                    {"rationale", g.edit.rationale},
-                    {"request", request_json(ctx, g.edit)}});
+    const double lost = before - covered_length_px(after, ink);
+    json group = {{"primitive_ids", g.edit.targets},
+                  {"merge_kind", g.edit.merge_kind},
+                  {"predicted_replacement", g.replacement ? shape_json(*g.replacement) : json()},
+                  {"fit_rms_px_after", round3(g.fit_rms_px)},
+                  {"fit_max_px_after", round3(g.fit_max_px)},
+                  {"tolerance_px", round3(g.tolerance_px)},
+                  {"ink_uncovered_px", round3(std::max(0.0, lost))},
+                  {"rationale", g.edit.rationale}};
+    // The request is tried as applying it would run (a deletion that would cut the drawing in
+    // two is refused): printed only when it runs, with the scoreboard it gives.
+    std::string refusal;
+    try {
+      group["predicted_after"] = dry_run(ctx, g.edit, base).after;
+      group["request"] = request_json(ctx, g.edit);
+      commands += fmt::format("\n{} {} apply: {}", g.edit.merge_kind, id_list(g.edit.targets),
+                              group["request"]["command"].get<std::string>());
+    } catch (const Error& err) {
+      refusal = err.what();
+      group["refused"] = {{"code", code_name(err.code())}, {"message", refusal}};
+    }
+    const bool safe = refusal.empty() && g.fit_max_px <= g.tolerance_px && lost <= g.tolerance_px;
+    group["safe"] = safe;
+    list.push_back(group);
     text += fmt::format("\n{} {}: {}; rms {:.2f} px, max {:.2f} px (tolerance {:.2f}), {}", g.edit.merge_kind,
                         id_list(g.edit.targets), g.edit.rationale, g.fit_rms_px, g.fit_max_px, g.tolerance_px,
-                        safe ? "safe" : "not safe");
+                        !refusal.empty() ? "refused: " + refusal : safe ? "safe" : "not safe");
     BBox b;
     for (const auto& id : g.edit.targets)
       for (Vec2 q : ctx.scene.primitive(id)->shape.sample(2.0)) b.add(q);
@@ -294,7 +316,7 @@ ToolResult merge_similar_elements(const ToolContext& ctx, const MergeSimilarRequ
   r.fields = {{"groups", list}};
   r.llm_text = fmt::format("{} merge groups{}{}", groups.size(), aggressive ? " (aggressive)" : "",
                            scope.everything() ? "" : " in " + scope.describe()) + text;
-  r.human_text = r.llm_text;
+  r.human_text = r.llm_text + commands;
   if (boxes.empty())
     r.images["groups"] = scene_view(ctx, ctx.scene, scope, "no merge groups").finish();
   else
@@ -311,25 +333,32 @@ Tool merge_similar_elements_entry() {
       21, "MergeSimilarElements", "suggestion",
       "Groups whose merges belong together — collinear lines end to end, arcs of one circle, arcs that make a whole "
       "circle, a stroke doubled along another — with the predicted replacement, its rms against the source points, "
-      "and whether it is safe (within the coverage tolerance, no ink uncovered); each with the request that merges it.",
+      "and whether it is safe (within the coverage tolerance, no ink uncovered); each with the request that merges it, "
+      "tried in a dry run: its scoreboard after, or why it is refused.",
       {{field<R, json>("in_region", &R::in_region, S::region("only groups touching this region")),
         field("aggressive", &R::aggressive,
               S::with_default(S::boolean("twice the angle and offset allowances, merged at half the coverage tolerance"),
                               false))}},
-      S::object({{"groups", S::array(S::object({{"primitive_ids", S::array(S::string(""), "")},
-                                                {"merge_kind", S::enumeration({"fuse_collinear_lines", "fuse_co_arc",
-                                                                               "rebuild_circle_from_arcs", "deduplicate_overlap"}, "")},
-                                                {"predicted_replacement", {{"description", "the shape the group becomes (PrimitiveDetail geometry)"}}},
-                                                {"fit_rms_px_after", S::number("")},
-                                                {"fit_max_px_after", S::number("")},
-                                                {"tolerance_px", S::number("")},
-                                                {"ink_uncovered_px", S::number("")},
-                                                {"safe", S::boolean("")},
-                                                {"rationale", S::string("")},
-                                                {"request", {{"type", "object"}}}},
-                                               {"primitive_ids", "merge_kind", "fit_rms_px_after", "safe"}),
-                                     "")}},
-                {"groups"}),
+      S::object(
+          {{"groups",
+            S::array(S::object({{"primitive_ids", S::array(S::id("primitive id"), "the group: for a duplicate, the copy then the stroke kept")},
+                                {"merge_kind", S::enumeration({"fuse_collinear_lines", "fuse_co_arc", "rebuild_circle_from_arcs",
+                                                               "deduplicate_overlap"}, "what kind of merge")},
+                                {"predicted_replacement", S::any("the shape the group becomes (PrimitiveDetail geometry)")},
+                                {"fit_rms_px_after", S::number("rms distance of the group's source points from the replacement, px")},
+                                {"fit_max_px_after", S::number("largest such distance, px")},
+                                {"tolerance_px", S::number("the coverage tolerance the merge is held to, px")},
+                                {"ink_uncovered_px", S::number("length of ink the drawing covers now and would not, px")},
+                                {"safe", S::boolean("its request runs, within the tolerance, uncovering no ink")},
+                                {"rationale", S::string("why the group belongs together")},
+                                {"predicted_after", S::open_object("the scoreboard after applying its request")},
+                                {"request", printed_request_schema()},
+                                {"refused", S::object({{"code", S::string("the error code")},
+                                                       {"message", S::string("why the edit refused it")}},
+                                                      {"code", "message"}, "why its request does not run (no request then)")}},
+                               {"primitive_ids", "merge_kind", "fit_rms_px_after", "safe"}, "one group"),
+                     "the groups found")}},
+          {"groups"}),
       merge_similar_elements);
 }
 

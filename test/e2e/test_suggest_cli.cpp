@@ -1,9 +1,10 @@
 // Suggestions across processes, as an agent uses them: every candidate SuggestOptimizations
-// prints for the test drawings runs as printed (its `command`, given the scene) and its dry run
-// reports exactly the predicted scoreboard; sv-edit refine in a store leaves one revision per
+// and every merge MergeSimilarElements prints for the test drawings runs as printed (its
+// `command`) and its dry run reports exactly the predicted scoreboard; sv-edit refine in a store leaves one revision per
 // step, each with its note, and stays within its budget; what was simulated applies exactly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -325,6 +326,60 @@ TEST_CASE("every command SuggestOptimizations and SimulateEdit print runs as pri
   INFO(cmd << "\n" << a.err);
   REQUIRE(a.status == 0);
   CHECK(envelope_of(a)["after"] == rows[0]["after"]);
+}
+
+TEST_CASE("every merge MergeSimilarElements prints runs as printed in a store and gives the prediction", "[e2e][apply]") {
+  // Duplicates deleted; two arcs of one circle fused (aggressive); duplicates whose deletion
+  // would cut the drawing in two (aggressive), refused in the dry run and so printed with no request.
+  const std::vector<std::pair<std::string, std::string>> drawings = {
+      {"hershey_futural_02_w4", ""}, {"hershey_futural_06_w3", " --aggressive"}, {"hershey_scripts_09_w6", " --aggressive"}};
+  int ran = 0, fused = 0, refused = 0;
+  for (const auto& [drawing, args] : drawings) {
+    const fs::path dir = apply_store("merge-printed-" + drawing, drawing);
+    const std::string head = head_in(dir);
+    Run m = run(fmt::format("cd {} && {} merge-similar-elements --rev HEAD{}", dir.string(), bin("sv-diagnose"), args));
+    const json groups = envelope_of(m)["groups"];
+    REQUIRE(m.status == 0);
+    for (const json& g : groups) {
+      INFO(drawing << ": " << g.dump());
+      if (!g.contains("request")) {
+        CHECK(g["refused"]["message"].get<std::string>().find("disconnect") != std::string::npos);
+        CHECK(g["safe"] == false);
+        ++refused;
+        continue;
+      }
+      const std::string cmd = g["request"]["command"];
+      CHECK(cmd.find("--rev HEAD") != std::string::npos);
+      Run a = run_as_printed(dir, cmd + " --dry-run");
+      INFO(cmd << "\n" << a.err);
+      REQUIRE(a.status == 0);
+      const json dry = envelope_of(a);
+      CHECK(dry["after"] == g["predicted_after"]);
+      // A duplicate goes (the first id: the copy); a merge replaces the whole group by one primitive.
+      const bool duplicate = g["merge_kind"] == "deduplicate_overlap";
+      std::vector<std::string> gone = duplicate ? std::vector<std::string>{g["primitive_ids"][0]}
+                                                : g["primitive_ids"].get<std::vector<std::string>>();
+      std::sort(gone.begin(), gone.end());
+      CHECK(dry["removed_primitive_ids"] == gone);
+      CHECK(dry["added_primitive_ids"].size() == (duplicate ? 0u : 1u));
+      CHECK(head_in(dir) == head);
+      ++ran;
+      if (duplicate) continue;
+      // Applied, the new primitive is the predicted replacement.
+      Run applied = run_as_printed(dir, cmd);
+      const json added = envelope_of(applied)["added_primitive_ids"];
+      REQUIRE(applied.status == 0);
+      REQUIRE(added.size() == 1);
+      const json got = envelope_of(run(fmt::format("cd {} && {} get-primitive --rev HEAD --id {}", dir.string(),
+                                                   bin("sv-diagnose"), added[0].get<std::string>())))["detail"];
+      for (const auto& [k, v] : g["predicted_replacement"].items()) CHECK(got[k] == v);
+      CHECK(std::abs(got["fit_rms_px"].get<double>() - g["fit_rms_px_after"].get<double>()) <= 1e-3);
+      ++fused;
+    }
+  }
+  CHECK(ran >= 4);
+  CHECK(fused >= 1);
+  CHECK(refused >= 1);
 }
 
 TEST_CASE("an edit with nothing on standard input in a store says --rev HEAD", "[e2e][apply]") {

@@ -82,7 +82,7 @@ TEST_CASE("the MCP server answers a line with one reply line, a notification wit
   // What the listing leaves out of each tool is said once, in the instructions.
   const std::string said = json::parse(*s.handle(R"({"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"))
                                .at("result").at("instructions");
-  for (const char* part : {"A Region", "error: {code, message, details}", "every revision is kept", "parent_revision_id"})
+  for (const char* part : {"A Region", "A PrimitiveFilter", "wrong_primitive_type", "error: {code, message, details}", "every revision is kept", "parent_revision_id"})
     CHECK(said.find(part) != std::string::npos);
   // Without a store, a call is a tool error the model reads, not a protocol error.
   const json call = reply(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"GetTour"}})");

@@ -156,6 +156,82 @@ TEST_CASE("SimulateEdit ranks alternatives tried from the same revision", "[sugg
   CHECK(r["before"] == rev.before);
 }
 
+TEST_CASE("SimulateEdit ranks alternatives within a budget of losses as SuggestOptimizations does", "[suggest]") {
+  SceneBuilder b(260, 160, 4);
+  b.add(Shape::arc({20, 80}, {100, 80}, 0.2));
+  b.add(Shape::arc({100, 80}, {220, 80}, -0.2));
+  const Scene s = b.routed({"p_0002"});
+  const json alts = {{{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0001"}}}},  // faster, loses the ink it drew
+                     {{{"tool", "ReverseDirection"}, {"primitive_ids", {"p_0002"}}}},  // faster, loses nothing
+                     {{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0099"}}}},   // refused
+                     {{{"tool", "ReverseDirection"}, {"primitive_ids", {"p_0001"}}}}};
+  auto simulate = [&](json budget) {
+    budget["alternatives"] = alts;
+    return run("SimulateEdit", s, budget);
+  };
+  auto merit_of = [&](const json& r, const json& row) {
+    return suggest::merit({r["before"], row["after"], 1.0}, {"draw_time"});
+  };
+  const json open = simulate(json::object());
+  INFO(open["llm_text"].get<std::string>());
+  REQUIRE(open["alternatives"].size() == 4);
+  // No budget: all but the refused one ranked, by draw time saved per fidelity lost, best first.
+  for (size_t k = 0; k < 3; ++k) {
+    const json& row = open["alternatives"][k];
+    CHECK(row["rank"] == k + 1);
+    CHECK(!row.contains("over_budget"));
+    if (k > 0) CHECK(merit_of(open, open["alternatives"][k - 1]) >= merit_of(open, row));
+  }
+  CHECK(open["alternatives"][0]["alternative"] == 1);
+  CHECK(open["alternatives"][3]["alternative"] == 2);
+  CHECK(open["alternatives"][3].contains("refused"));
+  CHECK(!open["alternatives"][3].contains("rank"));
+  CHECK(open["after"] == open["alternatives"][0]["after"]);
+  // Deleting the stroke saves the most time and loses f1: a bound on f1 lost takes it out of the
+  // rank, marked with the bound it exceeds, after those within it.
+  const json deleted = *std::find_if(open["alternatives"].begin(), open["alternatives"].end(),
+                                     [](const json& row) { return row["alternative"] == 0; });
+  REQUIRE(deleted["f1_delta"].get<double>() < -0.01);
+  CHECK(deleted["draw_time_delta_ms"].get<double>() < open["alternatives"][0]["draw_time_delta_ms"].get<double>());
+  const json bounded = simulate({{"max_f1_loss", 0.01}});
+  const json& rows = bounded["alternatives"];
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0]["alternative"] == 1);
+  CHECK(rows[0]["rank"] == 1);
+  CHECK(rows[1]["alternative"] == 3);
+  CHECK(rows[1]["rank"] == 2);
+  CHECK(rows[2]["alternative"] == 0);
+  CHECK(rows[2]["over_budget"] == json({"max_f1_loss"}));
+  CHECK(!rows[2].contains("rank"));
+  CHECK(rows[2]["apply"]["edits"] == json({{{"tool", "DeletePrimitive"}, {"primitive_ids", {"p_0001"}}, {"confirm_no_topology_break", true}}}));
+  CHECK(rows[3].contains("refused"));
+  // The text numbers them as the data does: rank, then the alternative's place in the request.
+  const std::string text = bounded["llm_text"];
+  CHECK(text.find("\nrank 1: alternative 1: ") != std::string::npos);
+  CHECK(text.find("\nrank 2: alternative 3: ") != std::string::npos);
+  CHECK(text.find("\nover budget (max_f1_loss): alternative 0: ") != std::string::npos);
+  CHECK(text.find("\nrefused: alternative 2: ") != std::string::npos);
+  // A budget of no loss at all ranks only what loses nothing.
+  const json none = simulate({{"max_f1_loss", 0}, {"max_f1_1px_loss", 0}, {"max_chamfer_gain_px", 0}});
+  int ranked = 0;
+  for (const json& row : none["alternatives"]) {
+    if (!row.contains("rank")) continue;
+    ++ranked;
+    CHECK(row["f1_delta"].get<double>() >= 0);
+    CHECK(row["f1_1px_delta"].get<double>() >= 0);
+    CHECK(row["chamfer_px_delta"].get<double>() <= 0);
+  }
+  CHECK(ranked >= 1);
+  CHECK(none["alternatives"][0]["alternative"] == 1);
+  // One batch: marked when it exceeds a bound.
+  const json one = run("SimulateEdit", s, {{"edits", alts[0]}, {"max_f1_loss", 0}});
+  CHECK(one["over_budget"] == json({"max_f1_loss"}));
+  CHECK(!run("SimulateEdit", s, {{"edits", alts[1]}, {"max_f1_loss", 0}}).contains("over_budget"));
+  // The budget is the very fields SuggestOptimizations takes.
+  for (const char* k : {"max_f1_loss", "max_f1_1px_loss", "max_chamfer_gain_px"})
+    CHECK(request_schema(*find_tool("SimulateEdit"))["properties"][k] == request_schema(*find_tool("SuggestOptimizations"))["properties"][k]);
+}
+
 TEST_CASE("every suggestion's prediction is what applying it gives, on a drawing with every primitive type", "[suggest]") {
   SceneBuilder b = dev_drawing();
   check_predictions(routed_by_router(b));

@@ -1,6 +1,7 @@
 // The tool registry as a whole (contract over every tool), the request plumbing, the views'
 // labelled grid, and planted defects each found by the right tool at the right place.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "error_code.hpp"
 #include "cli/shell.hpp"
@@ -20,6 +21,7 @@
 #include "edit/edit.hpp"
 #include "tools/edit_session.hpp"
 #include "tools/region.hpp"
+#include "tools/schema_parts.hpp"
 #include "render/figure.hpp"
 #include "tools_fixture.hpp"
 
@@ -97,6 +99,46 @@ TEST_CASE("every registered tool is one complete entry", "[tools]") {
   CHECK(kebab_case("IdentifyExpensiveOperations") == "identify-expensive-operations");
   CHECK(tools_listing("sv-diagnose")["count"] == 20);
   CHECK(man_table("sv-diagnose").find("list-primitives|ListPrimitives") != std::string::npos);
+}
+
+namespace {
+
+// The fields of a schema without a one-line description: its properties and array items,
+// recursively (through anyOf branches and an object's additionalProperties too), by path.
+void undescribed(const json& s, const std::string& path, bool field, std::vector<std::string>& out) {
+  if (!s.is_object()) return;
+  const std::string doc = s.value("description", "");
+  if (field && (doc.empty() || doc.find('\n') != std::string::npos)) out.push_back(path);
+  if (s.contains("properties"))
+    for (const auto& [k, v] : s["properties"].items()) undescribed(v, path + "." + k, true, out);
+  if (s.contains("items")) {
+    if (s["items"].is_array())
+      for (size_t i = 0; i < s["items"].size(); ++i) undescribed(s["items"][i], path + fmt::format("[{}]", i), true, out);
+    else
+      undescribed(s["items"], path + "[]", true, out);
+  }
+  if (s.contains("anyOf"))
+    for (const auto& v : s["anyOf"]) undescribed(v, path, false, out);
+  if (s.contains("additionalProperties")) undescribed(s["additionalProperties"], path + ".*", false, out);
+}
+
+}  // namespace
+
+TEST_CASE("contract: every request and result field of every tool has a one-line description", "[tools][contract]") {
+  std::vector<std::string> missing;
+  for (const Tool& t : registry()) {
+    undescribed(request_schema(t), t.name + " request", false, missing);
+    undescribed(result_schema(t), t.name + " result", false, missing);
+  }
+  undescribed(error_envelope_schema(), "error envelope", false, missing);
+  INFO(fmt::format("{}", fmt::join(missing, "\n")));
+  CHECK(missing.empty());
+  // The check finds a gap where there is one: an item, a member, a description of two lines.
+  std::vector<std::string> planted;
+  undescribed(schema::object({{"a", schema::array(schema::string(""), "a list")},
+                              {"b", schema::object({{"c", schema::number("one\ntwo")}}, {}, "an object")}}),
+              "planted", false, planted);
+  CHECK(planted == std::vector<std::string>{"planted.a[]", "planted.b.c"});
 }
 
 TEST_CASE("contract: every tool on an empty, a one-primitive and a full scene", "[tools][contract]") {
