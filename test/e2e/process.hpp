@@ -18,14 +18,10 @@
 
 namespace svtest {
 
-// Built under AddressSanitizer (scripts/sanitize): code runs several times slower there, so the
+// Built under AddressSanitizer (scripts/sanitize; test/CMakeLists.txt defines SV_TEST_SANITIZED,
+// the tests' own code being uninstrumented): code runs several times slower there, so the
 // longest randomized loops run fewer rounds; the tests they check are the same.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SV_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(SV_TEST_SANITIZED)
+#if defined(SV_TEST_SANITIZED)
 inline constexpr bool kSanitized = true;
 #else
 inline constexpr bool kSanitized = false;
