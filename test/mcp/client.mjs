@@ -3,9 +3,12 @@
 // structuredContent against the tool's outputSchema and throws when it does not fit), applies
 // an edit and reverts it, and checks that a view arrives as a PNG image block. A second session
 // starts from a directory with no store: TraceImage is refused naming sv-commit init, then, once
-// the store is made, traces the drawing; ExportDrawing gives its G-code inline and as a file,
-// both equal to what the command-line pipeline writes. Every reply's size is printed.
-//   node client.mjs BIN_DIR DRAWING.png
+// the store is made, traces a second drawing; ExportDrawing gives its G-code inline and as a
+// file, both equal to what the command-line pipeline writes; SuggestOptimizations lists what fits
+// a loss budget, ApplyEdits applies the first by its id and a two-edit batch SimulateEdit measured
+// as one call, each exactly as predicted; the edited drawing's G-code comes out. Every reply's
+// size is printed.
+//   node client.mjs BIN_DIR DRAWING.png TRACED_DRAWING.png
 // Exits non-zero on any failure; prints one line per tool and a summary.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -13,9 +16,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const [binDir, drawing] = process.argv.slice(2).map((p) => resolve(p));
-if (!binDir || !drawing) {
-  console.error("usage: node client.mjs BIN_DIR DRAWING.png");
+// The first drawing for the read tools; the second, one with time to save, from an empty store.
+const [binDir, drawing, tracedDrawing] = process.argv.slice(2).map((p) => resolve(p));
+if (!binDir || !drawing || !tracedDrawing) {
+  console.error("usage: node client.mjs BIN_DIR DRAWING.png TRACED_DRAWING.png");
   process.exit(2);
 }
 
@@ -115,6 +119,7 @@ try {
     if (r.isError) failed.push(`${t.name} (${r.structuredContent.error.code}: ${r.structuredContent.error.message})`);
     const bytes = JSON.stringify(r).length;
     console.log(`${t.name}: ${r.isError ? "tool error" : "ok"}, ${r.content.length - 1} image(s), ${bytes} bytes`);
+    assert.ok(bytes <= 100 * 1024, `${t.name}: a ${bytes}-byte reply, over 100 KB`);
   }
   // The tools every session starts with must succeed; a new tool whose required fields the
   // values above do not satisfy may refuse, as long as its refusal fits its schema.
@@ -168,7 +173,7 @@ transport2.stderr?.on("data", (d) => (log2 += d));
 try {
   // The G-code of the pipeline on the command line, without a store.
   const cli = (exe, args, input) => execFileSync(join(binDir, exe), args, { cwd: cliDir, input, maxBuffer: 1 << 30 });
-  let piped = cli("sv-skeleton", ["--no-store", drawing]);
+  let piped = cli("sv-skeleton", ["--no-store", tracedDrawing]);
   for (const stage of ["sv-fit", "sv-route"]) piped = cli(stage, ["--no-store"], piped);
   cli("sv-simulate", ["--no-store", "--gcode", join(cliDir, "cli.gcode"), "-o", "/dev/null"], piped);
   const cliGcode = readFileSync(join(cliDir, "cli.gcode"), "utf8");
@@ -183,17 +188,17 @@ try {
     return r;
   };
   // No store: refused, naming the command that makes one; nothing is made.
-  const refused = await call("TraceImage", { image: drawing });
+  const refused = await call("TraceImage", { image: tracedDrawing });
   assert.equal(refused.isError, true);
   assert.equal(refused.structuredContent.error.code, "not_found");
   assert.match(refused.structuredContent.error.message, /sv-commit init/);
   assert.ok(!existsSync(join(empty, ".svrev")));
 
   execFileSync(join(binDir, "sv-commit"), ["init"], { cwd: empty });
-  const traced = await call("TraceImage", { image: drawing });
+  const traced = await call("TraceImage", { image: tracedDrawing });
   assert.equal(traced.isError, false, JSON.stringify(traced.structuredContent));
-  const status = JSON.parse(execFileSync(join(binDir, "sv-commit"), ["status", "--json"], { cwd: empty }));
-  assert.equal(traced.structuredContent.revision_id, status.current_revision_id);
+  const status = () => JSON.parse(execFileSync(join(binDir, "sv-commit"), ["status", "--json"], { cwd: empty }));
+  assert.equal(traced.structuredContent.revision_id, status().current_revision_id);
   assert.ok(traced.structuredContent.primitive_count > 0);
   assert.ok(traced.structuredContent.draw_time_s > 0);
 
@@ -218,6 +223,38 @@ try {
   const escape = await call("ExportDrawing", { format: "gcode", path: "../escape.gcode" });
   assert.equal(escape.isError, true);
   assert.equal(escape.structuredContent.error.code, "invalid_selection");
+  // Suggestions within a budget; the first applied by its id gives what it predicted.
+  const budget = { max_f1_loss: 0.005, max_f1_1px_loss: 0.05, max_chamfer_gain_px: 0.5 };
+  const suggested = await call("SuggestOptimizations", { ...budget, max_candidates: 5 });
+  assert.equal(suggested.isError, false, JSON.stringify(suggested.structuredContent));
+  const base = (await call("EvaluateRevision", {})).structuredContent.metrics;
+  const candidates = suggested.structuredContent.candidates;
+  assert.ok(candidates.length > 0, "a suggestion within the budget");
+  for (const c of candidates) {
+    assert.ok(base.f1 - c.predicted_after.f1 <= budget.max_f1_loss + 1e-9, `${c.candidate_id}: within max_f1_loss`);
+    assert.ok(base.f1_1px - c.predicted_after.f1_1px <= budget.max_f1_1px_loss + 1e-9, `${c.candidate_id}: within max_f1_1px_loss`);
+  }
+  const applied = await call("ApplyEdits", candidates[0].request.apply);
+  assert.equal(applied.isError, false, JSON.stringify(applied.structuredContent));
+  assert.deepEqual(applied.structuredContent.after, candidates[0].predicted_after, "applied by id as predicted");
+
+  // A two-edit batch simulated, then applied by its id as one call: one revision, the simulation's result.
+  const first = (await call("ListPrimitives", {})).structuredContent.primitives[0].id;
+  const batch = [{ tool: "ReverseDirection", primitive_ids: [first] }, { tool: "RerunStage", stage: "route_optimize" }];
+  const simulated = await call("SimulateEdit", { edits: batch });
+  assert.equal(simulated.isError, false, JSON.stringify(simulated.structuredContent));
+  const beforeBatch = status();
+  const batched = await call("ApplyEdits", simulated.structuredContent.apply);
+  assert.equal(batched.isError, false, JSON.stringify(batched.structuredContent));
+  for (const [k, v] of Object.entries(simulated.structuredContent.after))
+    assert.deepEqual(batched.structuredContent.after[k], v, `the batch applied as simulated: ${k}`);
+  assert.equal(batched.structuredContent.parent_revision_id, beforeBatch.current_revision_id, "one revision for the batch");
+  assert.equal(status().current_revision_id, batched.structuredContent.revision_id);
+
+  // The edited drawing's G-code, for the robot.
+  const edited = await call("ExportDrawing", { format: "gcode" });
+  assert.equal(edited.isError, false, JSON.stringify(edited.structuredContent));
+  assert.ok(edited.content.find((b) => b.type === "resource").resource.text.includes("G1"));
   console.log(`mcp client test: from an empty store ok; reply sizes: ${sizes.join(", ")}`);
   await client2.close();
 } catch (e) {
