@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { loadSdk } from "./sdk.mjs";
 
 const [binDir, ...drawings] = process.argv.slice(2).map((p) => resolve(p));
 if (!binDir || drawings.length === 0) {
@@ -22,16 +23,7 @@ if (!binDir || drawings.length === 0) {
   process.exit(2);
 }
 
-let sdk;
-try {
-  sdk = {
-    ...(await import("@modelcontextprotocol/sdk/client/index.js")),
-    ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
-  };
-} catch (e) {
-  console.error(`agent loop test: the MCP SDK is not installed (${e.message}); run scripts/setup (npm ci in test/mcp)`);
-  process.exit(1);
-}
+const sdk = await loadSdk("agent loop test");
 
 // refine's rule (lib/cli/refine.cpp) with its defaults: the losses over all steps against the
 // starting scoreboard, the least a step saves, the most steps, and how many stale candidates in

@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { loadSdk } from "./sdk.mjs";
 
 // The first drawing for the read tools; the second, one with time to save, from an empty store.
 const [binDir, drawing, tracedDrawing] = process.argv.slice(2).map((p) => resolve(p));
@@ -23,16 +24,7 @@ if (!binDir || !drawing || !tracedDrawing) {
   process.exit(2);
 }
 
-let sdk;
-try {
-  sdk = {
-    ...(await import("@modelcontextprotocol/sdk/client/index.js")),
-    ...(await import("@modelcontextprotocol/sdk/client/stdio.js")),
-  };
-} catch (e) {
-  console.error(`mcp client test: the MCP SDK is not installed (${e.message}); run scripts/setup (npm ci in test/mcp)`);
-  process.exit(1);
-}
+const sdk = await loadSdk("mcp client test");
 
 const sdkVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url)),
