@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -224,6 +225,16 @@ inline int count_lines(std::string_view s) {
   int n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// Each complete line of `text` (sv-mcp's replies, one JSON message a line) parsed; an unfinished
+// last line is left out.
+inline std::vector<nlohmann::json> json_lines(std::string_view text) {
+  std::vector<nlohmann::json> out;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string_view::npos; start = nl + 1)
+    out.push_back(nlohmann::json::parse(text.substr(start, nl - start)));
+  return out;
 }
 
 }  // namespace svtest

@@ -59,11 +59,7 @@ std::map<json, json> mcp_session(const fs::path& dir, const std::vector<json>& r
   INFO(r.err);
   REQUIRE(r.status == 0);
   std::map<json, json> out;
-  size_t start = 0;
-  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1) {
-    json reply = json::parse(r.out.substr(start, nl - start));
-    out[reply["id"]] = reply;
-  }
+  for (json& reply : json_lines(r.out)) out[reply["id"]] = reply;
   return out;
 }
 
@@ -329,11 +325,7 @@ TEST_CASE("a read-only store answers every read tool, its views drawn in memory"
   INFO(served.err.substr(0, 3000));
   REQUIRE(served.status == 0);
   std::map<int, json> by_id;
-  size_t start = 0;
-  for (size_t nl; (nl = served.out.find('\n', start)) != std::string::npos; start = nl + 1) {
-    json r = json::parse(served.out.substr(start, nl - start));
-    by_id[r["id"].get<int>()] = r;
-  }
+  for (json& r : json_lines(served.out)) by_id[r["id"].get<int>()] = r;
   REQUIRE(by_id.size() == names.size());
   for (size_t k = 0; k < names.size(); ++k) {
     CAPTURE(names[k]);

@@ -51,13 +51,9 @@ std::vector<json> converse(const std::filesystem::path& dir, const std::string& 
   Run r = run(fmt::format("cd {} && {} {} < {}", dir.string(), bin("sv-mcp"), args, in.string()));
   INFO(r.err);
   REQUIRE(r.status == 0);
-  std::vector<json> replies;
-  size_t start = 0;
-  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1)
-    replies.push_back(json::parse(r.out.substr(start, nl - start)));
-  CHECK(start == r.out.size());  // every reply ends its line
+  CHECK((r.out.empty() || r.out.back() == '\n'));  // every reply ends its line
   if (out) *out = r;
-  return replies;
+  return json_lines(r.out);
 }
 
 std::string request(const json& id, const std::string& method, const json& params = json::object()) {
@@ -384,9 +380,7 @@ TEST_CASE("sv-mcp: 1,000 mixed requests in one session: every id answered once (
   INFO(slurp(c.err).substr(0, 2000));
   std::map<std::string, int> answered;
   int null_ids = 0, tool_errors = 0;
-  size_t start = 0;
-  for (size_t nl; (nl = out.find('\n', start)) != std::string::npos; start = nl + 1) {
-    json r = json::parse(out.substr(start, nl - start));
+  for (const json& r : json_lines(out)) {
     check_shape(r);
     if (r["id"].is_null()) {
       ++null_ids;

@@ -196,11 +196,8 @@ std::vector<json> mcp_tool_calls(const fs::path& dir, const std::vector<std::pai
   INFO(r.err);
   REQUIRE(r.status == 0);
   std::vector<json> out;
-  size_t start = 0;
-  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1) {
-    json reply = json::parse(r.out.substr(start, nl - start));
+  for (const json& reply : json_lines(r.out))
     if (reply["id"] != 0) out.push_back(reply["result"]["structuredContent"]);
-  }
   REQUIRE(out.size() == calls.size());
   return out;
 }

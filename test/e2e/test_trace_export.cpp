@@ -266,10 +266,7 @@ TEST_CASE("sv-mcp: TraceImage into an empty store, then ExportDrawing's text as 
   Run r = in(d, bin("sv-mcp") + " < session.ndjson");
   INFO(r.err);
   REQUIRE(r.status == 0);
-  std::vector<json> replies;
-  size_t start = 0;
-  for (size_t nl; (nl = r.out.find('\n', start)) != std::string::npos; start = nl + 1)
-    replies.push_back(json::parse(r.out.substr(start, nl - start)));
+  const std::vector<json> replies = json_lines(r.out);
   REQUIRE(replies.size() == 4);
   const json traced = replies[1]["result"];
   REQUIRE(traced["isError"] == false);
