@@ -361,6 +361,10 @@ void fit(Scene& scene, const FitOptions& opt) {
   std::vector<std::string> old_ids;
   for (const Primitive& pr : prims) old_ids.push_back(pr.id);
   std::vector<int> merged_into = fitting::merge_through_strokes(prims, *scene.graph, bound);
+  // Out-and-back pieces: part of the primitive they retrace.
+  const std::vector<int> absorbed_into =
+      fitting::absorb_retraces(prims, std::min(bound.tolerance_px, p.retrace_px), bound.tolerance_px);
+  for (int& i : merged_into) i = absorbed_into[i];
   std::map<std::string, int> new_of;
   std::vector<int> members(prims.size(), 0);
   for (size_t i = 0; i < old_ids.size(); ++i) {

@@ -34,6 +34,7 @@ struct FitParams {
   double relation_angle_deg = 3;
   double relation_min_line_px = 10;
   double through_angle_deg = 8;
+  double retrace_px = 1;
   double axis_angle_deg = 3;
   double collinear_offset_px = 1;
   double tangent_angle_deg = 1;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "fit/primitive_fit.hpp"
@@ -272,6 +273,74 @@ std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Grap
       if (m.prim != i) pr.more_sources.push_back({prims[m.prim].edge, prims[m.prim].span0, prims[m.prim].span1});
     for (const Member& m : g.members) new_index[m.prim] = static_cast<int>(out.size());
     out.push_back(std::move(pr));
+  }
+  for (size_t k = 0; k < out.size(); ++k) out[k].id = fmt::format("p_{:04d}", k + 1);
+  prims = std::move(out);
+  return new_index;
+}
+
+std::vector<int> absorb_retraces(std::vector<Primitive>& prims, double tolerance_px, double join_px) {
+  const int n = static_cast<int>(prims.size());
+  const double reversal = -std::cos(deg2rad(30));
+  std::vector<int> into(n, -1);  // the primitive an absorbed one went into
+  // `a` reaching to the turning point `tip` near its end (a line is extended along itself to
+  // it: the fit may end the two pieces a little apart there), when it then covers `b`.
+  auto covering = [&](const Primitive& a, bool tip_at_p1, Vec2 tip, const Primitive& b) -> std::optional<Shape> {
+    Shape s = a.shape;
+    if (s.type == PrimType::line) {
+      const Vec2 from = tip_at_p1 ? s.p0 : s.p1, to = tip_at_p1 ? s.p1 : s.p0;
+      const Vec2 along = unit(to - from);
+      if (dot(tip - to, along) > 0) (tip_at_p1 ? s.p1 : s.p0) = from + along * dot(tip - from, along);
+    }
+    if (b.shape.length() > s.length() + tolerance_px) return std::nullopt;
+    for (Vec2 q : b.shape.sample(1.0))
+      if (s.distance_to(q) > tolerance_px * (1 + 1e-9)) return std::nullopt;
+    return s;
+  };
+  // The primitives kept so far, in order; each new one is checked against the last of them, and
+  // one that swallows that last one is checked again against the one before, from where the
+  // swallowed one started.
+  std::vector<int> kept;
+  std::vector<Vec2> starts;
+  for (const Primitive& p : prims) starts.push_back(p.shape.p0);
+  for (int k = 0; k < n; ++k) {
+    int b = k;
+    while (tolerance_px > 0 && !kept.empty()) {
+      const int a = kept.back();
+      const Primitive &pa = prims[a], &pb = prims[b];
+      if (pa.edge.empty() || pa.edge != pb.edge || pa.shape.type == PrimType::circle ||
+          pb.shape.type == PrimType::circle || dist(pa.shape.p1, starts[b]) > join_px ||
+          dot(pa.shape.end_tangent(), pb.shape.start_tangent()) > reversal)
+        break;
+      if (auto s = covering(pa, true, pb.shape.p0, pb)) {
+        prims[a].shape = *s;
+        into[b] = a;
+        b = -1;
+        break;
+      }
+      auto s = covering(pb, false, pa.shape.p1, pa);
+      if (!s) break;
+      prims[b].shape = *s;
+      into[a] = b;
+      starts[b] = starts[a];
+      kept.pop_back();
+    }
+    if (b >= 0) kept.push_back(b);
+  }
+  std::vector<Primitive> out;
+  std::vector<int> new_index(n, -1);
+  for (int i : kept) {
+    new_index[i] = static_cast<int>(out.size());
+    out.push_back(prims[i]);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (into[i] < 0) continue;
+    int host = into[i];
+    while (into[host] >= 0) host = into[host];
+    Primitive& h = out[new_index[host]];
+    h.more_sources.push_back({prims[i].edge, prims[i].span0, prims[i].span1});
+    h.more_sources.insert(h.more_sources.end(), prims[i].more_sources.begin(), prims[i].more_sources.end());
+    new_index[i] = new_index[host];
   }
   for (size_t k = 0; k < out.size(); ++k) out[k].id = fmt::format("p_{:04d}", k + 1);
   prims = std::move(out);

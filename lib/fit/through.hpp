@@ -26,4 +26,15 @@ namespace sv::fitting {
 std::vector<int> merge_through_strokes(std::vector<Primitive>& prims, const Graph& graph,
                                        const FitParams& p);
 
+// Retraced runs: where two strokes share ink at an acute angle or a tangent, the graph may make
+// them one edge that runs out along a branch and back (graph/junctions.hpp, cusps), and the fit
+// then has a primitive that only goes back over its neighbour on that edge. It is not a stroke
+// of the drawing: a primitive that meets its neighbour on the same edge (ends within join_px)
+// turning back (within 30 degrees of a reversal) and lies within `tolerance_px` of it everywhere
+// is absorbed into it (listed in its more_sources; a line reaches along itself to the turning
+// point), so the next primitive starts on the neighbour's interior, as a T's stem does on its
+// bar; the route draws that stretch again or travels over it, whichever is faster.
+// Renumbers the ids and returns, per original primitive, its new index.
+std::vector<int> absorb_retraces(std::vector<Primitive>& prims, double tolerance_px, double join_px);
+
 }  // namespace sv::fitting

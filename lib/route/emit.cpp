@@ -1,6 +1,8 @@
 #include "route/emit.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "robot/replay.hpp"
 #include "route/simplify.hpp"
@@ -145,12 +147,19 @@ Emission emit_commands(const std::vector<Shape>& shapes, const std::vector<std::
     legs.push_back(make_leg(shapes[s.prim], s.reverse, s.entry_rad, cost.flat_px));
     leg_ids.push_back(ids[s.prim]);
   }
+  // A piece drawn twice (a line drawn again instead of a pen-up trip, route/trails.hpp) keeps
+  // its own path both times: a merged command would draw the ink off it twice.
+  std::map<int, int> times_drawn;
+  for (const Traversal& s : steps) ++times_drawn[s.prim];
+  const bool redraws = std::any_of(times_drawn.begin(), times_drawn.end(), [](const auto& t) { return t.second > 1; });
   std::vector<double> leg_deviation;
   bool simplify = params.deviation_px > 0;
-  if (!params.primitive_deviation_px.empty())
-    for (const std::string& id : leg_ids) {
-      auto it = params.primitive_deviation_px.find(id);
-      leg_deviation.push_back(it == params.primitive_deviation_px.end() ? params.deviation_px : it->second);
+  if (!params.primitive_deviation_px.empty() || redraws)
+    for (size_t k = 0; k < steps.size(); ++k) {
+      auto it = params.primitive_deviation_px.find(leg_ids[k]);
+      leg_deviation.push_back(times_drawn[steps[k].prim] > 1                    ? 0.0
+                              : it == params.primitive_deviation_px.end() ? params.deviation_px
+                                                                          : it->second);
       simplify = simplify || leg_deviation.back() > 0;
     }
   if (simplify) {

@@ -95,6 +95,10 @@ const ParamSet<RouteParams, Scene>& route_params() {
               "odd vertices per component paired exactly (Edmonds' blossom algorithm: 1.5 s and 60 MB at "
               "1000); more are paired greedily",
               2000), &R::exact_matching_max},
+       {tuning("route.redraw_lines", 1, 0, T::flag, "",
+              "1: odd vertices of the endpoint graph that a line joins may be paired by drawing that line again "
+              "instead of a pen-up trip; the tour is searched both ways and the faster kept"),
+        &R::redraw_lines},
        {set_by(derived(tuning("route.ppi", 0, 0, T::number, "ppi",
                              "pixels per inch the times are computed at: the longest side of the primitives "
                              "measures route.footprint_mm on paper"),
@@ -338,7 +342,7 @@ Setup setup(Scene& scene, const RouteOptions& options, bool split) {
   su.emit = {rp.min_spin_deg, rp.drift_px, rp.deviation_px, static_cast<int>(rp.merge_window), {}};
   for (const Primitive& p : *scene.primitives)
     if (p.route_deviation_px) su.emit.primitive_deviation_px[p.id] = *p.route_deviation_px;
-  su.trails = {rp.snap_px, static_cast<int>(rp.exact_matching_max)};
+  su.trails = {rp.snap_px, static_cast<int>(rp.exact_matching_max), rp.redraw_lines > 0};
   su.order = {static_cast<int>(rp.circle_entries), static_cast<int>(rp.closed_starts),
               static_cast<int>(rp.max_passes)};
   if (split) {
@@ -389,7 +393,8 @@ bool offer(Candidate& best, const Setup& su, std::vector<Traversal> steps) {
 
 // The scene's tour as steps over su's pieces: a step that draws one of su's pieces (as route()
 // wrote it) is that piece, any other step a piece of its own appended to su. Empty when the tour
-// does not draw every primitive exactly once (a primitive left out, drawn twice or in part).
+// does not draw every primitive whole, each part once or a part again as it was (a primitive
+// left out, drawn in part, or drawn twice over different parts).
 std::vector<Traversal> tour_as_is(Setup& su, const std::vector<TourStep>& tour, const std::vector<Primitive>& prims) {
   std::map<std::string, std::vector<int>> pieces;  // per primitive id, su's pieces
   for (size_t i = 0; i < su.ids.size(); ++i) pieces[su.ids[i]].push_back(static_cast<int>(i));
@@ -417,7 +422,12 @@ std::vector<Traversal> tour_as_is(Setup& su, const std::vector<TourStep>& tour, 
     auto& parts = drawn[p.id];
     std::sort(parts.begin(), parts.end());
     double at = 0;
-    for (auto [t0, t1] : parts) {
+    for (size_t k = 0; k < parts.size(); ++k) {
+      auto [t0, t1] = parts[k];
+      // A part drawn again (a line redrawn instead of a pen-up trip, route/trails.hpp).
+      if (k > 0 && std::abs(t0 - parts[k - 1].first) <= kScenePartQuantum &&
+          std::abs(t1 - parts[k - 1].second) <= kScenePartQuantum)
+        continue;
       if (std::abs(t0 - at) > kScenePartQuantum) return {};
       at = t1;
     }
@@ -488,9 +498,6 @@ constexpr int kMaxRounds = 16;
 void route(Scene& scene, const RouteOptions& options) {
   Setup su = setup(scene, options, true);
   const size_t pieces = su.shapes.size();  // the split's pieces; the scene's tour may add others
-  TrailSet trails = build_trails(su.shapes, su.cost, su.trails);
-  TourPlanner planner(trails, su.shapes, su.cost, su.order, su.start);
-
   const bool has_tour = scene.tour && !scene.tour->empty();
   Candidate best;
   // The scene's own tour as it stands, first: a tie keeps it.
@@ -498,26 +505,36 @@ void route(Scene& scene, const RouteOptions& options) {
   if (has_tour)
     if (std::vector<Traversal> as_is = tour_as_is(su, *scene.tour, *scene.primitives); !as_is.empty())
       kept = offer(best, su, std::move(as_is));
-  // The nearest-neighbour tour as it is (the floor), and improved from two seeds.
-  Tour nn = planner.nearest_neighbour();
-  std::vector<Tour> seeds = {nn, planner.circuit_order(), nn};
-  for (size_t i = 1; i < seeds.size(); ++i) {
-    planner.improve(seeds[i]);
-    planner.refine_circles(seeds[i]);
-    planner.improve(seeds[i]);
+  // Trails that pair odd vertices by pen-up trips only, and trails that may draw a line again
+  // instead (route/trails.hpp): which is faster shows only once the tour is ordered and emitted.
+  for (const bool redraw : {false, true}) {
+    if (redraw && !su.trails.redraw_lines) break;
+    TrailParams tp = su.trails;
+    tp.redraw_lines = redraw;
+    const TrailSet trails = build_trails(su.shapes, su.cost, tp);
+    if (redraw && trails.redrawn == 0) break;
+    TourPlanner planner(trails, su.shapes, su.cost, su.order, su.start);
+    // The nearest-neighbour tour as it is (the floor), and improved from two seeds.
+    Tour nn = planner.nearest_neighbour();
+    std::vector<Tour> seeds = {nn, planner.circuit_order(), nn};
+    for (size_t i = 1; i < seeds.size(); ++i) {
+      planner.improve(seeds[i]);
+      planner.refine_circles(seeds[i]);
+      planner.improve(seeds[i]);
+    }
+    // A plotter's time is its pen-up travel and pen changes alone: a pure travelling-salesman
+    // objective, where a few rounds of iterated local search from the better improved seed find
+    // what 2-opt and or-opt stop short of (the Doodlebot's routes stay as they were).
+    if (su.cost.motion.plotter && trails.trails.size() >= 5) {
+      Tour t = planner.cost(seeds[1]) < planner.cost(seeds[2]) ? seeds[1] : seeds[2];
+      planner.explore(t, static_cast<int>(std::clamp<size_t>(100000 / trails.trails.size(), 20, 300)));
+      planner.refine_circles(t);
+      planner.improve(t);
+      seeds.push_back(std::move(t));
+    }
+    for (const Tour& t : seeds)
+      if (offer(best, su, planner.expand(t))) kept = false;
   }
-  // A plotter's time is its pen-up travel and pen changes alone: a pure travelling-salesman
-  // objective, where a few rounds of iterated local search from the better improved seed find
-  // what 2-opt and or-opt stop short of (the Doodlebot's routes stay as they were).
-  if (su.cost.motion.plotter && trails.trails.size() >= 5) {
-    Tour t = planner.cost(seeds[1]) < planner.cost(seeds[2]) ? seeds[1] : seeds[2];
-    planner.explore(t, static_cast<int>(std::clamp<size_t>(100000 / trails.trails.size(), 20, 300)));
-    planner.refine_circles(t);
-    planner.improve(t);
-    seeds.push_back(std::move(t));
-  }
-  for (const Tour& t : seeds)
-    if (offer(best, su, planner.expand(t))) kept = false;
   // The scene's tour improved from its own strokes, its order and reversals where the search
   // starts (when it is still the best, the rounds below do that).
   if (has_tour && !kept) offer(best, su, improve_runs(su, tour_over_pieces(su, pieces, *scene.tour)));

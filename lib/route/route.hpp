@@ -88,7 +88,8 @@ const ParamTable& route_param_table();
 // holds the defaults); the integer and flag ones are whole numbers.
 struct RouteParams {
   double snap_px = 0, min_spin_deg = 0, drift_px = 0, deviation_px = 0, merge_window = 0, reverse_drive = 0,
-         travel_arcs = 0, circle_entries = 0, closed_starts = 0, max_passes = 0, exact_matching_max = 0;
+         travel_arcs = 0, circle_entries = 0, closed_starts = 0, max_passes = 0, exact_matching_max = 0,
+         redraw_lines = 0;
   // Recorded from sv-route's own options (set_by "--ppi", ...) and from snap_px (join_px).
   double ppi = 0, footprint_mm = 0, pen_time_s = 0, draw_speed_mm_s = 0, travel_speed_mm_s = 0, accel_mm_s2 = 0,
          join_px = 0;

@@ -396,16 +396,41 @@ TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, c
   std::vector<int> comp(nv);
   int ncomp = nv ? boost::connected_components(g, comp.data()) : 0;
 
-  // Pair each component's odd vertices by least pen-up travel time.
+  // Pair each component's odd vertices by least time: a pen-up trip, or drawing again a line
+  // that joins them (the pen stays down, so the trail goes on; a line can be driven back
+  // without turning). Drawing it again is taken at equal time: the trip would lift the pen.
+  std::map<std::pair<int, int>, int> redraw;  // odd pair -> the shortest line joining it
+  if (params.redraw_lines)
+    for (const GraphEdge& e : edges) {
+      if (e.u == e.v || shapes[e.prim].type != PrimType::line || degree[e.u] % 2 == 0 || degree[e.v] % 2 == 0) continue;
+      auto key = std::minmax(e.u, e.v);
+      auto [it, fresh] = redraw.emplace(key, e.prim);
+      if (!fresh && shapes[e.prim].length() < shapes[it->second].length()) it->second = e.prim;
+    }
   std::vector<std::vector<int>> odd(ncomp);
   for (int v = 0; v < nv; ++v)
     if (degree[v] % 2) odd[comp[v]].push_back(v);
   for (const auto& o : odd) {
     out.odd_vertices += static_cast<int>(o.size());
     std::vector<std::vector<double>> w(o.size(), std::vector<double>(o.size(), 0));
+    auto redrawn = [&](size_t i, size_t j) {
+      auto it = redraw.find(std::minmax(o[i], o[j]));
+      // Within a part in a million: the line's length and its snapped ends' distance differ a little.
+      return it != redraw.end() &&
+                     cost.motion.draw_line_s(shapes[it->second].length()) <= cost.trip(dist(vpos[o[i]], vpos[o[j]])) * (1 + 1e-6)
+                 ? it->second
+                 : -1;
+    };
     for (size_t i = 0; i < o.size(); ++i)
-      for (size_t j = 0; j < o.size(); ++j) w[i][j] = cost.motion.travel_s(dist(vpos[o[i]], vpos[o[j]]));
-    for (auto [i, j] : min_cost_pairing(w, params.exact_matching_max)) edges.push_back({o[i], o[j], -1, 0});
+      for (size_t j = 0; j < o.size(); ++j) {
+        const int line = i == j ? -1 : redrawn(i, j);
+        const double trip = cost.motion.travel_s(dist(vpos[o[i]], vpos[o[j]]));
+        w[i][j] = line >= 0 ? std::min(trip, cost.motion.draw_line_s(shapes[line].length())) : trip;
+      }
+    for (auto [i, j] : min_cost_pairing(w, params.exact_matching_max)) {
+      edges.push_back({o[i], o[j], redrawn(i, j), 0});
+      if (edges.back().prim >= 0) ++out.redrawn;
+    }
   }
 
   TransitionSystem ts(shapes, vpos, edges, cost);

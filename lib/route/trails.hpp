@@ -7,7 +7,9 @@
 // (Edmonds' Chinese-postman construction; exact by the blossom algorithm up to
 // route.exact_matching_max odd vertices), the pairs become virtual pen-up edges, and an
 // Euler circuit of the augmented component is cut at them: that gives the minimum number of
-// trails, one per pair. The circuit is built as a transition system (Fleischner): at every
+// trails, one per pair. With redraw_lines, two odd vertices a line joins may instead be
+// paired by that line drawn a second time, when that takes no longer than the trip: the
+// circuit is not cut there (a T's short bar drawn out and back instead of a pen lift). The circuit is built as a transition system (Fleischner): at every
 // vertex the incident edge ends are paired so the robot turns least (a straight line through
 // a crossing stays straight), then the closed strands that pairing leaves are spliced into
 // one circuit where the splice adds the least turning, as Hierholzer splices sub-tours.
@@ -37,11 +39,13 @@ struct TrailSet {
   // joined by a matched pen-up edge): a good first guess at the order.
   std::vector<std::vector<int>> circuits;
   int vertices = 0, odd_vertices = 0, components = 0;
+  int redrawn = 0;  // odd pairs joined by drawing a line again rather than by a pen-up trip
 };
 
 struct TrailParams {
   double snap_px = 0.75;        // ends this close are one vertex
   int exact_matching_max = 1000;  // odd vertices per component matched exactly
+  bool redraw_lines = true;       // odd vertices a line joins may be paired by drawing it again
 };
 
 TrailSet build_trails(const std::vector<Shape>& shapes, const CostModel& cost, const TrailParams& params);

@@ -63,8 +63,10 @@ TEST_CASE("the pipeline draws each bundled drawing faithfully", "[e2e][pipeline]
     INFO(fmt::format("f1 {:.4f} f1@1px {:.4f} chamfer {:.3f}", cov.f1, cov1.f1, cov.chamfer_px));
     CHECK(cov.f1 >= c.min_f1);
     CHECK(cov1.f1 >= c.min_f1_tol1);
-    // Nothing drawn twice and nothing left out: drawn length within 10 % of the truth.
-    CHECK(cov.drawn_length_px == Approx(cov.reference_length_px).epsilon(0.10));
+    // Nothing left out, and little drawn twice (lines drawn again where that beats a pen lift):
+    // the drawn length from 90 % to 125 % of the truth's.
+    CHECK(cov.drawn_length_px >= 0.9 * cov.reference_length_px);
+    CHECK(cov.drawn_length_px <= 1.25 * cov.reference_length_px);
   }
 }
 

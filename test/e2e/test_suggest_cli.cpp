@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include <fmt/format.h>
@@ -139,22 +140,24 @@ TEST_CASE("sv-edit refine records each step as a revision with its note, within 
 namespace {
 
 // A store holding the pipeline's revisions of a drawing, made once per drawing; a copy per use.
-fs::path apply_store(const std::string& name, const std::string& drawing = "tabler_hexagons_w5") {
+fs::path apply_store(const std::string& name, const std::string& drawing = "tabler_hexagons_w5",
+                     const std::string& fit_args = "") {
   static std::map<std::string, fs::path> made;
-  if (!made.count(drawing)) {
-    fs::path d = scratch() / ("apply-template-" + drawing);
+  const std::string key = drawing + fit_args;
+  if (!made.count(key)) {
+    fs::path d = scratch() / ("apply-template-" + drawing + (fit_args.empty() ? "" : "-fit-args"));
     fs::create_directories(d);
     const std::string cd = "cd " + d.string() + " && ";
     REQUIRE(run(cd + bin("sv-commit") + " init").status == 0);
-    REQUIRE(run(cd + fmt::format("{} {} | {} | {} | {} >/dev/null", bin("sv-skeleton"), data(drawing + ".png"),
-                                 bin("sv-fit"), bin("sv-route"), bin("sv-simulate")))
+    REQUIRE(run(cd + fmt::format("{} {} | {} {} | {} | {} >/dev/null", bin("sv-skeleton"), data(drawing + ".png"),
+                                 bin("sv-fit"), fit_args, bin("sv-route"), bin("sv-simulate")))
                 .status == 0);
-    made[drawing] = d;
+    made[key] = d;
   }
   fs::path d = scratch() / name;
   fs::remove_all(d);
   fs::create_directories(d);
-  fs::copy(made[drawing] / ".svrev", d / ".svrev", fs::copy_options::recursive);
+  fs::copy(made[key] / ".svrev", d / ".svrev", fs::copy_options::recursive);
   return d;
 }
 
@@ -326,13 +329,15 @@ TEST_CASE("every command SuggestOptimizations and SimulateEdit print runs as pri
 }
 
 TEST_CASE("every merge MergeSimilarElements prints runs as printed in a store and gives the prediction", "[e2e][apply]") {
-  // Duplicates deleted; two arcs of one circle fused (aggressive); duplicates whose deletion
-  // would cut the drawing in two (aggressive), refused in the dry run and so printed with no request.
-  const std::vector<std::pair<std::string, std::string>> drawings = {
-      {"hershey_futural_02_w4", ""}, {"hershey_futural_06_w3", " --aggressive"}, {"hershey_scripts_09_w6", " --aggressive"}};
+  // Duplicates deleted (a fit that keeps its out-and-back retraces, fit.retrace_px=0); two arcs of
+  // one circle fused (aggressive); duplicates whose deletion would cut the drawing in two
+  // (aggressive), refused in the dry run and so printed with no request.
+  const std::vector<std::array<std::string, 3>> drawings = {{"hershey_futural_02_w4", "", "--set fit.retrace_px=0"},
+                                                            {"hershey_futural_06_w3", " --aggressive", ""},
+                                                            {"hershey_scripts_09_w6", " --aggressive", ""}};
   int ran = 0, fused = 0, refused = 0;
-  for (const auto& [drawing, args] : drawings) {
-    const fs::path dir = apply_store("merge-printed-" + drawing, drawing);
+  for (const auto& [drawing, args, fit_args] : drawings) {
+    const fs::path dir = apply_store("merge-printed-" + drawing, drawing, fit_args);
     const std::string head = head_in(dir);
     Run m = run(fmt::format("cd {} && {} merge-similar-elements --rev HEAD{}", dir.string(), bin("sv-diagnose"), args));
     const json groups = envelope_of(m)["groups"];

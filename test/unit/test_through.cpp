@@ -2,6 +2,8 @@
 // still draws the T with the stem joined to it.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "core/schema.hpp"
 #include "fit/fit.hpp"
 #include "graph/skeletonize.hpp"
@@ -27,8 +29,8 @@ Scene fitted(const cv::Mat& gray, double through_angle_deg = -1) {
   return s;
 }
 
-int pen_ups_of(Scene& s) {
-  route(s, {});
+int pen_ups_of(Scene& s, const RouteOptions& opt = {}) {
+  route(s, opt);
   simulate(s, {});
   return s.metrics["pen_up_moves"].get<int>();
 }
@@ -84,15 +86,28 @@ TEST_CASE("a T with a merged bar is routed with no more pen lifts than before", 
   Scene merged = fitted(gray), split = fitted(gray, 0);
   REQUIRE(merged.primitives->size() == 2);
   REQUIRE(split.primitives->size() == 3);
+  // With pen-up trips only, one lift; drawing the short part of the bar again saves it.
+  RouteOptions trips_only;
+  trips_only.overrides["route.redraw_lines"] = 0;
+  Scene lifted = split;
+  CHECK(pen_ups_of(lifted, trips_only) == 1);
   int before = pen_ups_of(split), after = pen_ups_of(merged);
-  CHECK(before == 1);
+  CHECK(before == 0);
   CHECK(after == before);
   CHECK(undrawn_px(merged) < 0.05);
-  // The bar is drawn in two parts that meet where the stem does.
+  // The bar is drawn in two parts that meet where the stem does, one of them twice.
   int parts = 0;
-  for (const TourStep& t : *merged.tour) parts += !t.whole();
-  CHECK(parts == 2);
-  CHECK(merged.tour->size() == 3);
+  std::set<std::pair<double, double>> distinct;
+  for (const TourStep& t : *merged.tour)
+    if (!t.whole()) ++parts, distinct.emplace(t.t0, t.t1);
+  CHECK(parts == 3);
+  CHECK(distinct.size() == 2);
+  CHECK(merged.tour->size() == 4);
+  // Routing that again changes nothing.
+  Scene rerouted = merged;
+  route(rerouted, {});
+  CHECK(to_json(rerouted)["tour"] == to_json(merged)["tour"]);
+  CHECK(to_json(rerouted)["commands"] == to_json(merged)["commands"]);
   CHECK(scene_schema().first_error(to_json(merged)).empty());
   // Re-emitting the tour as it stands draws the same stream.
   Scene again = merged;
@@ -116,4 +131,26 @@ TEST_CASE("a stem ending on a line's interior joins it without a pen lift", "[ro
   route(plus, {});
   simulate(plus, {});
   CHECK(plus.metrics["pen_up_moves"] == 1);
+}
+
+TEST_CASE("a branch leaving a stem tangentially leaves it where the strokes meet, as one arc", "[fit][junction]") {
+  // A stem and an arc of radius 40 that leaves it at (60, 110) along it, upwards, and curves away
+  // (an n's arch, a git-merge icon's branch): their inks share some 20 px above the contact.
+  for (double w : {3.0, 5.0, 8.0}) {
+    CAPTURE(w);
+    Scene s = fitted(Sketch(200, 240).line({60, 30}, {60, 210}, w).arc({100, 110}, 40, 180, 270, w).image());
+    REQUIRE(s.primitives->size() == 2);  // no spur or retraced piece at the junction
+    const Primitive *stem = nullptr, *branch = nullptr;
+    for (const Primitive& p : *s.primitives) (p.shape.type == PrimType::line ? stem : branch) = &p;
+    REQUIRE(stem);
+    REQUIRE(branch);
+    CHECK(branch->shape.type == PrimType::arc);
+    CHECK(std::abs(stem->shape.p0.x - 60) < 1);
+    CHECK(std::abs(stem->shape.p1.x - 60) < 1);
+    CHECK(stem->shape.length() == Approx(180).margin(w));
+    // The branch starts at the contact, not where the skeleton splits.
+    const double at_contact = std::min(dist(branch->shape.p0, {60, 110}), dist(branch->shape.p1, {60, 110}));
+    CHECK(at_contact < w / 2);
+    CHECK(std::min(dist(branch->shape.p0, {100, 70}), dist(branch->shape.p1, {100, 70})) < w / 2);
+  }
 }
