@@ -252,7 +252,7 @@ TEST_CASE("two arcs of one circle meeting at both ends are one group", "[suggest
 }
 
 TEST_CASE("the stage escalations: a stroke refit to a stroke width, the drawing to half of it, the route to the "
-          "coverage tolerance",
+          "coverage tolerance and ends joined up to 3 px apart",
           "[suggest]") {
   // One stroke fitted as two pieces with a slight bend between them, and a line on its own.
   SceneBuilder b(300, 200, 4);
@@ -261,16 +261,19 @@ TEST_CASE("the stage escalations: a stroke refit to a stroke width, the drawing 
   b.add_chain({Shape::line({40, 160}, {120, 160}), Shape::line({120, 160}, {200, 161.5})}, src, {{0, 80}, {80, 160}});
   const Scene s = b.routed();
   std::set<std::pair<double, size_t>> refits;  // ratio, primitives named
-  std::set<double> reroutes;
+  std::set<double> reroutes, snaps;
   for (const auto& c : sv::suggest::propose(s, {}, Scope{})) {
-    if (c.edit_kind == "refit_polyline")
-      refits.insert({c.request["config_overrides"]["fit.merge_width_ratio"].get<double>(), c.targets.size()});
-    if (c.edit_kind == "reorder_tour") reroutes.insert(c.request["config_overrides"]["route.deviation_px"].get<double>());
+    const json& set = c.request.value("config_overrides", json::object());
+    if (c.edit_kind == "refit_polyline") refits.insert({set["fit.merge_width_ratio"].get<double>(), c.targets.size()});
+    if (c.edit_kind != "reorder_tour") continue;
+    if (set.contains("route.deviation_px")) reroutes.insert(set["route.deviation_px"].get<double>());
+    if (set.contains("route.snap_px")) snaps.insert(set["route.snap_px"].get<double>());
   }
   // The stroke at half and at a whole stroke width; the drawing at a quarter and half of it.
   CHECK(refits == std::set<std::pair<double, size_t>>{{0.25, 0}, {0.5, 0}, {0.5, 2}, {1.0, 2}});
   // Half the coverage tolerance (2 px at this stroke width) and all of it.
   CHECK(reroutes == std::set<double>{1.0, 2.0});
+  CHECK(snaps == std::set<double>{1.5, 3.0});
   check_predictions(s);
 }
 
