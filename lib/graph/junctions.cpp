@@ -363,10 +363,45 @@ void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
   join_through(g, placed, *chosen, crossing);
 }
 
+// Where the lines of arms i and j, measured away from the ink they share, meet on the spur
+// (arm k): the apex of an acute Y whose stem the spur is, or a cusp's tip. Its arc length along
+// the spur from the junction, when that point lies within half a stroke width of the spur's
+// trace, on the ink, and a stroke width or more short of its end.
+std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>& placed, int i, int j, End spur,
+                                   const cv::Mat& coverage, const JunctionOptions& opt, Vec2& apex) {
+  if (!placed[i].ok || !placed[j].ok || opt.apex_straight_widths <= 0) return std::nullopt;
+  const Trace t = g.trace_from(spur);
+  const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
+  Vec2 q;
+  if (!intersect(Line{placed[i].anchor, placed[i].dir}, Line{placed[j].anchor, placed[j].dir}, q)) return std::nullopt;
+  // Both strokes run straight past their shared ink for apex_straight_widths and for twice as
+  // long as their lines are carried into it (or to their end, at least that long and half as
+  // many widths): a curve leaving tangentially has no such line, and its chord's line meets the
+  // other stroke's halfway to where they part.
+  for (int m : {i, j}) {
+    const Trace arm = g.trace_from(placed[m].end);
+    const std::vector<double> s = arc_lengths(arm.pts);
+    const double from = placed[m].clean_from, carried = dist(q, placed[m].anchor);
+    const double straight = opt.apex_straight_widths * width;
+    const double to = std::min(from + std::max(straight, 2 * carried), s.back());
+    if (to < from + std::max(straight / 2, carried) || !runs_straight(arm, s, from, to, s.back())) return std::nullopt;
+  }
+  const std::vector<double> s = arc_lengths(t.pts);
+  size_t best = 0;
+  for (size_t m = 1; m < t.pts.size(); ++m)
+    if (dist(t.pts[m], q) < dist(t.pts[best], q)) best = m;
+  if (best == 0 || dist(t.pts[best], q) > width / 2 || s[best] > s.back() - width || coverage_at(coverage, q) < 0.5)
+    return std::nullopt;
+  apex = q;
+  return s[best];
+}
+
 // Step 3 for one 3-way node: two strokes meeting tangentially at a cusp leave a spur (their
 // merged tip) with both of them continuing straight into it. They become one edge that runs
-// out along the spur to the tip and back.
-void resolve_cusp(StrokeGraph& g, int n, const JunctionOptions& opt) {
+// out along the spur to the tip and back. Where their own lines meet on the spur (an acute Y:
+// the spur is its stem, and the two strokes share their ink well before the skeleton splits),
+// they run straight to that point and the spur's stretch before it goes.
+void resolve_cusp(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   const std::vector<End> ends = g.nodes[n].ends;
   const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
   const double min_straightness = std::cos(deg2rad(opt.max_turn_deg));
@@ -376,16 +411,25 @@ void resolve_cusp(StrokeGraph& g, int n, const JunctionOptions& opt) {
     const int i = (k + 1) % 3, j = (k + 2) % 3;
     if (!arms[i].ok || !arms[j].ok || !arms[k].ok) continue;
     if (-dot(arms[i].dir, arms[k].dir) < min_straightness || -dot(arms[j].dir, arms[k].dir) < min_straightness) continue;
-    for (int m : {i, j, k}) trim_arm(g, ends[m], arms[m].clean_from);
+    const std::vector<Arm> placed = measure_arms(g, ends, opt, true, kMergedStartWindows);
+    Vec2 apex;
+    const std::optional<double> at = apex_on_spur(g, placed, i, j, ends[k], coverage, opt, apex);
+    if (at) {
+      for (int m : {i, j}) trim_arm(g, ends[m], placed[m].clean_from);
+      trim_arm(g, ends[k], *at);
+    } else {
+      for (int m : {i, j, k}) trim_arm(g, ends[m], arms[m].clean_from);
+    }
     Trace out_and_back = g.trace_from(ends[k]), back = out_and_back;
     back.reverse();
     out_and_back.append(back);
     g.remove_edge(ends[k].edge);
     g.retire_node_if_bare(tip);
     int spur = g.add_edge(Edge{std::move(out_and_back), n, n});
-    int first = g.join(ends[i], {spur, false}, nullptr);
+    const Vec2* via = at ? &apex : nullptr;
+    int first = g.join(ends[i], {spur, false}, via);
     // Arms i and j may be the two ends of one loop edge, whose other end `first` now starts at.
-    g.join({first, true}, ends[j].edge == ends[i].edge ? End{first, false} : ends[j], nullptr);
+    g.join({first, true}, ends[j].edge == ends[i].edge ? End{first, false} : ends[j], via);
     return;
   }
 }
@@ -638,7 +682,7 @@ void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOp
   g.dissolve_pass_through_nodes();
 
   for (size_t n = 0; n < g.nodes.size(); ++n)
-    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() == 3) resolve_cusp(g, static_cast<int>(n), opt);
+    if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() == 3) resolve_cusp(g, static_cast<int>(n), coverage, opt);
   g.dissolve_pass_through_nodes();
 
   for (size_t n = 0; n < g.nodes.size(); ++n)

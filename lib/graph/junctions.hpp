@@ -24,6 +24,8 @@ struct JunctionOptions {
                                  // junction is where the stem's line touches the circle,
   double tangent_exact_deg = 6;  // ... at the tangent point when it meets it at no more than this
   double tangent_offset = 1.5;   // ... and the circle's trace is this close to its fitted circle
+  double apex_straight_widths = 8;  // strokes sharing ink down to a stem meet where their lines do when
+                                    // each runs straight this many widths (and twice as far as carried)
 };
 
 // 1. Merges junction nodes joined by an edge shorter than merge_length.
@@ -35,7 +37,9 @@ struct JunctionOptions {
 //    point; two arms of one edge close it into a loop.
 // 3. Resolves cusps: a 3-way junction whose two arms both continue straight into the third,
 //    a short branch to a free end (the merged tip of two strokes meeting tangentially),
-//    becomes one edge running out along the branch to its end and back.
+//    becomes one edge running out along the branch to its end and back. When the two arms run
+//    straight (apex_straight_widths) and their lines meet on the branch, on the ink (an acute
+//    Y, the branch its stem), they run straight to that point and the branch starts there.
 // 4. Resolves a straight stem touching a circle, or leaving it at no more than tangent_max_deg,
 //    which shares the circle's ink for a while, so that the skeleton splits (into a loop and
 //    the stem, or into the circle, a ribbon and the stem's two halves) well past the contact:

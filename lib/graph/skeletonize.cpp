@@ -42,6 +42,7 @@ struct SkeletonParams {
   // The stroke graph (graph/).
   double junction_merge_px = 0, crossing_merge_px = 0, arm_clean_run_px = 0, arm_window_px = 0,
          crossing_max_turn_deg = 0, crossing_max_offset_px = 0, tangent_stem_max_deg = 0, tangent_stem_exact_deg = 0,
+         apex_straight_widths = 0,
          tangent_circle_offset_px = 0;
   double filled_min_diameter_px = 0, filled_core_radius_px = 0, filled_outline_diameter_px = 0, filled_remnant_px = 0;
   double gap_join_px = 0, gap_t_join_px = 0, gap_join_max_turn_deg = 0, gap_join_offset_px = 0,
@@ -193,6 +194,12 @@ const ParamSet<SkeletonParams, SkeletonBasis>& skeleton_params() {
                  "a stem whose line meets a circle at no more than this shares a long stretch of its ink: the junction "
                  "is where the line meets the circle, not where the skeleton splits (junction drawings: 10 degree stems "
                  "measure 9.8-10.3)", 90),
+        constant("graph.apex_straight_widths", &S::apex_straight_widths, 8, "widths",
+                 "two strokes that share their ink down to a stem (an acute Y) are carried straight to where their "
+                 "lines meet when each runs straight past the shared ink for this many stroke widths, and for twice "
+                 "as far as it is carried; a curve leaving tangentially does not (junction drawings: Y junctions "
+                 "within w/2 0.653 -> 0.736; at 4 widths tangent branches went 0.750 -> 0.667); 0: never",
+                 1000),
         constant("graph.tangent_stem_exact_deg", &S::tangent_stem_exact_deg, 6, "deg",
                  "a stem whose line meets a circle at no more than this is its tangent, touching it at the foot of the "
                  "centre (junction drawings: tangent stems measure 0-4.7 degrees, 3 px strokes the most)", 90),
@@ -377,6 +384,7 @@ graph::JunctionOptions junction_options(SkeletonConfig& cfg, double clean_ratio)
   j.max_offset = cfg.get(&S::crossing_max_offset_px);
   j.tangent_max_deg = cfg.get(&S::tangent_stem_max_deg);
   j.tangent_exact_deg = cfg.get(&S::tangent_stem_exact_deg);
+  j.apex_straight_widths = cfg.get(&S::apex_straight_widths);
   j.tangent_offset = cfg.get(&S::tangent_circle_offset_px);
   return j;
 }

@@ -1,5 +1,6 @@
 // Through strokes: a line that passes through a T junction is one primitive, and routing
-// still draws the T with the stem joined to it.
+// still draws the T with the stem joined to it. Strokes that share their ink (a tangent branch,
+// an acute Y) come back as their own primitives, meeting where the strokes do.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -153,4 +154,22 @@ TEST_CASE("a branch leaving a stem tangentially leaves it where the strokes meet
     CHECK(at_contact < w / 2);
     CHECK(std::min(dist(branch->shape.p0, {100, 70}), dist(branch->shape.p1, {100, 70})) < w / 2);
   }
+}
+
+TEST_CASE("a 20 degree Y of 12 px strokes has straight arms that meet the stem at the true apex", "[fit][junction]") {
+  // Arms 150 px long, 10 degrees either side of the stem: their inks overlap for some 70 px
+  // below the apex, where the skeleton splits.
+  const Vec2 apex{120, 130};
+  const double a = deg2rad(10);
+  const Vec2 left = apex + Vec2{-std::sin(a), std::cos(a)} * 150, right = apex + Vec2{std::sin(a), std::cos(a)} * 150;
+  Scene s = fitted(Sketch(240, 320).line({120, 20}, apex, 12).line(apex, left, 12).line(apex, right, 12).image());
+  REQUIRE(s.primitives->size() == 3);
+  int at_apex = 0;
+  for (const Primitive& p : *s.primitives) {
+    CHECK(p.shape.type == PrimType::line);
+    at_apex += std::min(dist(p.shape.p0, apex), dist(p.shape.p1, apex)) < 6;
+    for (Vec2 end : {left, right, Vec2{120, 20}})
+      if (std::min(dist(p.shape.p0, end), dist(p.shape.p1, end)) < 6) CHECK(p.fit_max_px < 1.5);
+  }
+  CHECK(at_apex == 3);
 }
