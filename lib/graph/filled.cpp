@@ -251,18 +251,14 @@ std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset)
 
 // Pixels of `mask` (its box, origin at `origin`) farther than `reach` from every piece.
 int uncovered(const cv::Mat& mask, cv::Point origin, const std::vector<Piece>& pieces, double reach) {
-  cv::Mat drawn(mask.size(), CV_8U, cv::Scalar(255));
-  for (const Piece& p : pieces)
-    for (size_t k = 0; k < p.pts.size(); ++k) {
-      auto at = [&](Vec2 q) { return cv::Point(cvRound(q.x - origin.x), cvRound(q.y - origin.y)); };
-      cv::line(drawn, at(p.pts[k]), at(p.pts[k + 1 < p.pts.size() ? k + 1 : k]), cv::Scalar(0));
-    }
-  cv::Mat d;
-  cv::distanceTransform(drawn, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
-  int n = 0;
-  for (int y = 0; y < mask.rows; ++y)
-    for (int x = 0; x < mask.cols; ++x) n += mask.at<uchar>(y, x) && d.at<float>(y, x) > reach;
-  return n;
+  cv::Mat paper(mask.size(), CV_8U, cv::Scalar(255)), d;
+  for (const Piece& p : pieces) {
+    std::vector<cv::Point> pts;
+    for (Vec2 q : p.pts) pts.emplace_back(cvRound(q.x - origin.x), cvRound(q.y - origin.y));
+    cv::polylines(paper, pts, p.closed, cv::Scalar(0));
+  }
+  cv::distanceTransform(paper, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  return cv::countNonZero((d > reach) & mask);
 }
 
 // The strokes that stand for a mark (see replace_filled_marks).
