@@ -11,8 +11,6 @@
 namespace sv::graph {
 namespace {
 
-// Most rings that colour one mark in: a mark 40 stroke widths across.
-constexpr size_t kMaxRings = 20;
 // Path ends whose disc pokes out of another disc on the path by less than this are trimmed:
 // distances on pixel centres are good to about half a pixel.
 constexpr double kContainTolerance = 0.5;
@@ -249,50 +247,23 @@ std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset)
   return out;
 }
 
-// Pixels of `mask` (its box, origin at `origin`) farther than `reach` from every piece.
-int uncovered(const cv::Mat& mask, cv::Point origin, const std::vector<Piece>& pieces, double reach) {
-  cv::Mat paper(mask.size(), CV_8U, cv::Scalar(255)), d;
-  for (const Piece& p : pieces) {
-    std::vector<cv::Point> pts;
-    for (Vec2 q : p.pts) pts.emplace_back(cvRound(q.x - origin.x), cvRound(q.y - origin.y));
-    cv::polylines(paper, pts, p.closed, cv::Scalar(0));
-  }
-  cv::distanceTransform(paper, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
-  return cv::countNonZero((d > reach) & mask);
-}
-
 // The strokes that stand for a mark (see replace_filled_marks).
 std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, const cv::Mat& to_paper,
                                const FilledOptions& opt) {
-  const double w = opt.stroke_width;
-  const int passes = std::max(1, static_cast<int>(std::lround(w / 2)));
+  const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
   cv::Point origin;
   cv::Mat mask = mark_mask(labels, label, m, origin);
-  // Rings a stroke width apart from half a width inside the edge inwards: a pen of the drawing's
-  // width colours the mark in.
-  auto rings = [&] {
-    std::vector<Piece> loops;
-    for (double inset = w / 2; loops.size() < kMaxRings; inset += w) {
-      std::vector<Piece> ring = outlines(mask, origin, inset);
-      if (ring.empty()) break;
-      for (Piece& p : ring) smooth(p.pts, true, passes);
-      loops.insert(loops.end(), ring.begin(), ring.end());
-    }
-    return loops;
-  };
-  if (m.diameter >= opt.outline_diameter)
-    if (std::vector<Piece> loops = rings(); !loops.empty()) return loops;
+  if (m.diameter >= opt.outline_diameter) {
+    std::vector<Piece> loops = outlines(mask, origin, opt.stroke_width / 2);
+    for (Piece& p : loops) smooth(p.pts, true, passes);
+    if (!loops.empty()) return loops;
+  }
   Polyline path = longest_path(mask, origin);
   trim_contained(path, to_paper);
   if (path.size() < 2 || polyline_length(path) < opt.dot_length) return {Piece{{m.centroid}, false}};
   smooth(path, false, passes);
-  extend_ends(path, labels, label, w);
-  std::vector<Piece> one{Piece{path, false}};
-  // A blob the path leaves partly bare (a zig-zag gone over until its teeth merged) is
-  // coloured in like a large one.
-  if (uncovered(mask, origin, one, w / 2 + 1) > w * w)
-    if (std::vector<Piece> loops = rings(); !loops.empty()) return loops;
-  return one;
+  extend_ends(path, labels, label, opt.stroke_width);
+  return {Piece{path, false}};
 }
 
 Trace slice(const Trace& t, size_t i, size_t j) {

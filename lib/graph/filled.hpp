@@ -21,12 +21,9 @@ struct FilledOptions {
 
 // A mark is a connected part of the union of the ink's discs of radius core_radius (an opening:
 // strokes, whose discs are smaller, fall away; the filled area stays) whose largest disc is at
-// least min_diameter wide. Its strokes are
-//  * rings that colour it in: its outline inset by half a stroke width (the path of a pen of the
-//    drawing's width around its edge; one closed edge per boundary), then inset a stroke width
-//    further each time while any ink is left that deep, when the mark is at least
-//    outline_diameter wide, or when one stroke along its middle would leave more than w^2 px of
-//    it farther than w/2 + 1 px from the pen (a scribble or a zig-zag gone over until it filled);
+// least min_diameter wide. Its stroke is
+//  * its outline inset by half a stroke width (the path of a pen of the drawing's width around
+//    its edge; one closed edge per boundary) when the mark is at least outline_diameter wide;
 //  * else the longest path through its thinned skeleton, with the ends whose discs lie inside
 //    another disc on the path trimmed away (they add no ink: the branches of a thinned blob
 //    that run out to its rim); a dot at its centroid when that path is shorter than dot_length.
