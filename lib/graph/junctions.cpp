@@ -563,9 +563,10 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
   Vec2 centre;
   double radius = 0;
   if (!fit_circle({t.pts.begin() + first, t.pts.begin() + last + 1}, centre, radius)) return false;
-  double sweep = 0;
+  double sweep = 0, off_circle = 0;
   for (size_t i = first; i <= last; ++i) {
-    if (std::abs(dist(t.pts[i], centre) - radius) > opt.tangent_offset) return false;
+    off_circle = std::max(off_circle, std::abs(dist(t.pts[i], centre) - radius));
+    if (off_circle > opt.tangent_offset) return false;
     if (i > first) sweep += std::atan2(cross(t.pts[i - 1] - centre, t.pts[i] - centre), dot(t.pts[i - 1] - centre, t.pts[i] - centre));
   }
   // Most of a circle: what it shares with the stem is at most a third of it.
@@ -573,8 +574,10 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
 
   const double off = std::abs(cross(line.dir, centre - line.anchor));
   const double meet = std::acos(std::min(1.0, off / radius));  // the angle between stem and circle
-  if (meet > deg2rad(stems.size() == 1 ? opt.tangent_max_deg : opt.tangent_exact_deg) ||
-      off > radius + opt.tangent_offset)
+  // A stem that ends on the loop may meet it at any angle when the loop is a circle this closely
+  // (a hand-drawn ring is not: forced round, it leaves its ink).
+  if (meet > deg2rad(stems.size() == 1 ? 90 : opt.tangent_exact_deg) || off > radius + opt.tangent_offset ||
+      (meet > deg2rad(opt.tangent_max_deg) && off_circle > opt.circle_stem_offset))
     return false;
   // A stem measured within tangent_exact_deg of the tangent touches the circle at the foot of
   // the centre on its line (where the line crosses the circle is lost in the noise of the

@@ -24,6 +24,8 @@ struct JunctionOptions {
                                  // junction is where the stem's line touches the circle,
   double tangent_exact_deg = 6;  // ... at the tangent point when it meets it at no more than this
   double tangent_offset = 1.5;   // ... and the circle's trace is this close to its fitted circle
+  double circle_stem_offset = 1;  // a stem ending on a loop this close to a circle, at any angle, meets
+                                  // it where its line does
   double apex_straight_widths = 8;  // strokes sharing ink down to a stem meet where their lines do when
                                     // each runs straight this many widths (and twice as far as carried)
 };
@@ -42,7 +44,9 @@ struct JunctionOptions {
 //    Y, the branch its stem), they run straight to that point and the branch starts there.
 // 4. Resolves a straight stem touching a circle, or leaving it at no more than tangent_max_deg,
 //    which shares the circle's ink for a while, so that the skeleton splits (into a loop and
-//    the stem, or into the circle, a ribbon and the stem's two halves) well past the contact:
+//    the stem, or into the circle, a ribbon and the stem's two halves) well past the contact;
+//    and a stem ending on a loop at any angle when the loop keeps within circle_stem_offset of
+//    a circle (thinning bends the loop towards the stem, and the fit cut it into arcs and lines):
 //    the junction moves to where the stem's line, fitted to its own stroke, touches the circle
 //    fitted to the loop away from the shared ink (the foot of the centre when within
 //    tangent_exact_deg of the tangent), the circle's edge runs on the circle through it as a

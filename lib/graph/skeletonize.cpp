@@ -42,7 +42,7 @@ struct SkeletonParams {
   // The stroke graph (graph/).
   double junction_merge_px = 0, crossing_merge_px = 0, arm_clean_run_px = 0, arm_window_px = 0,
          crossing_max_turn_deg = 0, crossing_max_offset_px = 0, tangent_stem_max_deg = 0, tangent_stem_exact_deg = 0,
-         apex_straight_widths = 0,
+         apex_straight_widths = 0, circle_stem_offset_px = 0,
          tangent_circle_offset_px = 0;
   double filled_min_diameter_px = 0, filled_core_radius_px = 0, filled_outline_diameter_px = 0, filled_remnant_px = 0;
   double gap_join_px = 0, gap_t_join_px = 0, gap_join_max_turn_deg = 0, gap_join_offset_px = 0,
@@ -200,6 +200,12 @@ const ParamSet<SkeletonParams, SkeletonBasis>& skeleton_params() {
                  "as far as it is carried; a curve leaving tangentially does not (junction drawings: Y junctions "
                  "within w/2 0.653 -> 0.736; at 4 widths tangent branches went 0.750 -> 0.667); 0: never",
                  1000),
+        constant("graph.circle_stem_offset_px", &S::circle_stem_offset_px, 1, "px",
+                 "a stem that ends on a loop steeper than graph.tangent_stem_max_deg meets it where its line meets "
+                 "the circle fitted to the loop away from the shared ink, the loop running on that circle, when the "
+                 "loop keeps this close to it (junction drawings: stems ending on circles at 10-90 degrees counted "
+                 "right 0.68 -> 1.00; at 2.5 px (the tangent bound for 10 px strokes) a hand-drawn magnifier's ring "
+                 "was forced round, f1 at 1 px 0.986 -> 0.964); 0: never", 100),
         constant("graph.tangent_stem_exact_deg", &S::tangent_stem_exact_deg, 6, "deg",
                  "a stem whose line meets a circle at no more than this is its tangent, touching it at the foot of the "
                  "centre (junction drawings: tangent stems measure 0-4.7 degrees, 3 px strokes the most)", 90),
@@ -385,6 +391,7 @@ graph::JunctionOptions junction_options(SkeletonConfig& cfg, double clean_ratio)
   j.tangent_max_deg = cfg.get(&S::tangent_stem_max_deg);
   j.tangent_exact_deg = cfg.get(&S::tangent_stem_exact_deg);
   j.apex_straight_widths = cfg.get(&S::apex_straight_widths);
+  j.circle_stem_offset = cfg.get(&S::circle_stem_offset_px);
   j.tangent_offset = cfg.get(&S::tangent_circle_offset_px);
   return j;
 }

@@ -173,3 +173,26 @@ TEST_CASE("a 20 degree Y of 12 px strokes has straight arms that meet the stem a
   }
   CHECK(at_apex == 3);
 }
+
+TEST_CASE("a stem ending on a circle at a steep angle leaves one circle and one line", "[fit][junction]") {
+  // A circle of radius 40 and a 12 px stem meeting it at 90 and at 45 degrees (the angle between
+  // the stem and the circle), ending on it. Thinning bends the circle towards the stem, which
+  // cut it into arcs and short lines.
+  const Vec2 c{120, 150};
+  const double r = 40, w = 12;
+  for (double meet : {90.0, 45.0}) {
+    CAPTURE(meet);
+    const Vec2 at = c + Vec2{0, -r};  // the top of the circle; the stem goes up and to the side
+    const double a = deg2rad(90 - meet);
+    const Vec2 far = at + Vec2{std::sin(a), -std::cos(a)} * 100;
+    Scene s = fitted(Sketch(260, 240).circle(c, r, w).line(at, far, w).image());
+    REQUIRE(s.primitives->size() == 2);
+    const Primitive *circle = nullptr, *stem = nullptr;
+    for (const Primitive& p : *s.primitives) (p.shape.type == PrimType::circle ? circle : stem) = &p;
+    REQUIRE(circle);
+    REQUIRE(stem);
+    CHECK(dist(circle->shape.center, c) < 1.5);
+    CHECK(circle->shape.radius == Approx(r).margin(1.5));
+    CHECK(std::min(dist(stem->shape.p0, at), dist(stem->shape.p1, at)) < w / 2);
+  }
+}
