@@ -406,3 +406,18 @@ TEST_CASE("decode_image refuses oversized headers before decoding", "[raster][im
     CHECK(decode_image(whole, 3072).size() == cv::Size(64, 48));
   }
 }
+
+TEST_CASE("a PNG whose chunk claims more bytes than the file holds is refused before libpng reads it",
+          "[raster][image][hostile]") {
+  // A tEXt chunk claiming 1.9 GB after the header of a 512x512 PNG (the fuzzer's find): libpng
+  // allocates a text chunk's claimed length before reading it.
+  const std::string whole = encode_png_gray(cv::Mat(512, 512, CV_8UC1, cv::Scalar(255)));
+  std::string bytes = whole.substr(0, 33) + std::string("\x70\x00\x01\x32tEXtComment", 15) + std::string(360, 'x');
+  auto [code, message] = image_refusal(bytes);
+  CHECK(code == Code::invalid_raster);
+  CHECK(message.find("chunk tEXt claims 1879048498 bytes") != std::string::npos);
+  // The same file whole still decodes, and one cut inside its image data is refused.
+  CHECK(image_refusal(whole).first == Code::internal);
+  CHECK(image_refusal(whole).second.empty());
+  CHECK(image_refusal(whole.substr(0, whole.size() - 20)).first == Code::invalid_raster);
+}
