@@ -127,6 +127,12 @@ bool read_interlaced(png_structp png, png_bytepp rows) {
   return true;
 }
 
+// The big-endian 32-bit number at bytes[i] (PNG's byte order).
+uint32_t big_endian32(std::string_view bytes, size_t i) {
+  auto u8 = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + k])); };
+  return u8(0) << 24 | u8(1) << 16 | u8(2) << 8 | u8(3);
+}
+
 void check_signature(std::string_view bytes) {
   if (bytes.empty()) refuse("empty input (0 bytes)");
   if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0)
@@ -136,8 +142,7 @@ void check_signature(std::string_view bytes) {
 // The size claimed by the IHDR chunk, which the PNG format puts first, checked against the
 // limits before libpng reads anything else.
 cv::Size claimed_size(std::string_view bytes, long long max_pixels) {
-  auto u8 = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])); };
-  auto be32 = [&](size_t i) { return u8(i) << 24 | u8(i + 1) << 16 | u8(i + 2) << 8 | u8(i + 3); };
+  auto be32 = [&](size_t i) { return big_endian32(bytes, i); };
   if (bytes.size() < 24 || bytes.substr(12, 4) != "IHDR") refuse("no IHDR chunk after the signature");
   uint32_t w = be32(16), h = be32(20);
   if (w == 0 || h == 0) refuse("header claims an empty image");
@@ -151,9 +156,8 @@ cv::Size claimed_size(std::string_view bytes, long long max_pixels) {
 // before reading it (a 414-byte file claiming a 1.9 GB tEXt took 1.9 GB), and a chunk running
 // past the end is refused as truncated anyway once read.
 void check_chunks(std::string_view bytes) {
-  auto u8 = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])); };
   for (size_t pos = 8; pos + 8 <= bytes.size();) {
-    const uint64_t length = u8(pos) << 24 | u8(pos + 1) << 16 | u8(pos + 2) << 8 | u8(pos + 3);
+    const uint64_t length = big_endian32(bytes, pos);
     const std::string_view type = bytes.substr(pos + 4, 4);
     if (length + 12 > bytes.size() - pos)
       refuse("truncated data: chunk " + std::string(type) + " claims " + std::to_string(length) + " bytes, " +

@@ -459,33 +459,26 @@ void Proposer::refits() {
 // join ends up to 1.5 or 3 px apart (refine on the 144 dev drawings: 55.3 -> 55.0 s at the same
 // f1 at 1 px; 2 and 4, or 3 and 6 px, measured the same).
 void Proposer::reroutes() {
-  const double dev = route_params_of(s).deviation_px;
-  for (double to : {cover / 2, cover}) {
-    if (!s.tour || dev >= to - 1e-6) continue;
+  if (!s.tour) return;
+  const RouteParams rp = route_params_of(s);
+  // A re-route with `key` at `to` (from `now`); the rationale says what that changes.
+  auto reroute = [&](const char* key, double now, double to, int digits, const char* effect) {
+    if (now >= to - 1e-6) return;
     Candidate c;
     c.tool = "RerunStage";
     c.edit_kind = "reorder_tour";
-    c.request = {{"stage", "route_optimize"}, {"config_overrides", {{"route.deviation_px", round_to(to, 1e-3)}}}};
-    c.description = fmt::format("re-route with route.deviation_px {:.3f}", to);
-    c.rationale = fmt::format("ExplainThreshold route.deviation_px: {:.3f} px now; at {:.3f} px more consecutive pieces "
-                              "are redrawn as one command",
-                              dev, to);
+    c.request = {{"stage", "route_optimize"}, {"config_overrides", {{key, round_to(to, 1e-3)}}}};
+    c.description = fmt::format("re-route with {} {:.{}f}", key, to, digits);
+    c.rationale = fmt::format("ExplainThreshold {}: {:.{}f} px now; at {:.{}f} px {}", key, now, digits, to, digits, effect);
     out.push_back(std::move(c));
-  }
+  };
+  for (double to : {cover / 2, cover})
+    reroute("route.deviation_px", rp.deviation_px, to, 3, "more consecutive pieces are redrawn as one command");
   // Ends a little apart joined as one vertex: the gap is drawn across instead of lifting the pen.
-  const double snap = route_params_of(s).snap_px;
-  for (double to : {1.5, 3.0}) {
-    if (!s.tour || snap >= to - 1e-6) continue;
-    Candidate c;
-    c.tool = "RerunStage";
-    c.edit_kind = "reorder_tour";
-    c.request = {{"stage", "route_optimize"}, {"config_overrides", {{"route.snap_px", to}}}};
-    c.description = fmt::format("re-route with route.snap_px {:.2f}", to);
-    c.rationale = fmt::format("ExplainThreshold route.snap_px: {:.2f} px now; at {:.2f} px primitive ends that close "
-                              "are one vertex, and gaps up to twice that are drawn across without lifting the pen",
-                              snap, to);
-    out.push_back(std::move(c));
-  }
+  for (double to : {1.5, 3.0})
+    reroute("route.snap_px", rp.snap_px, to, 2,
+            "primitive ends that close are one vertex, and gaps up to twice that are drawn across without lifting "
+            "the pen");
 }
 
 }  // namespace
