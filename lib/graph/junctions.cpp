@@ -503,6 +503,72 @@ void run_from(StrokeGraph& g, const Arm& arm, Vec2 p) {
   g.edges[arm.end.edge].trace = std::move(from_p);
 }
 
+// The circle of an edge's own stroke, fitted to its trace clear of the ink it shares at both
+// ends (by a window more): points first..last, every one within tangent_offset of the circle,
+// going `sweep` radians round it (signed: the trace's direction).
+struct OwnCircle {
+  Vec2 centre;
+  double radius = 0, sweep = 0, off = 0, width = 0;
+  size_t first = 0, last = 0;
+};
+std::optional<OwnCircle> own_circle(const StrokeGraph& g, int edge, const JunctionOptions& opt) {
+  const Trace& t = g.edges[edge].trace;
+  const std::vector<double> s = arc_lengths(t.pts);
+  OwnCircle c;
+  c.width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
+  double skip[2];
+  for (int side = 0; side < 2; ++side) {
+    const Arm a = measure_arm(g, End{edge, side == 1}, opt, false, 1);
+    skip[side] = (a.ok ? a.clean_from : opt.clean_run) + std::max(opt.arm_window, c.width);
+  }
+  c.first = first_kept(s, skip[0]), c.last = t.pts.size() - 1;
+  while (c.last > c.first && s[c.last] > s.back() - skip[1]) --c.last;
+  if (c.last < c.first + 8) return std::nullopt;
+  if (!fit_circle({t.pts.begin() + c.first, t.pts.begin() + c.last + 1}, c.centre, c.radius)) return std::nullopt;
+  for (size_t i = c.first; i <= c.last; ++i) {
+    c.off = std::max(c.off, std::abs(dist(t.pts[i], c.centre) - c.radius));
+    if (c.off > opt.tangent_offset) return std::nullopt;
+    if (i > c.first)
+      c.sweep += std::atan2(cross(t.pts[i - 1] - c.centre, t.pts[i] - c.centre), dot(t.pts[i - 1] - c.centre, t.pts[i] - c.centre));
+  }
+  return c;
+}
+
+// The circle from the contact `touch` round and back: the trace's own points more than a width
+// from the contact (a stroke ending there shares its round cap's ink), and the circle's between,
+// which must be on the ink (an oval bowl sharing a stem's ink, as a script a's, is no circle).
+std::optional<Trace> loop_through(const Trace& t, OwnCircle c, Vec2 touch, const cv::Mat& coverage) {
+  const double dir = c.sweep > 0 ? 1 : -1;
+  auto angle_of = [&](Vec2 p) { return std::atan2(p.y - c.centre.y, p.x - c.centre.x); };
+  auto turn = [&](double from, double to) {  // from `from` to `to` in the loop's direction, in [0, 2 pi)
+    const double d = std::fmod(dir * (to - from), 2 * kPi);
+    return d < 0 ? d + 2 * kPi : d;
+  };
+  size_t first = c.first, last = c.last;
+  const double at_touch = angle_of(touch), clear = c.width / c.radius;
+  while (first < last && turn(at_touch, angle_of(t.pts[first])) > kPi - clear) ++first;
+  while (first < last && turn(at_touch, angle_of(t.pts[first])) < clear) ++first;
+  while (last > first && turn(angle_of(t.pts[last]), at_touch) > kPi - clear) --last;
+  while (last > first && turn(angle_of(t.pts[last]), at_touch) < clear) --last;
+  if (last < first + 8) return std::nullopt;
+  Trace loop{{touch}, {kUnknownWidth}};
+  bool on_ink = true;
+  auto along = [&](double from, double by) {
+    const int steps = static_cast<int>(std::ceil(by * c.radius));
+    for (int k = 1; k < steps; ++k) {
+      const double a = from + dir * by * k / steps;
+      loop.push(c.centre + Vec2{std::cos(a), std::sin(a)} * c.radius);
+      on_ink = on_ink && coverage_at(coverage, loop.pts.back()) >= 0.5;
+    }
+  };
+  along(at_touch, turn(at_touch, angle_of(t.pts[first])));
+  for (size_t i = first; i <= last; ++i) loop.push(t.pts[i], t.width[i]);
+  along(angle_of(t.pts[last]), turn(angle_of(t.pts[last]), at_touch));
+  if (!on_ink) return std::nullopt;
+  loop.push(touch);
+  return loop;
+}
+
 // Step 4 for a 3-way node where a straight stem touches a circle: a stroke that touches a
 // circle tangentially shares its ink with it for a while, and the skeleton splits where the inks
 // part, well past the contact, bending the circle's trace towards the stem on both sides of the
@@ -547,37 +613,17 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
     if (dot(stems[0].dir, line.dir) < min_straightness || -dot(stems[1].dir, line.dir) < min_straightness) return false;
   }
 
-  // The circle's own stroke, clear of the shared ink at both ends by a window more: points
-  // first..last of its trace.
-  const Trace& t = g.edges[circle].trace;
-  const std::vector<double> s = arc_lengths(t.pts);
-  const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
-  double skip[2];
-  for (int side = 0; side < 2; ++side) {
-    const Arm a = measure_arm(g, End{circle, side == 1}, opt, false, 1);
-    skip[side] = (a.ok ? a.clean_from : opt.clean_run) + std::max(opt.arm_window, width);
-  }
-  size_t first = first_kept(s, skip[0]), last = t.pts.size() - 1;
-  while (last > first && s[last] > s.back() - skip[1]) --last;
-  if (last < first + 8) return false;
-  Vec2 centre;
-  double radius = 0;
-  if (!fit_circle({t.pts.begin() + first, t.pts.begin() + last + 1}, centre, radius)) return false;
-  double sweep = 0, off_circle = 0;
-  for (size_t i = first; i <= last; ++i) {
-    off_circle = std::max(off_circle, std::abs(dist(t.pts[i], centre) - radius));
-    if (off_circle > opt.tangent_offset) return false;
-    if (i > first) sweep += std::atan2(cross(t.pts[i - 1] - centre, t.pts[i] - centre), dot(t.pts[i - 1] - centre, t.pts[i] - centre));
-  }
+  const std::optional<OwnCircle> own = own_circle(g, circle, opt);
   // Most of a circle: what it shares with the stem is at most a third of it.
-  if (std::abs(sweep) < 1.3 * kPi) return false;
-
+  if (!own || std::abs(own->sweep) < 1.3 * kPi) return false;
+  const Vec2 centre = own->centre;
+  const double radius = own->radius, width = own->width;
   const double off = std::abs(cross(line.dir, centre - line.anchor));
   const double meet = std::acos(std::min(1.0, off / radius));  // the angle between stem and circle
   // A stem that ends on the loop may meet it at any angle when the loop is a circle this closely
   // (a hand-drawn ring is not: forced round, it leaves its ink).
   if (meet > deg2rad(stems.size() == 1 ? 90 : opt.tangent_exact_deg) || off > radius + opt.tangent_offset ||
-      (meet > deg2rad(opt.tangent_max_deg) && off_circle > opt.circle_stem_offset))
+      (meet > deg2rad(opt.tangent_max_deg) && own->off > opt.circle_stem_offset))
     return false;
   // A stem measured within tangent_exact_deg of the tangent touches the circle at the foot of
   // the centre on its line (where the line crosses the circle is lost in the noise of the
@@ -593,37 +639,9 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
   if (coverage_at(coverage, touch) < 0.5 || dist(touch, g.nodes[n].p) > std::sqrt(2 * radius * width) + width)
     return false;
 
-  // The circle from the contact round and back: its own points more than a width from the
-  // contact (a stem ending there shares its round cap's ink), and the circle's between, which
-  // must be on the ink (an oval bowl sharing a stem's ink, as a script a's, is no circle).
-  const double dir = sweep > 0 ? 1 : -1;
-  auto angle_of = [&](Vec2 p) { return std::atan2(p.y - centre.y, p.x - centre.x); };
-  auto turn = [&](double from, double to) {  // from `from` to `to` in the loop's direction, in [0, 2 pi)
-    const double d = std::fmod(dir * (to - from), 2 * kPi);
-    return d < 0 ? d + 2 * kPi : d;
-  };
-  const double at_touch = angle_of(touch), clear = width / radius;
-  while (first < last && turn(at_touch, angle_of(t.pts[first])) > kPi - clear) ++first;
-  while (first < last && turn(at_touch, angle_of(t.pts[first])) < clear) ++first;
-  while (last > first && turn(angle_of(t.pts[last]), at_touch) > kPi - clear) --last;
-  while (last > first && turn(angle_of(t.pts[last]), at_touch) < clear) --last;
-  if (last < first + 8) return false;
-  Trace circle_loop{{touch}, {kUnknownWidth}};
-  bool on_ink = true;
-  auto along = [&](double from, double by) {
-    const int steps = static_cast<int>(std::ceil(by * radius));
-    for (int k = 1; k < steps; ++k) {
-      const double a = from + dir * by * k / steps;
-      circle_loop.push(centre + Vec2{std::cos(a), std::sin(a)} * radius);
-      on_ink = on_ink && coverage_at(coverage, circle_loop.pts.back()) >= 0.5;
-    }
-  };
-  along(at_touch, turn(at_touch, angle_of(t.pts[first])));
-  for (size_t i = first; i <= last; ++i) circle_loop.push(t.pts[i], t.width[i]);
-  along(angle_of(t.pts[last]), turn(angle_of(t.pts[last]), at_touch));
-  if (!on_ink) return false;
-  circle_loop.push(touch);
-  g.edges[circle].trace = std::move(circle_loop);
+  std::optional<Trace> loop = loop_through(g.edges[circle].trace, *own, touch, coverage);
+  if (!loop) return false;
+  g.edges[circle].trace = std::move(*loop);
 
   if (ribbon >= 0) {
     g.remove_edge(ribbon);
@@ -631,6 +649,71 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
   }
   g.nodes[n].p = touch;
   for (const Arm& stem : stems) run_from(g, stem, touch);
+  return true;
+}
+
+// Step 4, first: two circles that touch (side by side, or one inside the other at its rim)
+// share their ink about the contact, and the skeleton makes of them two 3-way nodes joined by
+// three edges: each circle's own part and the shared ribbon between. Each circle is fitted to its
+// own part away from the shared ink; when they touch within circle_touch, each runs on its circle
+// through the contact as a loop of its own and the ribbon goes. Returns whether the ribbon was so
+// resolved.
+bool resolve_touching_circles(StrokeGraph& g, int ribbon, const cv::Mat& coverage, const JunctionOptions& opt) {
+  if (opt.circle_touch <= 0) return false;
+  const Edge& r = g.edges[ribbon];
+  const int a = r.n0, b = r.n1;
+  if (a == b || g.nodes[a].degree() != 3 || g.nodes[b].degree() != 3) return false;
+  // The two other edges at a, each running from a to b.
+  std::vector<int> parts;
+  for (End e : g.nodes[a].ends)
+    if (e.edge != ribbon) parts.push_back(e.edge);
+  if (parts[0] == parts[1]) return false;
+  for (int e : parts) {
+    const Edge& edge = g.edges[e];
+    if (!((edge.n0 == a && edge.n1 == b) || (edge.n0 == b && edge.n1 == a))) return false;
+  }
+  std::optional<OwnCircle> c[2];
+  for (int k = 0; k < 2; ++k)
+    if (!(c[k] = own_circle(g, parts[k], opt)) || c[k]->radius < c[k]->width) return false;
+  // Half of the larger circle at least is its own, and a quarter of the smaller: a circle inside
+  // another shares up to half its ink with it (radii 1:2, 12 px strokes).
+  const bool larger = c[1]->radius > c[0]->radius;
+  if (std::abs(c[larger]->sweep) < kPi || std::abs(c[!larger]->sweep) < kPi / 2) return false;
+  const Vec2 u = unit(c[1]->centre - c[0]->centre);
+  const double d = dist(c[0]->centre, c[1]->centre), r0 = c[0]->radius, r1 = c[1]->radius;
+  const double width = std::max(c[0]->width, c[1]->width);
+  // Beside each other the centres are r0 + r1 apart; one inside the other, |r0 - r1| (and then
+  // the two are distinct circles: apart by a width at least).
+  Vec2 touch;
+  if (std::abs(d - (r0 + r1)) <= opt.circle_touch) {
+    touch = c[0]->centre + u * (r0 + (d - r0 - r1) / 2);
+  } else if (std::abs(d - std::abs(r0 - r1)) <= opt.circle_touch && d >= width) {
+    const Vec2 out = r0 > r1 ? u : -u;  // from the large circle's centre through the small one's
+    const Vec2 big = r0 > r1 ? c[0]->centre : c[1]->centre, small = r0 > r1 ? c[1]->centre : c[0]->centre;
+    touch = (big + out * std::max(r0, r1) + small + out * std::min(r0, r1)) / 2.0;
+  } else {
+    return false;
+  }
+  // The ribbon is the ink they share: it passes the contact.
+  double near = std::numeric_limits<double>::infinity();
+  for (Vec2 q : r.trace.pts) near = std::min(near, dist(q, touch));
+  if (near > width || coverage_at(coverage, touch) < 0.5) return false;
+  std::optional<Trace> loops[2];
+  for (int k = 0; k < 2; ++k)
+    if (!(loops[k] = loop_through(g.edges[parts[k]].trace, *c[k], touch, coverage))) return false;
+  g.remove_edge(ribbon);
+  for (int k = 0; k < 2; ++k) {
+    g.remove_edge(parts[k]);
+    const int anchor = g.add_node(touch);
+    g.nodes[anchor].loop = true;
+    Edge loop;
+    loop.trace = std::move(*loops[k]);
+    loop.n0 = loop.n1 = anchor;
+    loop.closed = true;
+    g.add_edge(std::move(loop));
+  }
+  g.retire_node_if_bare(a);
+  g.retire_node_if_bare(b);
   return true;
 }
 
@@ -654,6 +737,8 @@ void place_junction(StrokeGraph& g, int n, const cv::Mat& coverage, const Juncti
 
 void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOptions& opt) {
   merge_close_junctions(g, opt.merge_length);
+  for (size_t e = 0; e < g.edges.size(); ++e)
+    if (g.edges[e].alive) resolve_touching_circles(g, static_cast<int>(e), coverage, opt);
 
   // Ribbons, shortest first; a node takes part in one at most.
   std::vector<std::pair<double, int>> ribbons;

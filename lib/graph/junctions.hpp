@@ -26,11 +26,18 @@ struct JunctionOptions {
   double tangent_offset = 1.5;   // ... and the circle's trace is this close to its fitted circle
   double circle_stem_offset = 1;  // a stem ending on a loop this close to a circle, at any angle, meets
                                   // it where its line does
+  double circle_touch = 1.5;      // two circles fitted to loops this close to touching do touch
   double apex_straight_widths = 8;  // strokes sharing ink down to a stem meet where their lines do when
                                     // each runs straight this many widths (and twice as far as carried)
 };
 
 // 1. Merges junction nodes joined by an edge shorter than merge_length.
+//    Then resolves two circles that touch, side by side or one inside the other at its rim: they
+//    share their ink about the contact, which thinning makes two 3-way nodes joined by each
+//    circle's own part and by the shared ribbon. Each circle is fitted to its own part away from
+//    the shared ink (more than half of it, within tangent_offset); when the two touch within
+//    circle_touch, each runs on its circle through the contact as a loop of its own and the
+//    ribbon goes.
 // 2. Pairs arms of 4-way (and 2k-way) junctions, and of two 3-way junctions joined by a
 //    ribbon shorter than crossing_length, into strokes through a crossing: every pair must
 //    continue straight (tangents anti-parallel within max_turn_deg, measured outside the

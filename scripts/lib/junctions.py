@@ -14,9 +14,9 @@ corpus's format (`polylines` sampled at <= 1 px, `primitives` with arcs in centr
              also has `parts_at`, the points where the stroke leaving along the other's tangent
              has moved a stroke width from it (where the inks part), one per way it leaves
   condition  t_junction, x_crossing, y_junction, circle_tangent_stem, circle_radial_stem,
-             circle_stem, tangent_branch, rounded_rect or scribble
+             circle_stem, tangent_branch, rounded_rect, circle_pair or scribble
   pair       which strokes meet: line-line, line-arc, arc-line, arc-arc (T: through-stem),
-             line-circle
+             line-circle; circle pairs: outside or inside (the small circle in the large)
 Scribble cases (hatching, zig-zags, tiny loops, some drawn twice, slightly offset) have polylines
 only (their loops are not circular) and list the doubled strokes in `scribble.doubled`.
 
@@ -265,6 +265,21 @@ def rounded_rect(rng, S, w):
     return [st], []
 
 
+def circle_pair(rng, S, variant):
+    """Two circles touching at one point: side by side ("outside", an 8 or a chain's links) or one
+    inside the other ("inside", an eye's iris at its rim); neither is cut where they touch."""
+    phi = rng.uniform(0, 2 * math.pi)
+    R1 = S * rng.uniform(0.1, 0.2)
+    u = heading(phi)
+    if variant == "outside":
+        R2 = S * rng.uniform(0.1, 0.2)
+        c2 = u * (R1 + R2)
+    else:
+        R2 = R1 * rng.uniform(0.35, 0.7)
+        c2 = u * (R1 - R2)
+    return [[circle((0, 0), R1)], [circle(c2, R2)]], []
+
+
 def parting(branch, other, j, w):
     """Where a stroke leaving another along its tangent parts from it: the first points of
     `branch`, going each way from j, whose centreline is a stroke width from the other's (the two
@@ -398,6 +413,9 @@ def configs(rng):
             out.append(("rounded_rect", None, "line-arc", w))
     for k in range(20):
         out.append(("scribble", None, None, int(rng.integers(3, 9))))
+    for w in WIDTHS:   # after the scribbles: the cases before keep their numbers and streams
+        for v in ("outside", "outside", "inside"):
+            out.append(("circle_pair", None, v, w))
     return out
 
 
@@ -421,6 +439,8 @@ def build(rng, cond, a, pair, w):
             st, js = circle_stem(rng, S, a, pair)
         elif cond == "tangent_branch":
             st, js = tangent_branch(rng, S, w, p)
+        elif cond == "circle_pair":
+            st, js = circle_pair(rng, S, pair)
         else:
             st, js = rounded_rect(rng, S, w)
         placed = place(rng, st, js, S, w)
@@ -434,7 +454,7 @@ def build(rng, cond, a, pair, w):
 
 
 def case_name(cond, a, pair, w, k):
-    parts = [cond] + ([f"a{a:02d}"] if a is not None and cond not in ("scribble", "rounded_rect") else []) \
+    parts = [cond] + ([f"a{a:02d}"] if a is not None and cond not in ("scribble", "rounded_rect", "circle_pair") else []) \
         + ([pair.replace("-", "")] if pair else []) + [f"w{w}", f"{k:03d}"]
     return "_".join(parts)
 

@@ -196,3 +196,31 @@ TEST_CASE("a stem ending on a circle at a steep angle leaves one circle and one 
     CHECK(std::min(dist(stem->shape.p0, at), dist(stem->shape.p1, at)) < w / 2);
   }
 }
+
+TEST_CASE("two circles that touch stay two circles, side by side or one inside the other", "[fit][junction]") {
+  // They share their ink about the contact: thinning joins them by a ribbon between two 3-way
+  // nodes, which cut each into arcs and short lines.
+  struct Pair {
+    Vec2 c0, c1;
+    double r0, r1, w;
+  };
+  const Vec2 c{130, 130};
+  const Pair pairs[] = {
+      {c, c + Vec2{0.6, 0.8} * 90, 50, 40, 8},   // side by side (an 8)
+      {c, c + Vec2{1, 0} * 85, 50, 35, 12},      // side by side, thick
+      {c, c + Vec2{0, 1} * 35, 70, 35, 5},       // one inside the other, touching at its rim
+  };
+  for (const Pair& p : pairs) {
+    CAPTURE(p.r0, p.r1, p.w);
+    Scene s = fitted(Sketch(300, 300).circle(p.c0, p.r0, p.w).circle(p.c1, p.r1, p.w).image());
+    REQUIRE(s.primitives->size() == 2);
+    for (const Primitive& q : *s.primitives) {
+      REQUIRE(q.shape.type == PrimType::circle);
+      const bool first = std::abs(q.shape.radius - p.r0) < std::abs(q.shape.radius - p.r1);
+      CHECK(dist(q.shape.center, first ? p.c0 : p.c1) < 1.5);
+      CHECK(q.shape.radius == Approx(first ? p.r0 : p.r1).margin(1.5));
+    }
+    // One stroke: the pen goes round one circle and on round the other from the contact.
+    CHECK(pen_ups_of(s) == 0);
+  }
+}
