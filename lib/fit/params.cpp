@@ -89,6 +89,24 @@ const ParamSet<FitParams, FitBasis>& fit_params() {
         {param_spec("fit.arc_cost", "squared tolerances",
               "extra description length of an arc over a line, in squared tolerances"),
          &FitParams::arc_cost},
+        {param_spec("fit.piece_cost", "squared tolerances",
+              "description length of one more piece: a cover of more pieces than the fewest is taken when its "
+              "squared residuals (over squared tolerances) are lower by more than this per piece added, it has more "
+              "lines, keeps within fit.piece_fit_px and within fit.piece_gain of the fewest pieces' farthest point, "
+              "and the robot draws it no slower (a short line between two corners that arcs swallowed within "
+              "tolerance, as on thick rounded rectangles: junction drawings' rounded rectangles counted right "
+              "0.92 -> 1.00, tabler primitive f1 0.917 -> 0.932; at 3 a Hershey script drawing came out 1.4 s "
+              "slower, at 30 the tabler drawing was not found); 0: the fewest pieces always"),
+         &FitParams::piece_cost},
+        {param_spec("fit.piece_gain", "",
+              "a cover of more pieces keeps its farthest point within this fraction of the fewest pieces' (a "
+              "wobbly stroke has lower residuals in more pieces too, but its farthest wobble stays as far: hand-"
+              "drawn rounded squares measure 0.48 of it, thick clean icons 0.04)"),
+         &FitParams::piece_gain},
+        {param_spec("fit.piece_fit_px", "px",
+              "a cover of more pieces keeps every point within this of its pieces (clean ink's own structure "
+              "does: 0.05 px on a thick tabler icon)"),
+         &FitParams::piece_fit_px},
         {param_spec("fit.circle_max_aspect", "", "largest principal-axis ratio of a closed loop fitted as one circle"),
          &FitParams::circle_max_aspect},
         {param_spec("fit.circle_cycle_edges", "edges",

@@ -26,6 +26,9 @@ struct FitParams {
   double min_arc_sagitta_px = 0.5;
   double min_arc_sweep_deg = 10;
   double arc_cost = 1;
+  double piece_cost = 10;
+  double piece_gain = 0.5;
+  double piece_fit_px = 0.5;
   double circle_max_aspect = 1.3;
   double circle_cycle_edges = 8;
   double circle_cycle_min_radius_px = 4;

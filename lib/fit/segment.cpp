@@ -1,6 +1,9 @@
 #include "fit/segment.hpp"
 
+#include "robot/motion.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace sv::fitting {
@@ -229,12 +232,96 @@ std::vector<int> Segmenter::breakpoints(int i0, int i1) const {
   while (forward.back() < i1)
     forward.push_back(reach_forward(forward.back(), forward.back() + 1, i1, false));
   const size_t K = forward.size() - 1;
-  if (K == 1) return forward;
+  if (K == 1) return richer_cover(forward);
   std::vector<int> backward(K + 1, i0);
   backward[K] = i1;
   for (size_t k = K - 1; k >= 1; --k)
     backward[k] = reach_backward(backward[k + 1], backward[k + 1] - 1, i0);
-  return cheapest_cover(forward, backward);
+  return richer_cover(cheapest_cover(forward, backward));
+}
+
+static double piece_time_s(const Shape& s, double ppi) {
+  if (s.type == PrimType::line || !std::isfinite(s.radius)) return line_time_s(s.length(), ppi);
+  return arc_time_s(s.radius, rad2deg(s.sweep_rad()), ppi);
+}
+
+double run_time_s(const std::vector<Shape>& shapes, double ppi) {
+  double t = 0;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    t += piece_time_s(shapes[i], ppi);
+    if (i == 0) continue;
+    Vec2 a = shapes[i - 1].end_tangent(), b = shapes[i].start_tangent();
+    t += spin_time_s(rad2deg(std::atan2(std::abs(cross(a, b)), dot(a, b))));
+  }
+  return t;
+}
+
+// A cover's pieces, how many are lines and the farthest point from its piece.
+struct Segmenter::Cover {
+  std::vector<Shape> shapes;
+  int lines = 0;
+  double farthest = 0;
+};
+Segmenter::Cover Segmenter::cover_of(const std::vector<int>& b) const {
+  Cover c;
+  for (size_t k = 0; k + 1 < b.size(); ++k)
+    for (const Piece& q : fit_pieces(b[k], b[k + 1])) {
+      c.farthest = std::max(c.farthest, max_distance(q.shape, pts_.subspan(q.i0, q.i1 - q.i0 + 1)));
+      c.lines += q.shape.type == PrimType::line;
+      c.shapes.push_back(q.shape);
+    }
+  return c;
+}
+
+std::vector<int> Segmenter::richer_cover(const std::vector<int>& fewest) const {
+  if (!(p_.piece_cost > 0)) return fewest;
+  // Other structure shows where the fewest pieces leave points farther than clean ink's own
+  // pieces would, and only arcs swallow lines.
+  const Cover few = cover_of(fewest);
+  if (few.farthest <= p_.piece_fit_px || few.lines == static_cast<int>(few.shapes.size())) return fewest;
+  const int i0 = fewest.front(), i1 = fewest.back();
+  // Candidate breakpoints: the fewest cover's own and an even grid (some 192 per span).
+  constexpr int kGrid = 192;
+  std::vector<int> at(fewest);
+  const int stride = std::max(1, (i1 - i0) / kGrid);
+  for (int x = i0; x < i1; x += stride) at.push_back(x);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  const size_t n = at.size();
+  std::vector<int> reach_any(n), reach_line(n);
+  // Reaches grow with the start (sub-spans of admissible spans are admissible): each search
+  // starts from the last one's reach when that still fits.
+  for (size_t a = 0; a + 1 < n; ++a) {
+    const int i = at[a], any = a ? reach_any[a - 1] : 0, line = a ? reach_line[a - 1] : 0;
+    reach_any[a] = reach_forward(i, any > i + 1 && fits(i, any, false) ? any : i + 1, i1, false);
+    reach_line[a] = reach_forward(i, line > i + 1 && line_fits(i, line) ? line : i + 1, reach_any[a], true);
+  }
+  const double piece = p_.piece_cost;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<double> best(n, kInf);
+  std::vector<int> parent(n, -1), count(n, 0);
+  best[0] = 0;
+  for (size_t c = 1; c < n; ++c)
+    for (size_t a = 0; a < c; ++a) {
+      if (best[a] == kInf || at[c] > reach_any[a]) continue;
+      const double v = best[a] + piece + span_cost(at[a], at[c], at[c] <= reach_line[a]);
+      if (v < best[c]) best[c] = v, parent[c] = static_cast<int>(a), count[c] = count[a] + 1;
+    }
+  double fewest_cost = 0;
+  for (size_t k = 0; k + 1 < fewest.size(); ++k)
+    fewest_cost += piece + span_cost(fewest[k], fewest[k + 1], line_fits(fewest[k], fewest[k + 1]));
+  if (count[n - 1] + 1 <= static_cast<int>(fewest.size()) || !(best[n - 1] < fewest_cost)) return fewest;
+  std::vector<int> out;
+  for (int c = static_cast<int>(n) - 1; c >= 0; c = parent[c]) out.push_back(at[c]);
+  std::reverse(out.begin(), out.end());
+  // Only a cover with more lines that brings its farthest point much nearer, and near, is other
+  // structure: a noisy stroke has lower residuals in more pieces too, but its farthest wobble
+  // stays far. Nor is one the robot draws slower: structure is taken where it costs no time.
+  const Cover rich = cover_of(out);
+  const bool structure = rich.lines > few.lines && rich.farthest <= p_.piece_fit_px &&
+                         rich.farthest <= p_.piece_gain * few.farthest;
+  const bool no_slower = !(p_.robot_ppi > 0) || run_time_s(rich.shapes, p_.robot_ppi) <= run_time_s(few.shapes, p_.robot_ppi);
+  return structure && no_slower ? out : fewest;
 }
 
 std::vector<int> Segmenter::cheapest_cover(const std::vector<int>& forward,

@@ -34,6 +34,9 @@ std::vector<Corner> find_corners(Points pts, bool cyclic, const FitParams& p);
 // at a corner of angle phi (there it does not). On an open polyline a window is cut at its end.
 std::vector<double> ink_corner_turns(Points pts, bool cyclic, const std::vector<int>& at, double w);
 
+// The robot's time for pieces drawn in a row, turning in place at every kink.
+double run_time_s(const std::vector<Shape>& shapes, double ppi);
+
 class Segmenter {
  public:
   Segmenter(Points pts, const FitParams& p);
@@ -44,6 +47,7 @@ class Segmenter {
   // cover can lie: between the k-th backward and forward greedy breakpoints. A dynamic program
   // over those windows then minimizes the description length, sum over pieces of
   // (arc_cost if an arc) + squared residuals / tolerance^2, with O(1) residuals from moments.
+  // With piece_cost > 0 a cover of more pieces may win (richer_cover).
   std::vector<int> breakpoints(int i0, int i1) const;
   // The free fit of points [i, j]: a line when one is within tolerance, else an arc; nullopt
   // when neither is.
@@ -67,6 +71,12 @@ class Segmenter {
   double span_cost(int i, int j, bool as_line) const;
   std::vector<int> cheapest_cover(const std::vector<int>& forward,
                                   const std::vector<int>& backward) const;
+  // A cover of [i0, i1] with more pieces than `fewest` where they describe the points better by
+  // more than piece_cost each (a short line between two arcs that one flat arc would swallow
+  // within tolerance), else `fewest`.
+  std::vector<int> richer_cover(const std::vector<int>& fewest) const;
+  struct Cover;
+  Cover cover_of(const std::vector<int>& breakpoints) const;
 
   Points pts_;
   const FitParams& p_;

@@ -398,23 +398,6 @@ Joints joints_of(const std::vector<Shape>& shapes, const std::vector<char>& line
   return j;
 }
 
-double piece_time_s(const Shape& s, double ppi) {
-  if (s.type == PrimType::line || !std::isfinite(s.radius)) return line_time_s(s.length(), ppi);
-  return arc_time_s(s.radius, rad2deg(s.sweep_rad()), ppi);
-}
-
-// The robot's time for pieces drawn in a row, turning in place at every kink.
-double run_time_s(const std::vector<Shape>& shapes, double ppi) {
-  double t = 0;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    t += piece_time_s(shapes[i], ppi);
-    if (i == 0) continue;
-    Vec2 a = shapes[i - 1].end_tangent(), b = shapes[i].start_tangent();
-    t += spin_time_s(rad2deg(std::atan2(std::abs(cross(a, b)), dot(a, b))));
-  }
-  return t;
-}
-
 // The largest distance of each piece's points (its span, both ends included) to its shape,
 // over the limit allowed; the worst piece and by how much (<= 1 within limits).
 std::pair<int, double> worst_piece(const std::vector<Shape>& shapes, const Run& run, const std::vector<int>& bounds) {

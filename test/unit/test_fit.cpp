@@ -1133,3 +1133,34 @@ TEST_CASE("the ink's turn at a joint is its corner, not its curvature", "[fit][t
   auto at_corner = fitting::ink_corner_turns(corner, false, {40}, 4);
   CHECK(rad2deg(at_corner[0]) == Approx(60).margin(2));
 }
+
+TEST_CASE("a thick rounded rectangle with sides shorter than its corners keeps every line", "[fit][tangent]") {
+  // 12 px strokes, corners of radius 24, straight sides of 30 and 90 px, turned: within the
+  // tolerance of such a stroke, arcs of larger radii could swallow a short side and its corners.
+  const double r = 24, w = 12;
+  for (double turn : {0.0, 14.0, 33.0}) {
+    CAPTURE(turn);
+    const Vec2 mid{110, 110};
+    const Vec2 u = from_angle(deg2rad(turn));
+    auto at = [&](double x, double y) { return mid + u * x + perp(u) * y; };
+    test::Sketch sk(220, 220);
+    const double a = 15, b = 45;  // half the straight sides
+    sk.line(at(-a, -b - r), at(a, -b - r), w).line(at(a + r, -b), at(a + r, b), w);
+    sk.line(at(a, b + r), at(-a, b + r), w).line(at(-a - r, b), at(-a - r, -b), w);
+    sk.arc(at(a, -b), r, 270 + turn, 360 + turn, w).arc(at(a, b), r, turn, 90 + turn, w);
+    sk.arc(at(-a, b), r, 90 + turn, 180 + turn, w).arc(at(-a, -b), r, 180 + turn, 270 + turn, w);
+    Scene s = fitted_drawing(sk.image());
+    REQUIRE(s.primitives->size() == 8);
+    int lines = 0;
+    for (const Primitive& p : *s.primitives) {
+      if (p.shape.type == PrimType::line) {
+        ++lines;
+        CHECK((p.shape.length() == Approx(2 * a).margin(3) || p.shape.length() == Approx(2 * b).margin(3)));
+      } else {
+        REQUIRE(p.shape.type == PrimType::arc);
+        CHECK(p.shape.radius == Approx(r).margin(1.5));
+      }
+    }
+    CHECK(lines == 4);
+  }
+}
