@@ -8,14 +8,15 @@ Writes OUT_DIR/CASE.png (8-bit gray, black strokes on white, anti-aliased, round
 with --photo the corpus's phone-photo conditions, RGB) and OUT_DIR/CASE.gt.json in the evaluation
 corpus's format (`polylines` sampled at <= 1 px, `primitives` with arcs in centre form,
 `stroke_width_px`, `width`, `height`, pixel-index coordinates, y down), plus:
-  junctions  [{"point": [x, y], "kind": "T|X|Y|tangent", "angle_deg": a}], the exact meeting
+  junctions  [{"point": [x, y], "kind": "T|X|Y|K|tangent", "angle_deg": a}], the exact meeting
              points; `angle_deg` is the angle between the strokes' tangents there (T: stem to
-             through-stroke, X: the two strokes, Y: the two arms, tangent: 0); a tangent junction
+             through-stroke, X: the two strokes, Y and K: the two arms, tangent: 0); a tangent junction
              also has `parts_at`, the points where the stroke leaving along the other's tangent
              has moved a stroke width from it (where the inks part), one per way it leaves
   condition  t_junction, x_crossing, y_junction, circle_tangent_stem, circle_radial_stem,
-             circle_stem, tangent_branch, rounded_rect, circle_pair or scribble
-  pair       which strokes meet: line-line, line-arc, arc-line, arc-arc (T: through-stem),
+             circle_stem, tangent_branch, rounded_rect, circle_pair, k_junction (two arms ending
+             together on a through stroke) or scribble
+  pair       which strokes meet: line-line, line-arc, arc-line, arc-arc (T: through-stem; K: bar-arms),
              line-circle; circle pairs: outside or inside (the small circle in the large)
 Scribble cases (hatching, zig-zags, tiny loops, some drawn twice, slightly offset) have polylines
 only (their loops are not circular) and list the doubled strokes in `scribble.doubled`.
@@ -208,6 +209,24 @@ def y_junction(rng, S, a, pair):
     stem = arm(j, th + math.pi, 0, B * rng.uniform(0.7, 1.0))
     # Drawn as a hand draws a Y: one arm and the stem in one stroke, the other arm on its own.
     return [[reverse(arm1), stem], [arm2]], [junction(j, "Y", a)]
+
+
+def k_junction(rng, S, a, pair):
+    """Two strokes ending together on a third that runs on through the point, on one side of it,
+    a apart: a K's arms on its stem, an antenna's V on a television."""
+    th, side = rng.uniform(0, 2 * math.pi), rng.choice([-1, 1])
+    B = S * rng.uniform(0.28, 0.38)
+    j = np.zeros(2)
+    l1 = B * rng.uniform(0.6, 1.0)
+    # The V's axis leans from the bar's normal, each arm at least 20 degrees off the bar.
+    h = math.radians(a) / 2
+    lean = rng.uniform(-1, 1) * max(0.0, math.pi / 2 - h - math.radians(20))
+    axis = th + side * (math.pi / 2 + lean)
+    k1 = arc_kappa(rng, B, 30, 60) if pair[1] == "arc" else 0   # arms bend away from each other
+    arm1, arm2 = arm(j, axis + h, k1, B), arm(j, axis - h, -k1, B * rng.uniform(0.8, 1.1))
+    # Drawn as one V (from one arm's end to the other's) or as two strokes, in turn.
+    arms = [[reverse(arm1), arm2]] if rng.random() < 0.5 else [[arm1], [arm2]]
+    return [[through(j, th, 0, l1, 2 * B - l1)]] + arms, [junction(j, "K", a)]
 
 
 def circle_stem(rng, S, a, variant):
@@ -416,6 +435,10 @@ def configs(rng):
     for w in WIDTHS:   # after the scribbles: the cases before keep their numbers and streams
         for v in ("outside", "outside", "inside"):
             out.append(("circle_pair", None, v, w))
+    for a in (20, 35, 60, 90):
+        for w in WIDTHS:
+            for pair in ("line-line", "line-arc"):
+                out.append(("k_junction", a, pair, w))
     return out
 
 
@@ -441,6 +464,8 @@ def build(rng, cond, a, pair, w):
             st, js = tangent_branch(rng, S, w, p)
         elif cond == "circle_pair":
             st, js = circle_pair(rng, S, pair)
+        elif cond == "k_junction":
+            st, js = k_junction(rng, S, a, p)
         else:
             st, js = rounded_rect(rng, S, w)
         placed = place(rng, st, js, S, w)
