@@ -347,7 +347,8 @@ def report(rows, has_ink):
     table("per stroke width (all but scribbles)", sorted(widths.items(), key=lambda kv: float(kv[0][1:])), has_ink)
     pairs = collections.defaultdict(list)
     for r in junc:
-        pairs[f"{r['condition'][:1]} {r['pair']}"].append(r)
+        # by the condition's initials: t_junction tj, tangent_branch tb, circle_tangent_stem cts, ...
+        pairs[f"{''.join(w[0] for w in r['condition'].split('_'))} {r['pair']}"].append(r)
     table("per junction and pair", sorted(pairs.items()), has_ink)
     worst = sorted(((j["dist_px"], r["case"]) for r in junc for j in r["junctions"]
                     if not j["within_half_width"] and j["any"]), reverse=True)

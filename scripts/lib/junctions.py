@@ -257,6 +257,9 @@ def tangent_branch(rng, S, w, pair):
     j = np.zeros(2)
     l1 = B * rng.uniform(0.8, 1.2)
     sweep = math.radians(rng.uniform(60, 180))
+    if pair[1] == "line":   # a straight stroke ending on a curve it touches (a rounded corner's line)
+        return [[through(j, th, ks, l1, 2 * B - l1)], [arm(j, th + math.pi, 0, B * rng.uniform(0.6, 1.0))]], \
+            [junction(j, "tangent", 0)]
     br = [arm(j, th, kb, sweep * R)]
     if rng.random() < 0.6:   # then straight on, as an n's leg
         _, e, eh = ends(br[0])
@@ -439,6 +442,9 @@ def configs(rng):
         for w in WIDTHS:
             for pair in ("line-line", "line-arc"):
                 out.append(("k_junction", a, pair, w))
+    for w in WIDTHS:
+        for _ in range(3):
+            out.append(("tangent_branch", 0, "arc-line", w))
     return out
 
 
