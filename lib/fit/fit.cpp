@@ -118,6 +118,20 @@ std::pair<std::vector<Piece>, int> fit_chain(Points pts, const std::vector<int>&
   }
 }
 
+// A free end's last piece no longer than end_hook_px that turns off at a corner (beyond
+// join_corner_deg) lies inside the stroke's round cap: the trace curled there (a photographed
+// end's shadow, a blot), the stroke did not.
+void drop_end_hooks(std::vector<Piece>& pieces, const ChainEnds& ends, const FitParams& p) {
+  auto hook = [&](const Piece& end, const Piece& next, bool at_start) {
+    Vec2 a = at_start ? end.shape.end_tangent() : next.shape.end_tangent();
+    Vec2 b = at_start ? next.shape.start_tangent() : end.shape.start_tangent();
+    return end.shape.length() <= p.end_hook_px &&
+           std::atan2(std::abs(cross(a, b)), dot(a, b)) > deg2rad(p.join_corner_deg);
+  };
+  if (pieces.size() >= 2 && !ends.end && hook(pieces.back(), pieces[pieces.size() - 2], false)) pieces.pop_back();
+  if (pieces.size() >= 2 && !ends.start && hook(pieces.front(), pieces[1], true)) pieces.erase(pieces.begin());
+}
+
 std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
                                   const ChainEnds& ends) {
   std::vector<int> corners;
@@ -128,6 +142,7 @@ std::vector<FittedPiece> fit_open(const Polyline& points, const FitParams& p,
   merge_if_fast(pieces, points, false, p);
   fitting::split_long_arcs(pieces, points, p);
   drop_empty(pieces);
+  drop_end_hooks(pieces, ends, p);
   std::vector<FittedPiece> out;
   for (const Piece& pc : pieces) out.push_back(finish(pc, points, pc.i0, pc.i1));
   return out;

@@ -80,6 +80,13 @@ const ParamSet<FitParams, FitBasis>& fit_params() {
                       "lies inside the ink)"),
                  "stroke_width", "sw / 2"),
          &FitParams::corner_cut_px, by_width([](double sw, const FitParams&) { return 0.5 * sw; })},
+        {derived(param_spec("fit.end_hook_px", "px",
+                      "a piece at a free end of a stroke no longer than this, turning off beyond "
+                      "fit.join_corner_deg, is the trace curling inside the stroke's round cap (a photographed "
+                      "end's shadow, a brush's press) and is dropped: sw/4 (dev photographs: primitive f1 0.907 -> "
+                      "0.915; at sw/2 hanzi f1 fell 0.0005); 0: kept"),
+                 "stroke_width", "sw / 4"),
+         &FitParams::end_hook_px, by_width([](double sw, const FitParams&) { return 0.25 * sw; })},
         {param_spec("fit.max_sweep_deg", "deg", "largest sweep of one arc; longer ones split"), &FitParams::max_sweep_deg},
         {param_spec("fit.min_arc_sagitta_px", "px", "an arc bowing less than this from its chord is a line"),
          &FitParams::min_arc_sagitta_px},

@@ -22,6 +22,7 @@ struct FitParams {
   double join_corner_deg = 15;
   double join_max_px = 3;
   double corner_cut_px = 1.5;
+  double end_hook_px = 1.5;
   double max_sweep_deg = 350;
   double min_arc_sagitta_px = 0.5;
   double min_arc_sweep_deg = 10;

@@ -1164,3 +1164,19 @@ TEST_CASE("a thick rounded rectangle with sides shorter than its corners keeps e
     CHECK(lines == 4);
   }
 }
+
+TEST_CASE("a free end that curls inside the stroke's cap is not a piece of its own", "[fit]") {
+  // A 12 px stroke whose trace turns off by 45 and by 120 degrees over its last 2.5 px at one
+  // free end (a photographed end's shadow); a curl of a whole stroke width stays.
+  const Vec2 end{220, 60};
+  for (double turn : {45.0, 120.0}) {
+    CAPTURE(turn);
+    const Vec2 curl = end + from_angle(deg2rad(turn)) * 2.5;
+    auto out = fit_polyline(join({segment({20, 60}, end), segment(end, curl)}), false, params(12, 0));
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].shape.type == PrimType::line);
+    CHECK(dist(out[0].shape.p1, end) < 0.5);
+  }
+  const Vec2 hook = end + from_angle(deg2rad(120)) * 12;
+  CHECK(fit_polyline(join({segment({20, 60}, end), segment(end, hook)}), false, params(12, 0)).size() == 2);
+}
