@@ -1,10 +1,10 @@
 #include "fit/segment.hpp"
 
-#include "robot/motion.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
+
+#include "robot/motion.hpp"
 
 namespace sv::fitting {
 
