@@ -849,6 +849,30 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                    fmt::format("a cycle of {:.0f} edges, within the {:.0f} a circle may join, lies within tolerance of it", n, mx),
                    fmt::format("a limit below {:.0f} would have left its edges as arcs", n), n, n - 1});
   }
+  if (sh.type == PrimType::circle && s.primitives && has("graph.circle_touch_px")) {
+    // The nearest other circle, by the gap between the two (beside each other, or one inside the
+    // other): touching ones share ink that the skeleton cut them at.
+    const double limit = config_value(s, "graph.circle_touch_px", 0);
+    const Primitive* nearest = nullptr;
+    double gap = INFINITY;
+    for (const Primitive& q : *s.primitives) {
+      if (q.id == p.id || q.shape.type != PrimType::circle) continue;
+      const double d = dist(sh.center, q.shape.center);
+      double g = std::abs(d - (sh.radius + q.shape.radius));
+      if (d >= stroke_width_of(s)) g = std::min(g, std::abs(d - std::abs(sh.radius - q.shape.radius)));
+      if (g < gap) gap = g, nearest = &q;
+    }
+    if (nearest && gap <= std::max(2 * limit, stroke_width_of(s)))
+      out.push_back({"graph.circle_touch_px", fmt::format("gap between this circle and {} (beside it or inside it), px", nearest->id),
+                     gap <= limit ? fmt::format("it touches {} (gap {:.2f} px, within {:.2f} px): each was fitted as one circle "
+                                                "through the contact", nearest->id, gap, limit)
+                                  : fmt::format("it comes within {:.2f} px of {}, farther than the {:.2f} px at which touching "
+                                                "circles are kept whole", gap, nearest->id, limit),
+                     gap <= limit ? fmt::format("a limit below {:.2f} px would have left the shared ink to cut both into arcs "
+                                                "and lines", gap)
+                                  : fmt::format("a limit above {:.2f} px would have resolved the two as touching", gap),
+                     gap, round3(gap)});
+  }
   if (has("fit.corner_angle_deg") && sh.type != PrimType::circle) {
     double defl = joint_deflection_deg(s, p), ca = f.corner_angle_deg;
     if (defl > 0)

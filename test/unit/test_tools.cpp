@@ -23,6 +23,9 @@
 #include "tools/region.hpp"
 #include "tools/schema_parts.hpp"
 #include "render/figure.hpp"
+#include "fit/fit.hpp"
+#include "graph/skeletonize.hpp"
+#include "skeleton_drawing.hpp"
 #include "tools_fixture.hpp"
 
 using namespace svtest;
@@ -521,4 +524,22 @@ TEST_CASE("GetConfig explains each setting with its stage's declaration: doc and
   CHECK(by_key["route.pen_time_s"]["unit"] == "s");
   CHECK(by_key["old.retired_px"]["doc"] == "a key no stage declares any more");
   CHECK(by_key["old.retired_px"]["unit"] == "");
+}
+
+TEST_CASE("ExplainThreshold names the touch that kept two circles whole", "[tools][junction]") {
+  // An 8: circles of radius 50 and 40 touching, 8 px strokes.
+  const Vec2 c{130, 130};
+  Scene s;
+  skeletonize(s, test::Sketch(300, 300).circle(c, 50, 8).circle(c + Vec2{0.6, 0.8} * 90, 40, 8).image(), {});
+  s.source->path = "t.png";
+  s.source->sha256 = std::string(64, '0');
+  fit(s, {});
+  REQUIRE(s.primitives->size() == 2);
+  const json why = run("ExplainThreshold", s, {{"primitive_id", s.primitives->front().id}});
+  const json* touch = nullptr;
+  for (const json& e : why["relevant_thresholds"])
+    if (e["key"] == "graph.circle_touch_px") touch = &e;
+  REQUIRE(touch);
+  CHECK((*touch)["measured"].get<double>() <= (*touch)["value"].get<double>());
+  CHECK((*touch)["outcome"].get<std::string>().find("touches " + s.primitives->back().id) != std::string::npos);
 }
