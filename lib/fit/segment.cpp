@@ -232,12 +232,12 @@ std::vector<int> Segmenter::breakpoints(int i0, int i1) const {
   while (forward.back() < i1)
     forward.push_back(reach_forward(forward.back(), forward.back() + 1, i1, false));
   const size_t K = forward.size() - 1;
-  if (K == 1) return richer_cover(forward);
+  if (K == 1) return forward;
   std::vector<int> backward(K + 1, i0);
   backward[K] = i1;
   for (size_t k = K - 1; k >= 1; --k)
     backward[k] = reach_backward(backward[k + 1], backward[k + 1] - 1, i0);
-  return richer_cover(cheapest_cover(forward, backward));
+  return cheapest_cover(forward, backward);
 }
 
 static double piece_time_s(const Shape& s, double ppi) {
@@ -258,27 +258,45 @@ double run_time_s(const std::vector<Shape>& shapes, double ppi) {
 
 // A cover's pieces, how many are lines and the farthest point from its piece.
 struct Segmenter::Cover {
-  std::vector<Shape> shapes;
+  std::vector<Piece> pieces;
   int lines = 0;
   double farthest = 0;
+  std::vector<Shape> shapes() const {
+    std::vector<Shape> out;
+    for (const Piece& q : pieces) out.push_back(q.shape);
+    return out;
+  }
 };
 Segmenter::Cover Segmenter::cover_of(const std::vector<int>& b) const {
   Cover c;
   for (size_t k = 0; k + 1 < b.size(); ++k)
-    for (const Piece& q : fit_pieces(b[k], b[k + 1])) {
+    for (Piece& q : fit_pieces(b[k], b[k + 1])) {
       c.farthest = std::max(c.farthest, max_distance(q.shape, pts_.subspan(q.i0, q.i1 - q.i0 + 1)));
       c.lines += q.shape.type == PrimType::line;
-      c.shapes.push_back(q.shape);
+      c.pieces.push_back(std::move(q));
     }
   return c;
 }
 
-std::vector<int> Segmenter::richer_cover(const std::vector<int>& fewest) const {
-  if (!(p_.piece_cost > 0)) return fewest;
+std::vector<Piece> Segmenter::cover(int i0, int i1) const {
+  const std::vector<int> fewest = breakpoints(i0, i1);
+  if (!(p_.piece_cost > 0)) {
+    std::vector<Piece> out;
+    for (size_t k = 0; k + 1 < fewest.size(); ++k) {
+      auto pieces = fit_pieces(fewest[k], fewest[k + 1]);
+      out.insert(out.end(), pieces.begin(), pieces.end());
+    }
+    return out;
+  }
+  Cover few = cover_of(fewest);
+  std::optional<Cover> rich = richer_cover(fewest, few);
+  return std::move(rich ? rich->pieces : few.pieces);
+}
+
+std::optional<Segmenter::Cover> Segmenter::richer_cover(const std::vector<int>& fewest, const Cover& few) const {
   // Other structure shows where the fewest pieces leave points farther than clean ink's own
   // pieces would, and only arcs swallow lines.
-  const Cover few = cover_of(fewest);
-  if (few.farthest <= p_.piece_fit_px || few.lines == static_cast<int>(few.shapes.size())) return fewest;
+  if (few.farthest <= p_.piece_fit_px || few.lines == static_cast<int>(few.pieces.size())) return std::nullopt;
   const int i0 = fewest.front(), i1 = fewest.back();
   // Candidate breakpoints: the fewest cover's own and an even grid (some 192 per span).
   constexpr int kGrid = 192;
@@ -310,18 +328,20 @@ std::vector<int> Segmenter::richer_cover(const std::vector<int>& fewest) const {
   double fewest_cost = 0;
   for (size_t k = 0; k + 1 < fewest.size(); ++k)
     fewest_cost += piece + span_cost(fewest[k], fewest[k + 1], line_fits(fewest[k], fewest[k + 1]));
-  if (count[n - 1] + 1 <= static_cast<int>(fewest.size()) || !(best[n - 1] < fewest_cost)) return fewest;
+  if (count[n - 1] + 1 <= static_cast<int>(fewest.size()) || !(best[n - 1] < fewest_cost)) return std::nullopt;
   std::vector<int> out;
   for (int c = static_cast<int>(n) - 1; c >= 0; c = parent[c]) out.push_back(at[c]);
   std::reverse(out.begin(), out.end());
   // Only a cover with more lines that brings its farthest point much nearer, and near, is other
   // structure: a noisy stroke has lower residuals in more pieces too, but its farthest wobble
   // stays far. Nor is one the robot draws slower: structure is taken where it costs no time.
-  const Cover rich = cover_of(out);
+  Cover rich = cover_of(out);
   const bool structure = rich.lines > few.lines && rich.farthest <= p_.piece_fit_px &&
                          rich.farthest <= p_.piece_gain * few.farthest;
-  const bool no_slower = !(p_.robot_ppi > 0) || run_time_s(rich.shapes, p_.robot_ppi) <= run_time_s(few.shapes, p_.robot_ppi);
-  return structure && no_slower ? out : fewest;
+  const bool no_slower =
+      !(p_.robot_ppi > 0) || run_time_s(rich.shapes(), p_.robot_ppi) <= run_time_s(few.shapes(), p_.robot_ppi);
+  if (!structure || !no_slower) return std::nullopt;
+  return rich;
 }
 
 std::vector<int> Segmenter::cheapest_cover(const std::vector<int>& forward,
@@ -394,11 +414,8 @@ std::vector<Piece> segment_polyline(const Segmenter& seg, const std::vector<int>
   std::vector<Piece> out;
   for (size_t f = 0; f + 1 < fixed.size(); ++f) {
     if (fixed[f + 1] <= fixed[f]) continue;
-    auto b = seg.breakpoints(fixed[f], fixed[f + 1]);
-    for (size_t k = 0; k + 1 < b.size(); ++k) {
-      auto pieces = seg.fit_pieces(b[k], b[k + 1]);
-      out.insert(out.end(), pieces.begin(), pieces.end());
-    }
+    auto pieces = seg.cover(fixed[f], fixed[f + 1]);
+    out.insert(out.end(), pieces.begin(), pieces.end());
   }
   return out;
 }

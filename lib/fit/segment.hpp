@@ -40,15 +40,9 @@ double run_time_s(const std::vector<Shape>& shapes, double ppi);
 class Segmenter {
  public:
   Segmenter(Points pts, const FitParams& p);
-  // Breakpoints i0 = b0 < b1 < ... < bK = i1 of the fewest pieces covering [i0, i1].
-  //
-  // Every sub-span of an admissible span is admissible, so the greedy furthest reach from
-  // either end gives the fewest pieces K, and bounds where the k-th breakpoint of any K-piece
-  // cover can lie: between the k-th backward and forward greedy breakpoints. A dynamic program
-  // over those windows then minimizes the description length, sum over pieces of
-  // (arc_cost if an arc) + squared residuals / tolerance^2, with O(1) residuals from moments.
-  // With piece_cost > 0 a cover of more pieces may win (richer_cover).
-  std::vector<int> breakpoints(int i0, int i1) const;
+  // The pieces covering [i0, i1]: those of the fewest (breakpoints), or with piece_cost > 0 a
+  // cover of more pieces where it shows other structure (richer_cover).
+  std::vector<Piece> cover(int i0, int i1) const;
   // The free fit of points [i, j]: a line when one is within tolerance, else an arc; nullopt
   // when neither is.
   std::optional<Shape> fit_span(int i, int j) const;
@@ -69,14 +63,22 @@ class Segmenter {
   // Smallest i in [limit, known_good] with fits(i, j).
   int reach_backward(int j, int known_good, int limit) const;
   double span_cost(int i, int j, bool as_line) const;
+  // Breakpoints i0 = b0 < b1 < ... < bK = i1 of the fewest pieces covering [i0, i1].
+  //
+  // Every sub-span of an admissible span is admissible, so the greedy furthest reach from
+  // either end gives the fewest pieces K, and bounds where the k-th breakpoint of any K-piece
+  // cover can lie: between the k-th backward and forward greedy breakpoints. A dynamic program
+  // over those windows then minimizes the description length, sum over pieces of
+  // (arc_cost if an arc) + squared residuals / tolerance^2, with O(1) residuals from moments.
+  std::vector<int> breakpoints(int i0, int i1) const;
   std::vector<int> cheapest_cover(const std::vector<int>& forward,
                                   const std::vector<int>& backward) const;
-  // A cover of [i0, i1] with more pieces than `fewest` where they describe the points better by
-  // more than piece_cost each (a short line between two arcs that one flat arc would swallow
-  // within tolerance), else `fewest`.
-  std::vector<int> richer_cover(const std::vector<int>& fewest) const;
   struct Cover;
   Cover cover_of(const std::vector<int>& breakpoints) const;
+  // A cover of the same span with more pieces than the fewest (`few`, at breakpoints `fewest`)
+  // where they describe the points better by more than piece_cost each (a short line between
+  // two arcs that one flat arc would swallow within tolerance); nullopt where none does.
+  std::optional<Cover> richer_cover(const std::vector<int>& fewest, const Cover& few) const;
 
   Points pts_;
   const FitParams& p_;

@@ -5,7 +5,6 @@
 
 #include <png.h>
 
-#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -142,9 +141,8 @@ void check_signature(std::string_view bytes) {
 // The size claimed by the IHDR chunk, which the PNG format puts first, checked against the
 // limits before libpng reads anything else.
 cv::Size claimed_size(std::string_view bytes, long long max_pixels) {
-  auto be32 = [&](size_t i) { return big_endian32(bytes, i); };
   if (bytes.size() < 24 || bytes.substr(12, 4) != "IHDR") refuse("no IHDR chunk after the signature");
-  uint32_t w = be32(16), h = be32(20);
+  uint32_t w = big_endian32(bytes, 16), h = big_endian32(bytes, 20);
   if (w == 0 || h == 0) refuse("header claims an empty image");
   if (w > kMaxPngSide || h > kMaxPngSide || static_cast<long long>(w) * h > max_pixels)
     refuse("header claims " + std::to_string(w) + "x" + std::to_string(h) + " pixels, more than the limit of " +
@@ -161,7 +159,7 @@ void check_chunks(std::string_view bytes) {
     const std::string_view type = bytes.substr(pos + 4, 4);
     if (length + 12 > bytes.size() - pos)
       refuse("truncated data: chunk " + std::string(type) + " claims " + std::to_string(length) + " bytes, " +
-             std::to_string(bytes.size() - pos - std::min<size_t>(bytes.size() - pos, 8)) + " are left");
+             std::to_string(bytes.size() - pos - 8) + " are left");
     if (type == "IEND") return;
     pos += 12 + length;
   }

@@ -852,17 +852,17 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
   if (sh.type == PrimType::circle && s.primitives && has("graph.circle_touch_px")) {
     // The nearest other circle, by the gap between the two (beside each other, or one inside the
     // other): touching ones share ink that the skeleton cut them at.
-    const double limit = config_value(s, "graph.circle_touch_px", 0);
+    const double limit = config_value(s, "graph.circle_touch_px", 0), sw = stroke_width_of(s);
     const Primitive* nearest = nullptr;
     double gap = INFINITY;
     for (const Primitive& q : *s.primitives) {
       if (q.id == p.id || q.shape.type != PrimType::circle) continue;
       const double d = dist(sh.center, q.shape.center);
       double g = std::abs(d - (sh.radius + q.shape.radius));
-      if (d >= stroke_width_of(s)) g = std::min(g, std::abs(d - std::abs(sh.radius - q.shape.radius)));
+      if (d >= sw) g = std::min(g, std::abs(d - std::abs(sh.radius - q.shape.radius)));
       if (g < gap) gap = g, nearest = &q;
     }
-    if (nearest && gap <= std::max(2 * limit, stroke_width_of(s)))
+    if (nearest && gap <= std::max(2 * limit, sw))
       out.push_back({"graph.circle_touch_px", fmt::format("gap between this circle and {} (beside it or inside it), px", nearest->id),
                      gap <= limit ? fmt::format("it touches {} (gap {:.2f} px, within {:.2f} px): each was fitted as one circle "
                                                 "through the contact", nearest->id, gap, limit)
