@@ -363,6 +363,34 @@ void resolve_ribbon(StrokeGraph& g, int e, const cv::Mat& coverage, const Juncti
   join_through(g, placed, *chosen, crossing);
 }
 
+// Two junctions of one meeting: two strokes ending together on a third (a K's arms on its bar,
+// an antenna's V on a television) leave two 3-way nodes joined by a short edge of shared ink,
+// a T beside a T or a T beside the V's own split. When the lines of the four other arms,
+// measured past that ink, all pass within max_offset of one point on the ink by the edge, the
+// two nodes are one junction there (placed with the others, step 5). A crossing's arms pair
+// across (step 2); two stems a little apart on one bar are parallel and meet nowhere near.
+void resolve_split_meeting(StrokeGraph& g, int e, const cv::Mat& coverage, const JunctionOptions& opt) {
+  const Edge& link = g.edges[e];
+  const int a = link.n0, b = link.n1;
+  std::vector<End> ends;
+  for (int n : {a, b})
+    for (End end : g.nodes[n].ends)
+      if (end.edge != e) ends.push_back(end);
+  if (ends.size() != 4) return;
+  const std::vector<Arm> arms = measure_arms(g, ends, opt, true, kMergedStartWindows);
+  for (const Arm& arm : arms)
+    if (!arm.ok) return;
+  const Vec2 centre = (g.nodes[a].p + g.nodes[b].p) / 2;
+  const double max_move = link.trace.length() / 2 + max_junction_move(arms);
+  const Vec2 p = meeting_point(arms, centre, max_move, coverage);
+  for (const Arm& arm : arms)
+    if (line_distance(arm, p) > opt.max_offset) return;
+  g.remove_edge(e);
+  const int merged = g.add_node(p);
+  move_ends(g, a, merged);
+  move_ends(g, b, merged);
+}
+
 // Where the lines of arms i and j, measured away from the ink they share, meet on the spur
 // (arm k): the apex of an acute Y whose stem the spur is, or a cusp's tip. Its arc length along
 // the spur from the junction, when that point lies within half a stroke width of the spur's
@@ -766,6 +794,12 @@ void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOp
     std::vector<Pairing> candidates;
     all_pairings(rest, current, candidates);
     resolve_crossing(g, static_cast<int>(n), coverage, opt, candidates);
+  }
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (edge.alive && edge.n0 != edge.n1 && g.nodes[edge.n0].degree() == 3 && g.nodes[edge.n1].degree() == 3 &&
+        edge.trace.length() < opt.meeting_length)
+      resolve_split_meeting(g, static_cast<int>(e), coverage, opt);
   }
   g.dissolve_pass_through_nodes();
 

@@ -13,6 +13,7 @@ namespace sv::graph {
 struct JunctionOptions {
   double merge_length = 4;       // junction nodes joined by a shorter edge are one junction
   double crossing_length = 12;   // two 3-way junctions joined by a shorter edge may be a crossing
+  double meeting_length = 16;    // ... or, when not a crossing, two strokes ending together on a third
   double clean_width_ratio = 1.25;  // an arm's own stroke begins where its sections are no wider
   double clean_run = 2;             // ... than this times its typical width, for this long (px),
                                     // and no nearer the junction than this

@@ -40,7 +40,7 @@ struct SkeletonParams {
   double off_sheet = 0, paper_level = 0, paper_noise = 0, ink_level = 0, threshold = 0, weak_threshold = 0,
          ink_holes = 0, grain_sigma_px = 0, peak_radius_px = 0;
   // The stroke graph (graph/).
-  double junction_merge_px = 0, crossing_merge_px = 0, arm_clean_run_px = 0, arm_window_px = 0,
+  double junction_merge_px = 0, crossing_merge_px = 0, meeting_merge_px = 0, arm_clean_run_px = 0, arm_window_px = 0,
          crossing_max_turn_deg = 0, crossing_max_offset_px = 0, tangent_stem_max_deg = 0, tangent_stem_exact_deg = 0,
          apex_straight_widths = 0, circle_stem_offset_px = 0,
          tangent_circle_offset_px = 0, circle_touch_px = 0;
@@ -177,6 +177,11 @@ const ParamSet<SkeletonParams, SkeletonBasis>& skeleton_params() {
             "two 3-way junctions joined by a shorter path are tested as one crossing: strokes crossing at 10 degrees "
             "share their ink for some 12 widths (junction drawings: X crossings within w/2 0.778 at 6 sw, 0.861 at "
             "18 sw, the 144 dev drawings unchanged; 36 sw misplaced tangent junctions)"),
+        from_width(
+            "graph.meeting_merge_px", &S::meeting_merge_px, "4.0 * sw", [](double w) { return 4.0 * w; }, "px",
+            "two 3-way junctions joined by a shorter path, not a crossing, are one junction when the lines of their "
+            "other four arms meet at one point (graph.crossing_max_offset_px): two strokes ending together on a "
+            "third, a K's arms on its bar"),
         from_width(
             "graph.arm_clean_run_px", &S::arm_clean_run_px, "max(2.0, 0.5 * sw)", [](double w) { return std::max(2.0, 0.5 * w); }, "px",
             "an arm's own stroke begins where its cross-sections stay clean (graph.clean_width_ratio) for this long, "
@@ -389,6 +394,7 @@ graph::JunctionOptions junction_options(SkeletonConfig& cfg, double clean_ratio)
   graph::JunctionOptions j;
   j.merge_length = cfg.get(&S::junction_merge_px);
   j.crossing_length = cfg.get(&S::crossing_merge_px);
+  j.meeting_length = cfg.get(&S::meeting_merge_px);
   j.clean_width_ratio = clean_ratio;
   j.clean_run = cfg.get(&S::arm_clean_run_px);
   j.arm_window = cfg.get(&S::arm_window_px);

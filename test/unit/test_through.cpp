@@ -174,6 +174,28 @@ TEST_CASE("a 20 degree Y of 12 px strokes has straight arms that meet the stem a
   CHECK(at_apex == 3);
 }
 
+TEST_CASE("two strokes ending together on a bar, as a K's arms, are three lines meeting at one point", "[fit][junction]") {
+  // Thinning splits such a meeting into two 3-way junctions a few pixels apart (each arm a T on
+  // the bar, or the arms' own split beside the bar's T), which bent the bar and the arms into
+  // arcs and short lines there.
+  const Vec2 k{130, 150};
+  for (double w : {5.0, 8.0, 12.0})
+    for (double spread : {20.0, 90.0}) {
+      CAPTURE(w, spread);
+      const double h = deg2rad(spread / 2);
+      const Vec2 arm1 = k + Vec2{std::cos(h), -std::sin(h)} * 100, arm2 = k + Vec2{std::cos(h), std::sin(h)} * 100;
+      Scene s = fitted(Sketch(260, 300).line({130, 30}, {130, 270}, w).line(k, arm1, w).line(k, arm2, w).image());
+      REQUIRE(s.primitives->size() == 3);
+      int at_k = 0;
+      for (const Primitive& p : *s.primitives) {
+        CHECK(p.shape.type == PrimType::line);
+        if (std::min(dist(p.shape.p0, k), dist(p.shape.p1, k)) < w / 2) ++at_k;
+      }
+      CHECK(at_k == 2);  // the arms end at the meeting; the bar runs through it
+      CHECK(longest(s)->shape.length() == Approx(240).margin(w));
+    }
+}
+
 TEST_CASE("a stem ending on a circle at a steep angle leaves one circle and one line", "[fit][junction]") {
   // A circle of radius 40 and a 12 px stem meeting it at 90 and at 45 degrees (the angle between
   // the stem and the circle), ending on it. Thinning bends the circle towards the stem, which
