@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "raster/profile.hpp"
@@ -223,17 +224,42 @@ int find_root(std::vector<int>& parent, int i) {
   return i;
 }
 
-// Step 1: contracts short edges between junction nodes; the merged node sits at the mean of
-// the nodes it replaces.
+// Step 1: contracts short edges between junction nodes, and bubbles: two edges joining the
+// same two junctions, together shorter than four times merge_length, close round a pinhole of paper
+// (where strokes part at a shallow angle the wedge between them leaves one), which is no hole of
+// the drawing. The merged node sits at the mean of the nodes it replaces.
 void merge_close_junctions(StrokeGraph& g, double merge_length) {
   std::vector<int> parent(g.nodes.size());
   std::iota(parent.begin(), parent.end(), 0);
+  std::vector<int> contracted;
+  auto joins_junctions = [&](const Edge& edge, double shorter_than) {
+    return edge.alive && edge.n0 != edge.n1 && g.nodes[edge.n0].degree() >= 3 && g.nodes[edge.n1].degree() >= 3 &&
+           edge.trace.length() < shorter_than;
+  };
   for (size_t e = 0; e < g.edges.size(); ++e) {
     const Edge& edge = g.edges[e];
-    if (!edge.alive || edge.n0 == edge.n1) continue;
-    if (g.nodes[edge.n0].degree() < 3 || g.nodes[edge.n1].degree() < 3) continue;
-    if (edge.trace.length() >= merge_length) continue;
+    if (!joins_junctions(edge, merge_length)) continue;
+    contracted.push_back(static_cast<int>(e));
     parent[find_root(parent, edge.n0)] = find_root(parent, edge.n1);
+  }
+  // Bubbles, between the junctions so merged.
+  const double bubble_length = 4 * merge_length;
+  std::map<std::pair<int, int>, std::vector<double>> lengths;
+  std::map<std::pair<int, int>, std::vector<int>> between;
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const Edge& edge = g.edges[e];
+    if (!joins_junctions(edge, bubble_length)) continue;
+    const int a = find_root(parent, edge.n0), b = find_root(parent, edge.n1);
+    if (a == b) continue;
+    between[std::minmax(a, b)].push_back(static_cast<int>(e));
+    lengths[std::minmax(a, b)].push_back(edge.trace.length());
+  }
+  for (auto& [pair, edges] : between) {
+    std::vector<double>& l = lengths[pair];
+    std::sort(l.begin(), l.end());
+    if (l.size() < 2 || l[0] + l[1] >= bubble_length) continue;
+    contracted.insert(contracted.end(), edges.begin(), edges.end());
+    parent[find_root(parent, pair.first)] = find_root(parent, pair.second);
   }
   std::vector<std::vector<int>> groups(g.nodes.size());
   for (size_t n = 0; n < parent.size(); ++n)
@@ -244,13 +270,10 @@ void merge_close_junctions(StrokeGraph& g, double merge_length) {
     for (int n : group) sum = sum + g.nodes[n].p;
     int merged = g.add_node(sum / double(group.size()));
     for (int n : group) move_ends(g, n, merged);
-    // Edges inside the group are now short loops at the merged node.
-    std::vector<int> inner;
-    for (End end : g.nodes[merged].ends)
-      if (!end.tail && g.edges[end.edge].n1 == merged && g.edges[end.edge].trace.length() < merge_length)
-        inner.push_back(end.edge);
-    for (int e : inner) g.remove_edge(e);
   }
+  // The contracted edges are now loops at their merged nodes.
+  for (int e : contracted)
+    if (g.edges[e].alive) g.remove_edge(e);
 }
 
 // A pairing of arms (indices into `arms`) is accepted when every pair continues straight

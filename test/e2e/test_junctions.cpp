@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/scene.hpp"
+#include "graph/stroke_graph.hpp"
 #include "process.hpp"
 
 using namespace svtest;
@@ -47,4 +48,58 @@ TEST_CASE("a circle with a stem leaving along its tangent is one circle and one 
                    contact.y));
   CHECK(sv::dist(junction->p, contact) <= half_width);
   CHECK(std::min(sv::dist(line->shape.p0, contact), sv::dist(line->shape.p1, contact)) <= half_width);
+}
+
+namespace {
+
+// The case's drawing through sv-skeleton and sv-fit, its truth, and the scene's junctions.
+struct Fitted {
+  sv::Scene scene;
+  nlohmann::json truth;
+  std::vector<sv::Vec2> junctions;
+};
+
+Fitted fit_case(const std::string& name) {
+  Run r = run(fmt::format("{} --no-store {} | {} --no-store", bin("sv-skeleton"), data(name + ".png"), bin("sv-fit")));
+  REQUIRE(r.status == 0);
+  Fitted f{sv::parse_scene(r.out), nlohmann::json::parse(slurp(data(name + ".gt.json"))), {}};
+  REQUIRE(f.scene.primitives);
+  REQUIRE(f.scene.graph);
+  for (const sv::Vertex& v : f.scene.graph->vertices)
+    if (v.degree >= 3) f.junctions.push_back(v.p);
+  return f;
+}
+
+sv::Vec2 true_meeting(const Fitted& f) {
+  const auto& point = f.truth["junctions"][0]["point"];
+  return {point[0].get<double>(), point[1].get<double>()};
+}
+
+double half_width(const Fitted& f) { return f.truth["stroke_width_px"].get<double>() / 2; }
+
+// All primitives are lines, as many as the truth has.
+void check_lines(const Fitted& f) {
+  CHECK(f.scene.primitives->size() == f.truth["primitives"].size());
+  for (const sv::Primitive& p : *f.scene.primitives) CHECK(p.shape.type == sv::PrimType::line);
+}
+
+}  // namespace
+
+TEST_CASE("a K's two arms ending together on its bar are three lines meeting at one point", "[e2e][junctions]") {
+  // 8 px strokes, the arms 90 degrees apart: thinning leaves a T for each arm, 3 px apart.
+  const Fitted f = fit_case("junctions/k_junction_a90_lineline_w8_304");
+  check_lines(f);
+  REQUIRE(f.junctions.size() == 1);
+  CHECK(sv::dist(f.junctions[0], true_meeting(f)) <= half_width(f));
+}
+
+TEST_CASE("3 px strokes crossing at 10 degrees are two lines despite the pinhole where they part", "[e2e][junctions]") {
+  // The paper wedge where they part leaves a pinhole that thinning closes a small loop round.
+  const Fitted f = fit_case("junctions/x_crossing_a10_lineline_w3_024");
+  check_lines(f);
+  REQUIRE(f.scene.primitives->size() == 2);
+  const sv::Shape &a = (*f.scene.primitives)[0].shape, &b = (*f.scene.primitives)[1].shape;
+  sv::Vec2 crossing;
+  REQUIRE(sv::graph::intersect({a.p0, sv::unit(a.p1 - a.p0)}, {b.p0, sv::unit(b.p1 - b.p0)}, crossing));
+  CHECK(sv::dist(crossing, true_meeting(f)) <= half_width(f));
 }
