@@ -28,6 +28,10 @@ constexpr double kArmBendRatio = 2;
 // curved arms of script and icons, straight enough over a few noisy windows, do not).
 constexpr int kMergedStartWindows = 2;
 constexpr int kLongRunWindows = 6;
+// An arc a stem runs along is fitted to kArcOwnWidths widths of its own ink on either side, each
+// lying kArcBendRatio times nearer the circle than the line through it (it bends as the arc does).
+constexpr double kArcOwnWidths = 4;
+constexpr double kArcBendRatio = 2;
 
 // Arms paired up through a crossing, by index.
 using Pairing = std::vector<std::pair<int, int>>;
@@ -703,6 +707,94 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
   return true;
 }
 
+// The points of the trace from `end` that lie more than `apart` from `line`, from the first such
+// one on, for at most `length` px: an arc's own ink where a stem runs along its tangent.
+std::vector<Vec2> clear_of(const StrokeGraph& g, End end, const Line& line, double apart, double length,
+                           size_t& first) {
+  const Trace t = g.trace_from(end);
+  const std::vector<double> s = arc_lengths(t.pts);
+  std::vector<Vec2> out;
+  first = 0;
+  while (first < t.pts.size() && std::abs(cross(line.dir, t.pts[first] - line.anchor)) <= apart) ++first;
+  for (size_t i = first; i < t.pts.size() && s[i] - s[first] <= length; ++i) out.push_back(t.pts[i]);
+  return out;
+}
+
+// Step 4, for a 3-way node where a straight stem ends on an arc along its tangent (a line run
+// into the bottom of a rounded end): they share their ink well past the contact, and the
+// skeleton splits where the arc leaves the stem's ink, placing the junction there and bending
+// both. The arc's circle is fitted to its own ink on both sides, where it is more than a stroke
+// width from the stem's line; when that line touches the circle (within tangent_offset), the
+// junction is the foot of the centre on it, the arc runs on its circle through it, and the stem
+// runs straight to it.
+bool resolve_tangent_arc(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
+  const std::vector<End> ends = g.nodes[n].ends;
+  if (ends.size() != 3) return false;
+  for (int k = 0; k < 3; ++k) {
+    const End a = ends[(k + 1) % 3], b = ends[(k + 2) % 3];
+    if (a.edge == b.edge || a.edge == ends[k].edge || b.edge == ends[k].edge) continue;
+    const Arm stem = measure_arm(g, ends[k], opt, true, kMergedStartWindows);
+    if (!stem.ok) continue;
+    const Line line{stem.anchor, stem.dir};
+    const double width = std::max(2.0, median_width(g.trace_from(ends[k]), std::numeric_limits<double>::infinity(), 2));
+    size_t first[2];
+    const std::vector<Vec2> own[2] = {clear_of(g, a, line, width, kArcOwnWidths * width, first[0]),
+                                      clear_of(g, b, line, width, kArcOwnWidths * width, first[1])};
+    if (own[0].size() < 8 || own[1].size() < 8) continue;
+    std::vector<Vec2> both = own[0];
+    both.insert(both.end(), own[1].begin(), own[1].end());
+    Vec2 centre;
+    double radius = 0;
+    if (!fit_circle(both, centre, radius)) continue;
+    // Each side lies on the circle, and bends as it does: a straight stroke beside a curve
+    // (a y's arms) lies about as near some circle.
+    double off_circle = 0;
+    bool bends = true;
+    for (const std::vector<Vec2>& pts : own) {
+      double on_circle = 0, on_line = 0;
+      const Line chord = principal_axis(pts);
+      for (Vec2 q : pts) {
+        on_circle = std::max(on_circle, std::abs(dist(q, centre) - radius));
+        on_line = std::max(on_line, std::abs(cross(chord.dir, q - chord.anchor)));
+      }
+      off_circle = std::max(off_circle, on_circle);
+      bends = bends && on_line > kArcBendRatio * on_circle;
+    }
+    const double off = std::abs(cross(line.dir, centre - line.anchor));
+    if (!bends || off_circle > opt.tangent_offset || std::abs(off - radius) > opt.tangent_offset) continue;
+    const Vec2 touch = line.anchor + line.dir * dot(centre - line.anchor, line.dir);
+    // The arc passes through the contact (its two sides lie either side of it), the stem runs
+    // out from it, and the contact is on the ink within the stretch the two share.
+    auto angle_from_touch = [&](Vec2 q) {
+      const Vec2 u = touch - centre, v = q - centre;
+      return std::atan2(cross(u, v), dot(u, v));
+    };
+    const double side[2] = {angle_from_touch(own[0].front()), angle_from_touch(own[1].front())};
+    if (side[0] * side[1] >= 0 || dot(stem.anchor - touch, stem.dir) <= 0 || coverage_at(coverage, touch) < 0.5 ||
+        dist(touch, g.nodes[n].p) > std::sqrt(2 * radius * width) + width)
+      continue;
+    // Each side of the arc: from the contact round its circle to its own ink, then that ink on.
+    for (int m = 0; m < 2; ++m) {
+      const End end = m == 0 ? a : b;
+      const Trace t = g.trace_from(end);
+      Trace run{{touch}, {kUnknownWidth}};
+      const int steps = static_cast<int>(std::ceil(std::abs(side[m]) * radius));
+      const double a0 = std::atan2(touch.y - centre.y, touch.x - centre.x);
+      for (int i = 1; i < steps; ++i) {
+        const double at = a0 + side[m] * i / steps;
+        run.push(centre + Vec2{std::cos(at), std::sin(at)} * radius);
+      }
+      for (size_t i = first[m]; i < t.pts.size(); ++i) run.push(t.pts[i], t.width[i]);
+      if (end.tail) run.reverse();
+      g.edges[end.edge].trace = std::move(run);
+    }
+    g.nodes[n].p = touch;
+    run_from(g, stem, touch);
+    return true;
+  }
+  return false;
+}
+
 // Step 4, first: two circles that touch (side by side, or one inside the other at its rim)
 // share their ink about the contact, and the skeleton makes of them two 3-way nodes joined by
 // three edges: each circle's own part and the shared ribbon between. Each circle is fitted to its
@@ -832,7 +924,8 @@ void resolve_junctions(StrokeGraph& g, const cv::Mat& coverage, const JunctionOp
 
   for (size_t n = 0; n < g.nodes.size(); ++n)
     if (g.nodes[n].alive && !g.nodes[n].loop && g.nodes[n].degree() >= 3 &&
-        !resolve_tangent_circle(g, static_cast<int>(n), coverage, opt))
+        !resolve_tangent_circle(g, static_cast<int>(n), coverage, opt) &&
+        !resolve_tangent_arc(g, static_cast<int>(n), coverage, opt))
       place_junction(g, static_cast<int>(n), coverage, opt);
 }
 

@@ -32,7 +32,8 @@ struct JunctionOptions {
                                     // each runs straight this many widths (and twice as far as carried)
 };
 
-// 1. Merges junction nodes joined by an edge shorter than merge_length.
+// 1. Merges junction nodes joined by an edge shorter than merge_length, or by two edges together
+//    shorter than four times it (a bubble round a pinhole of paper where strokes part).
 //    Then resolves two circles that touch, side by side or one inside the other at its rim: they
 //    share their ink about the contact, which thinning makes two 3-way nodes joined by each
 //    circle's own part and by the shared ribbon. Each circle is fitted to its own part away from
@@ -44,7 +45,9 @@ struct JunctionOptions {
 //    continue straight (tangents anti-parallel within max_turn_deg, measured outside the
 //    shared ink) and every arm's line must pass near the common crossing point (least-squares
 //    intersection of the arm lines). Paired arms are joined into one edge through that
-//    point; two arms of one edge close it into a loop.
+//    point; two arms of one edge close it into a loop. Two 3-way junctions joined by an edge
+//    shorter than meeting_length that are no crossing are one junction when the lines of their
+//    four other arms pass within max_offset of one point on the ink (a K's arms on its bar).
 // 3. Resolves cusps: a 3-way junction whose two arms both continue straight into the third,
 //    a short branch to a free end (the merged tip of two strokes meeting tangentially),
 //    becomes one edge running out along the branch to its end and back. When the two arms run
@@ -59,6 +62,12 @@ struct JunctionOptions {
 //    fitted to the loop away from the shared ink (the foot of the centre when within
 //    tangent_exact_deg of the tangent), the circle's edge runs on the circle through it as a
 //    loop, the ribbon goes, and the stem runs straight from it.
+//    Likewise a straight stem ending along the tangent of an arc that runs on through the contact
+//    both ways (a line into the bottom of a rounded end): the arc's circle is fitted to its own
+//    ink on both sides, more than a stroke width from the stem's line, where it bends as a circle
+//    does and keeps within tangent_offset of it; when the stem's line touches that circle, the
+//    junction is the foot of the centre on it, the arc runs on its circle through it, and the
+//    stem runs straight to it.
 // 5. Moves each remaining junction to the least-squares meeting point of its arms' lines
 //    (kept at the nodes' centroid when that point is off the ink, coverage being the
 //    image of raster/ink.hpp), or for a T (two of three arms continuing each other within

@@ -196,6 +196,33 @@ TEST_CASE("two strokes ending together on a bar, as a K's arms, are three lines 
     }
 }
 
+TEST_CASE("a line ending along an arc's tangent meets it at the contact, the arc whole", "[fit][junction]") {
+  // An outline with a rounded end (a half circle of radius 34, as on a newspaper icon) and a
+  // line run into the bottom of that end from the side, 8 px: the two share their ink some 20 px
+  // either side of the contact, where the skeleton split them; the arc came back as two arcs of
+  // the wrong radii and the line short of the contact. A tab on the top side makes the outline
+  // two strokes between junctions.
+  const Vec2 c{170, 140};
+  const double r = 34, w = 8;
+  const Vec2 contact = c + Vec2{0, r}, top_left = c + Vec2{-r, -90}, top_right = c + Vec2{r, -90};
+  Scene s = fitted(Sketch(260, 220).line(top_left, c + Vec2{-r, 0}, w).arc(c, r, 0, 180, w)
+                       .line(c + Vec2{r, 0}, top_right, w).line(top_left, top_right, w)
+                       .line(c + Vec2{0, -90}, c + Vec2{0, -120}, w).line({30, contact.y}, contact, w).image());
+  const Primitive *arc = nullptr, *stem = nullptr;
+  int arcs = 0;
+  for (const Primitive& p : *s.primitives) {
+    if (p.shape.type == PrimType::arc) arc = &p, ++arcs;
+    if (p.shape.type == PrimType::line && std::abs(p.shape.p0.y - contact.y) < 2 && std::abs(p.shape.p1.y - contact.y) < 2)
+      stem = &p;
+  }
+  REQUIRE(arcs == 1);
+  REQUIRE(stem);
+  CHECK(dist(arc->shape.center, c) < 1.5);
+  CHECK(arc->shape.radius == Approx(r).margin(1.5));
+  CHECK(std::abs(rad2deg(arc->shape.sweep_rad())) == Approx(180).margin(5));
+  CHECK(std::max(stem->shape.p0.x, stem->shape.p1.x) == Approx(contact.x).margin(w / 2));
+}
+
 TEST_CASE("a stem ending on a circle at a steep angle leaves one circle and one line", "[fit][junction]") {
   // A circle of radius 40 and a 12 px stem meeting it at 90 and at 45 degrees (the angle between
   // the stem and the circle), ending on it. Thinning bends the circle towards the stem, which
