@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "raster/profile.hpp"
 
@@ -32,6 +33,10 @@ constexpr int kLongRunWindows = 6;
 // lying kArcBendRatio times nearer the circle than the line through it (it bends as the arc does).
 constexpr double kArcOwnWidths = 4;
 constexpr double kArcBendRatio = 2;
+// An arm that bends is fitted its circle from kArcSkipWidths past where its own stroke begins:
+// the shared ink still pulls its first width outwards, and a circle carried back over the
+// shared stretch magnifies that.
+constexpr double kArcSkipWidths = 1;
 
 // Arms paired up through a crossing, by index.
 using Pairing = std::vector<std::pair<int, int>>;
@@ -210,6 +215,115 @@ void trim_arm(StrokeGraph& g, End end, double from) {
   for (size_t i = first; i < t.pts.size(); ++i) kept.push(t.pts[i], t.width[i]);
   if (end.tail) kept.reverse();
   g.edges[end.edge].trace = std::move(kept);
+}
+
+// The algebraic (Kasa) circle through the points, in coordinates about their centroid; false
+// when they are too few or collinear.
+bool fit_circle(const std::vector<Vec2>& pts, Vec2& centre, double& radius) {
+  if (pts.size() < 8) return false;
+  Vec2 m;
+  for (Vec2 p : pts) m = m + p;
+  m = m / double(pts.size());
+  cv::Matx33d ata = cv::Matx33d::zeros();
+  cv::Vec3d atb = cv::Vec3d::all(0), c;
+  for (Vec2 p : pts) {
+    const Vec2 d = p - m;
+    const cv::Vec3d row(d.x, d.y, 1);
+    ata += row * row.t();
+    atb += -(d.x * d.x + d.y * d.y) * row;
+  }
+  if (!cv::solve(ata, atb, c, cv::DECOMP_CHOLESKY)) return false;
+  const double r2 = (c[0] * c[0] + c[1] * c[1]) / 4 - c[2];
+  if (!(r2 > 0)) return false;
+  centre = m + Vec2{-c[0] / 2, -c[1] / 2}, radius = std::sqrt(r2);
+  return true;
+}
+
+// The circle an arm bends along from where its own stroke begins, if it does: fitted to its
+// trace from kArcSkipWidths past there to kArcOwnWidths widths on (at least kArmWindowsMax
+// windows), then a width farther at a time while the trace keeps within kArmCornerPx of it. The
+// arm bends when its trace bows more than that off the line through it, and kArcBendRatio times
+// as far as off the circle. Its line, measured over a few windows, is a chord: carried back to
+// the junction it lands off the stroke, the farther the more the arm curves.
+struct ArmArc {
+  Vec2 centre;
+  double radius = 0;
+  Vec2 start;       // where the arm's own stroke begins
+  double span = 0;  // arc length of trace fitted, from there
+};
+std::optional<ArmArc> arm_arc(const StrokeGraph& g, const Arm& arm, const JunctionOptions& opt) {
+  if (!arm.ok) return std::nullopt;
+  const Trace t = g.trace_from(arm.end);
+  const std::vector<double> s = arc_lengths(t.pts);
+  const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
+  const double length = g.node_of(arm.end) == g.node_of(g.other_end(arm.end)) ? s.back() / 2 : s.back();
+  const size_t first = first_kept(s, arm.clean_from + kArcSkipWidths * width);
+  const Vec2 start = t.pts[first_kept(s, arm.clean_from)];
+  std::optional<ArmArc> found;
+  for (double span = std::max(kArmWindowsMax * opt.arm_window, kArcOwnWidths * width); arm.clean_from + span <= length;
+       span += width) {
+    std::vector<Vec2> pts;
+    for (size_t i = first; i < t.pts.size() && s[i] <= arm.clean_from + span; ++i) pts.push_back(t.pts[i]);
+    ArmArc arc{{}, 0, start, span};
+    if (!fit_circle(pts, arc.centre, arc.radius) || arc.radius < width) break;
+    double on_circle = 0, on_line = 0;
+    const Line chord = principal_axis(pts);
+    for (Vec2 q : pts) {
+      on_circle = std::max(on_circle, std::abs(dist(q, arc.centre) - arc.radius));
+      on_line = std::max(on_line, std::abs(cross(chord.dir, q - chord.anchor)));
+    }
+    if (on_circle > kArmCornerPx) break;
+    if (on_line > kArmCornerPx && on_line > kArcBendRatio * on_circle) found = arc;
+  }
+  return found;
+}
+
+// Replaces the shared part of an arm that bends, up to where its own stroke begins, by its
+// circle from the junction p.
+void arc_from(StrokeGraph& g, const Arm& arm, const ArmArc& arc, Vec2 p) {
+  trim_arm(g, arm.end, arm.clean_from);
+  const Trace t = g.trace_from(arm.end);
+  const Vec2 u = p - arc.centre, v = t.pts.front() - arc.centre;
+  const double a0 = std::atan2(u.y, u.x), turn = std::atan2(cross(u, v), dot(u, v));
+  Trace run{{p}, {kUnknownWidth}};
+  const int steps = static_cast<int>(std::ceil(std::abs(turn) * arc.radius));
+  for (int i = 1; i < steps; ++i) {
+    const double a = a0 + turn * i / steps;
+    run.push(arc.centre + Vec2{std::cos(a), std::sin(a)} * arc.radius);
+  }
+  run.append(t);
+  if (arm.end.tail) run.reverse();
+  g.edges[arm.end.edge].trace = std::move(run);
+}
+
+// An arm's own curve towards the junction: its circle where it bends, else its line.
+struct Curve {
+  Vec2 a, d;      // a circle's centre, or a point on a line and its unit direction
+  double r = -1;  // a circle's radius; < 0: a line
+  // The signed distance of q from the curve, and its gradient.
+  double residual(Vec2 q, Vec2& grad) const {
+    if (r < 0) return grad = {-d.y, d.x}, cross(d, q - a);
+    return grad = unit(q - a), dist(q, a) - r;
+  }
+};
+
+Curve curve_of(const Arm& arm, const std::optional<ArmArc>& arc) {
+  return arc ? Curve{arc->centre, {}, arc->radius} : Curve{arm.anchor, arm.dir};
+}
+
+// Where two curves cross nearest `near` (Newton's method from it); false where they do not
+// (parallel lines, a circle passing a line or another circle by).
+bool meet(const Curve& u, const Curve& v, Vec2 near, Vec2& at) {
+  at = near;
+  Vec2 gu, gv;
+  for (int it = 0; it < 30; ++it) {
+    const double ru = u.residual(at, gu), rv = v.residual(at, gv), det = cross(gu, gv);
+    if (std::abs(det) < 1e-6) return false;
+    const Vec2 step{(ru * gv.y - rv * gu.y) / det, (gu.x * rv - gv.x * ru) / det};
+    at = at - step;
+    if (norm(step) < 1e-6) break;
+  }
+  return std::abs(u.residual(at, gu)) < 1e-3 && std::abs(v.residual(at, gv)) < 1e-3;
 }
 
 // Moves every end at node n to node `into`.
@@ -418,22 +532,30 @@ void resolve_split_meeting(StrokeGraph& g, int e, const cv::Mat& coverage, const
   move_ends(g, b, merged);
 }
 
-// Where the lines of arms i and j, measured away from the ink they share, meet on the spur
-// (arm k): the apex of an acute Y whose stem the spur is, or a cusp's tip. Its arc length along
+// Where the lines of arms i and j (or their circles, `arcs`, where they bend), measured away
+// from the ink they share, meet on the spur (arm k): the apex of an acute Y whose stem the spur
+// is, or a cusp's tip. Its arc length along
 // the spur from the junction, when that point lies within half a stroke width of the spur's
 // trace, on the ink, and a stroke width or more short of its end.
-std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>& placed, int i, int j, End spur,
-                                   const cv::Mat& coverage, const JunctionOptions& opt, Vec2& apex) {
+std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>& placed, int i, int j,
+                                   const std::optional<ArmArc> (&arcs)[2], End spur, const cv::Mat& coverage,
+                                   const JunctionOptions& opt, Vec2& apex) {
   if (!placed[i].ok || !placed[j].ok || opt.apex_straight_widths <= 0) return std::nullopt;
   const Trace t = g.trace_from(spur);
   const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
   Vec2 q;
-  if (!intersect(Line{placed[i].anchor, placed[i].dir}, Line{placed[j].anchor, placed[j].dir}, q)) return std::nullopt;
-  // Both strokes run straight past their shared ink for apex_straight_widths and for twice as
-  // long as their lines are carried into it (or to their end, at least that long and half as
+  if (arcs[0] || arcs[1] ? !meet(curve_of(placed[i], arcs[0]), curve_of(placed[j], arcs[1]), t.pts.front(), q)
+                         : !intersect(Line{placed[i].anchor, placed[i].dir}, Line{placed[j].anchor, placed[j].dir}, q))
+    return std::nullopt;
+  // A straight stroke runs straight past their shared ink for apex_straight_widths and for
+  // twice as long as its line is carried into it (or to its end, at least that long and half as
   // many widths): a curve leaving tangentially has no such line, and its chord's line meets the
-  // other stroke's halfway to where they part.
+  // other stroke's halfway to where they part. A stroke that bends is followed on its circle.
   for (int m : {i, j}) {
+    if (const std::optional<ArmArc>& arc = arcs[m == i ? 0 : 1]) {
+      if (2 * dist(q, arc->start) > arc->span) return std::nullopt;  // carried no farther than half its fit
+      continue;
+    }
     const Trace arm = g.trace_from(placed[m].end);
     const std::vector<double> s = arc_lengths(arm.pts);
     const double from = placed[m].clean_from, carried = dist(q, placed[m].anchor);
@@ -453,9 +575,9 @@ std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>&
 
 // Step 3 for one 3-way node: two strokes meeting tangentially at a cusp leave a spur (their
 // merged tip) with both of them continuing straight into it. They become one edge that runs
-// out along the spur to the tip and back. Where their own lines meet on the spur (an acute Y:
-// the spur is its stem, and the two strokes share their ink well before the skeleton splits),
-// they run straight to that point and the spur's stretch before it goes.
+// out along the spur to the tip and back. Where their own lines or circles meet on the spur (an
+// acute Y: the spur is its stem, and the two strokes share their ink well before the skeleton
+// splits), they run on to that point and the spur's stretch before it goes.
 void resolve_cusp(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   const std::vector<End> ends = g.nodes[n].ends;
   const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
@@ -467,10 +589,15 @@ void resolve_cusp(StrokeGraph& g, int n, const cv::Mat& coverage, const Junction
     if (!arms[i].ok || !arms[j].ok || !arms[k].ok) continue;
     if (-dot(arms[i].dir, arms[k].dir) < min_straightness || -dot(arms[j].dir, arms[k].dir) < min_straightness) continue;
     const std::vector<Arm> placed = measure_arms(g, ends, opt, true, kMergedStartWindows);
+    const std::optional<ArmArc> arcs[2] = {arm_arc(g, placed[i], opt), arm_arc(g, placed[j], opt)};
     Vec2 apex;
-    const std::optional<double> at = apex_on_spur(g, placed, i, j, ends[k], coverage, opt, apex);
+    const std::optional<double> at = apex_on_spur(g, placed, i, j, arcs, ends[k], coverage, opt, apex);
     if (at) {
-      for (int m : {i, j}) trim_arm(g, ends[m], placed[m].clean_from);
+      for (int m : {0, 1}) {
+        const Arm& arm = placed[m == 0 ? i : j];
+        if (arcs[m]) arc_from(g, arm, *arcs[m], apex);
+        else trim_arm(g, arm.end, arm.clean_from);
+      }
       trim_arm(g, ends[k], *at);
     } else {
       for (int m : {i, j, k}) trim_arm(g, ends[m], arms[m].clean_from);
@@ -525,28 +652,6 @@ double straight_into(const StrokeGraph& g, const Arm& arm, Vec2 p) {
     if (on_ink) break;
   }
   return s[k];
-}
-
-// The algebraic (Kasa) circle through the points, in coordinates about their centroid; false
-// when they are too few or collinear.
-bool fit_circle(const std::vector<Vec2>& pts, Vec2& centre, double& radius) {
-  if (pts.size() < 8) return false;
-  Vec2 m;
-  for (Vec2 p : pts) m = m + p;
-  m = m / double(pts.size());
-  cv::Matx33d ata = cv::Matx33d::zeros();
-  cv::Vec3d atb = cv::Vec3d::all(0), c;
-  for (Vec2 p : pts) {
-    const Vec2 d = p - m;
-    const cv::Vec3d row(d.x, d.y, 1);
-    ata += row * row.t();
-    atb += -(d.x * d.x + d.y * d.y) * row;
-  }
-  if (!cv::solve(ata, atb, c, cv::DECOMP_CHOLESKY)) return false;
-  const double r2 = (c[0] * c[0] + c[1] * c[1]) / 4 - c[2];
-  if (!(r2 > 0)) return false;
-  centre = m + Vec2{-c[0] / 2, -c[1] / 2}, radius = std::sqrt(r2);
-  return true;
 }
 
 // Replaces the arm's shared ink by a straight run from `p`.

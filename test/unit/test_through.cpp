@@ -174,6 +174,30 @@ TEST_CASE("a 20 degree Y of 12 px strokes has straight arms that meet the stem a
   CHECK(at_apex == 3);
 }
 
+TEST_CASE("a 20 degree Y whose arms curve away meets the stem at the true apex", "[fit][junction]") {
+  // Arms of radius 150 leaving the apex 10 degrees either side of the stem and bending away: a
+  // line through either arm's start would meet the stem below the apex, and the skeleton splits
+  // above it. Followed back on their circles, they meet where they were drawn from.
+  const Vec2 apex{120, 130};
+  const double a = deg2rad(10), r = 150;
+  for (double w : {5.0, 8.0, 12.0}) {
+    CAPTURE(w);
+    Scene s = fitted(Sketch(240, 320)
+                         .line({120, 20}, apex, w)
+                         .arc(apex + Vec2{std::cos(a), -std::sin(a)} * r, r, 110, 170, w)
+                         .arc(apex + Vec2{-std::cos(a), -std::sin(a)} * r, r, 10, 70, w)
+                         .image());
+    REQUIRE(s.primitives->size() == 3);
+    int arcs = 0, at_apex = 0;
+    for (const Primitive& p : *s.primitives) {
+      arcs += p.shape.type == PrimType::arc;
+      at_apex += std::min(dist(p.shape.p0, apex), dist(p.shape.p1, apex)) < w / 2;
+    }
+    CHECK(arcs == 2);
+    CHECK(at_apex == 3);
+  }
+}
+
 TEST_CASE("two strokes ending together on a bar, as a K's arms, are three lines meeting at one point", "[fit][junction]") {
   // Thinning splits such a meeting into two 3-way junctions a few pixels apart (each arm a T on
   // the bar, or the arms' own split beside the bar's T), which bent the bar and the arms into
