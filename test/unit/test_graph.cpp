@@ -11,6 +11,7 @@
 #include "fit/fit.hpp"
 #include "graph/centreline.hpp"
 #include "graph/doubled.hpp"
+#include "graph/gaps.hpp"
 #include "graph/junctions.hpp"
 #include "graph/skeletonize.hpp"
 #include "raster/png.hpp"
@@ -806,4 +807,36 @@ TEST_CASE("an arc leaving a junction tangentially keeps its curve", "[graph]") {
     }
   }
   CHECK(worst < w / 2);
+}
+
+TEST_CASE("a thin ring's pencil skip closes though the last pixels of an end waver", "[graph]") {
+  // A 3 px ring of radius 126 with a 5 px skip, its end on one side turning 20 degrees off over
+  // its last 3 px: the ends lie 1.3 and 1.6 px to the side of each other's lines (on a
+  // photographed pencil ring, 0.3 and 1.6 px).
+  const Vec2 c{255.5, 255.5};
+  const double r = 126, gap = 5.1 / r;
+  graph::Trace t;
+  for (double a = gap / 2; a <= 2 * kPi - gap / 2; a += 1 / r) t.push(c + from_angle(a) * r, 3);
+  const Vec2 end = t.pts.back(), along = unit(end - t.pts[t.pts.size() - 2]);
+  const Vec2 turned = from_angle(std::atan2(along.y, along.x) + deg2rad(20));
+  for (int k = 1; k <= 3; ++k) t.pts[t.pts.size() - 1 - (3 - k)] = end - along * 3 + turned * k;
+  auto ring = [&] {
+    graph::StrokeGraph g;
+    g.add_edge(graph::Edge{t, g.add_node(t.pts.front()), g.add_node(t.pts.back())});
+    return g;
+  };
+  // The thin stroke's allowance, as the skeleton resolves it at 3 px.
+  const Scene thin = skeleton_of(Sketch(200, 200).line({40, 100}, {160, 100}, 3).image());
+  graph::GapOptions opt;
+  opt.max_gap = config_value(thin, "graph.gap_join_px", 0);
+  opt.max_offset = config_value(thin, "graph.gap_join_offset_px", 0);
+  graph::StrokeGraph g = ring();
+  graph::join_gaps(g, 3, opt);
+  int loops = 0;
+  for (const graph::Edge& e : g.edges) loops += e.alive && e.closed;
+  CHECK(loops == 1);
+  opt.max_offset = 1.5;  // the former allowance left it open
+  graph::StrokeGraph open = ring();
+  graph::join_gaps(open, 3, opt);
+  for (const graph::Edge& e : open.edges) CHECK_FALSE((e.alive && e.closed));
 }
