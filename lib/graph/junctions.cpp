@@ -532,6 +532,19 @@ void resolve_split_meeting(StrokeGraph& g, int e, const cv::Mat& coverage, const
   move_ends(g, b, merged);
 }
 
+// Whether the spur runs on along an arm's circle past the shared ink (over three widths from a
+// width past its clean start, within kArmCornerPx): the arm and the spur are one curved stroke.
+bool runs_on(const StrokeGraph& g, const Arm& spur, const std::optional<ArmArc>& arc) {
+  if (!arc) return false;
+  const Trace t = g.trace_from(spur.end);
+  const std::vector<double> s = arc_lengths(t.pts);
+  const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
+  int n = 0;
+  for (size_t q = first_kept(s, spur.clean_from + width); q < t.pts.size() && s[q] <= spur.clean_from + 4 * width; ++q, ++n)
+    if (std::abs(dist(t.pts[q], arc->centre) - arc->radius) > kArmCornerPx) return false;
+  return n >= 4;
+}
+
 // Where the lines of arms i and j (or their circles, `arcs`, where they bend), measured away
 // from the ink they share, meet on the spur (arm k): the apex of an acute Y whose stem the spur
 // is, or a cusp's tip. Its arc length along
@@ -589,7 +602,11 @@ void resolve_cusp(StrokeGraph& g, int n, const cv::Mat& coverage, const Junction
     if (!arms[i].ok || !arms[j].ok || !arms[k].ok) continue;
     if (-dot(arms[i].dir, arms[k].dir) < min_straightness || -dot(arms[j].dir, arms[k].dir) < min_straightness) continue;
     const std::vector<Arm> placed = measure_arms(g, ends, opt, true, kMergedStartWindows);
-    const std::optional<ArmArc> arcs[2] = {arm_arc(g, placed[i], opt), arm_arc(g, placed[j], opt)};
+    // One arm that bends is followed on its circle. Two circles crossing at an acute angle, or a
+    // straight arm leaving the circle the spur runs on along (a T's curved bar), meet far off for
+    // a fraction of a pixel in either: those keep the skeleton's split.
+    std::optional<ArmArc> arcs[2] = {arm_arc(g, placed[i], opt), arm_arc(g, placed[j], opt)};
+    if ((arcs[0] && arcs[1]) || runs_on(g, arms[k], arcs[0] ? arcs[0] : arcs[1])) arcs[0] = arcs[1] = std::nullopt;
     Vec2 apex;
     const std::optional<double> at = apex_on_spur(g, placed, i, j, arcs, ends[k], coverage, opt, apex);
     if (at) {
