@@ -545,8 +545,8 @@ bool runs_on(const StrokeGraph& g, const Arm& spur, const std::optional<ArmArc>&
   return n >= 4;
 }
 
-// Where the lines of arms i and j (or their circles, `arcs`, where they bend), measured away
-// from the ink they share, meet on the spur (arm k): the apex of an acute Y whose stem the spur
+// Where the lines of arms i and j (or one's line and the other's circle, `arcs`, where it
+// bends), measured away from the ink they share, meet on the spur (arm k): the apex of an acute Y whose stem the spur
 // is, or a cusp's tip. Its arc length along
 // the spur from the junction, when that point lies within half a stroke width of the spur's
 // trace, on the ink, and a stroke width or more short of its end.
@@ -588,8 +588,8 @@ std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>&
 
 // Step 3 for one 3-way node: two strokes meeting tangentially at a cusp leave a spur (their
 // merged tip) with both of them continuing straight into it. They become one edge that runs
-// out along the spur to the tip and back. Where their own lines or circles meet on the spur (an
-// acute Y: the spur is its stem, and the two strokes share their ink well before the skeleton
+// out along the spur to the tip and back. Where their own lines (or a line and a circle) meet on
+// the spur (an acute Y: the spur is its stem, and the two strokes share their ink well before the skeleton
 // splits), they run on to that point and the spur's stretch before it goes.
 void resolve_cusp(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   const std::vector<End> ends = g.nodes[n].ends;

@@ -51,8 +51,9 @@ struct JunctionOptions {
 // 3. Resolves cusps: a 3-way junction whose two arms both continue straight into the third,
 //    a short branch to a free end (the merged tip of two strokes meeting tangentially),
 //    becomes one edge running out along the branch to its end and back. When the two arms run
-//    straight (apex_straight_widths), or bend as circles do, and their lines or circles meet on
-//    the branch, on the ink (an acute Y, the branch its stem), they run on to that point and the
+//    straight (apex_straight_widths), or one of them bends as a circle does and the branch does
+//    not run on along that circle, and their lines (or the line and the circle) meet on the
+//    branch, on the ink (an acute Y, the branch its stem), they run on to that point and the
 //    branch starts there.
 // 4. Resolves a straight stem touching a circle, or leaving it at no more than tangent_max_deg,
 //    which shares the circle's ink for a while, so that the skeleton splits (into a loop and
