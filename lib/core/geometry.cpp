@@ -13,6 +13,14 @@ double wrap_deg(double d) {
   return d;
 }
 
+std::vector<Vec2> line_circle(Vec2 a, Vec2 dir, Vec2 centre, double radius) {
+  const Vec2 f = a - centre;
+  const double b = dot(f, dir), disc = b * b - (dot(f, f) - radius * radius);
+  if (disc < 0) return {};
+  const double s = std::sqrt(disc);
+  return {a + dir * (-b - s), a + dir * (-b + s)};
+}
+
 double polyline_length(const Polyline& p) {
   double s = 0;
   for (size_t i = 1; i < p.size(); ++i) s += dist(p[i - 1], p[i]);

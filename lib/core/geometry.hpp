@@ -36,6 +36,10 @@ inline Vec2 perp(Vec2 a) { return {-a.y, a.x}; }  // +90 degrees in the y-down f
 inline Vec2 from_angle(double rad) { return {std::cos(rad), std::sin(rad)}; }
 inline double angle_of(Vec2 a) { return std::atan2(a.y, a.x); }
 
+// Where the line through `a` along the unit `dir` crosses the circle (centre, radius): none, or
+// two points (one twice where it touches), in the order met along dir.
+std::vector<Vec2> line_circle(Vec2 a, Vec2 dir, Vec2 centre, double radius);
+
 using Polyline = std::vector<Vec2>;
 double polyline_length(const Polyline& p);
 // The polyline with points added along each longer step, evenly, so that consecutive points are

@@ -32,22 +32,14 @@ Vec2 project(const Support& s, Vec2 q) {
   return s.center + unit(q - s.center) * s.radius;
 }
 
-std::vector<Vec2> line_circle(const Support& l, const Support& c) {
-  Vec2 f = l.a - c.center;
-  double b = dot(f, l.dir), disc = b * b - (dot(f, f) - c.radius * c.radius);
-  if (disc < 0) return {};
-  double s = std::sqrt(disc);
-  return {l.a + l.dir * (-b - s), l.a + l.dir * (-b + s)};
-}
-
 std::vector<Vec2> intersections(const Support& u, const Support& v) {
   if (u.is_line && v.is_line) {
     double den = cross(u.dir, v.dir);
     if (std::abs(den) < 1e-12) return {};
     return {u.a + u.dir * (cross(v.a - u.a, v.dir) / den)};
   }
-  if (u.is_line) return line_circle(u, v);
-  if (v.is_line) return line_circle(v, u);
+  if (u.is_line) return line_circle(u.a, u.dir, v.center, v.radius);
+  if (v.is_line) return line_circle(v.a, v.dir, u.center, u.radius);
   Vec2 e = v.center - u.center;
   double d = norm(e);
   if (d < 1e-12 || d > u.radius + v.radius || d < std::abs(u.radius - v.radius)) return {};

@@ -296,34 +296,13 @@ void arc_from(StrokeGraph& g, const Arm& arm, const ArmArc& arc, Vec2 p) {
   g.edges[arm.end.edge].trace = std::move(run);
 }
 
-// An arm's own curve towards the junction: its circle where it bends, else its line.
-struct Curve {
-  Vec2 a, d;      // a circle's centre, or a point on a line and its unit direction
-  double r = -1;  // a circle's radius; < 0: a line
-  // The signed distance of q from the curve, and its gradient.
-  double residual(Vec2 q, Vec2& grad) const {
-    if (r < 0) return grad = {-d.y, d.x}, cross(d, q - a);
-    return grad = unit(q - a), dist(q, a) - r;
-  }
-};
-
-Curve curve_of(const Arm& arm, const std::optional<ArmArc>& arc) {
-  return arc ? Curve{arc->centre, {}, arc->radius} : Curve{arm.anchor, arm.dir};
-}
-
-// Where two curves cross nearest `near` (Newton's method from it); false where they do not
-// (parallel lines, a circle passing a line or another circle by).
-bool meet(const Curve& u, const Curve& v, Vec2 near, Vec2& at) {
-  at = near;
-  Vec2 gu, gv;
-  for (int it = 0; it < 30; ++it) {
-    const double ru = u.residual(at, gu), rv = v.residual(at, gv), det = cross(gu, gv);
-    if (std::abs(det) < 1e-6) return false;
-    const Vec2 step{(ru * gv.y - rv * gu.y) / det, (gu.x * rv - gv.x * ru) / det};
-    at = at - step;
-    if (norm(step) < 1e-6) break;
-  }
-  return std::abs(u.residual(at, gu)) < 1e-3 && std::abs(v.residual(at, gv)) < 1e-3;
+// Where a straight arm's line crosses a bending arm's circle, nearest `near`; false where it
+// passes the circle by.
+bool meets_circle(const Arm& line, const ArmArc& arc, Vec2 near, Vec2& at) {
+  const std::vector<Vec2> x = line_circle(line.anchor, line.dir, arc.centre, arc.radius);
+  if (x.empty()) return false;
+  at = dist(x[0], near) <= dist(x[1], near) ? x[0] : x[1];
+  return true;
 }
 
 // Moves every end at node n to node `into`.
@@ -546,10 +525,10 @@ bool runs_on(const StrokeGraph& g, const Arm& spur, const std::optional<ArmArc>&
 }
 
 // Where the lines of arms i and j (or one's line and the other's circle, `arcs`, where it
-// bends), measured away from the ink they share, meet on the spur (arm k): the apex of an acute Y whose stem the spur
-// is, or a cusp's tip. Its arc length along
-// the spur from the junction, when that point lies within half a stroke width of the spur's
-// trace, on the ink, and a stroke width or more short of its end.
+// bends; at most one does), measured away from the ink they share, meet on the spur (arm k):
+// the apex of an acute Y whose stem the spur is, or a cusp's tip. Its arc length along the spur
+// from the junction, when that point lies within half a stroke width of the spur's trace, on
+// the ink, and a stroke width or more short of its end.
 std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>& placed, int i, int j,
                                    const std::optional<ArmArc> (&arcs)[2], End spur, const cv::Mat& coverage,
                                    const JunctionOptions& opt, Vec2& apex) {
@@ -557,9 +536,10 @@ std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>&
   const Trace t = g.trace_from(spur);
   const double width = std::max(2.0, median_width(t, std::numeric_limits<double>::infinity(), 2));
   Vec2 q;
-  if (arcs[0] || arcs[1] ? !meet(curve_of(placed[i], arcs[0]), curve_of(placed[j], arcs[1]), t.pts.front(), q)
-                         : !intersect(Line{placed[i].anchor, placed[i].dir}, Line{placed[j].anchor, placed[j].dir}, q))
-    return std::nullopt;
+  const bool crossed = arcs[0]   ? meets_circle(placed[j], *arcs[0], t.pts.front(), q)
+                       : arcs[1] ? meets_circle(placed[i], *arcs[1], t.pts.front(), q)
+                                 : intersect(Line{placed[i].anchor, placed[i].dir}, Line{placed[j].anchor, placed[j].dir}, q);
+  if (!crossed) return std::nullopt;
   // A straight stroke runs straight past their shared ink for apex_straight_widths and for
   // twice as long as its line is carried into it (or to its end, at least that long and half as
   // many widths): a curve leaving tangentially has no such line, and its chord's line meets the
@@ -589,8 +569,8 @@ std::optional<double> apex_on_spur(const StrokeGraph& g, const std::vector<Arm>&
 // Step 3 for one 3-way node: two strokes meeting tangentially at a cusp leave a spur (their
 // merged tip) with both of them continuing straight into it. They become one edge that runs
 // out along the spur to the tip and back. Where their own lines (or a line and a circle) meet on
-// the spur (an acute Y: the spur is its stem, and the two strokes share their ink well before the skeleton
-// splits), they run on to that point and the spur's stretch before it goes.
+// the spur (an acute Y: the spur is its stem, and the two strokes share their ink well before
+// the skeleton splits), they run on to that point and the spur's stretch before it goes.
 void resolve_cusp(StrokeGraph& g, int n, const cv::Mat& coverage, const JunctionOptions& opt) {
   const std::vector<End> ends = g.nodes[n].ends;
   const std::vector<Arm> arms = measure_arms(g, ends, opt, false);
