@@ -57,18 +57,40 @@ double CostModel::spin(double deg) const {
   return motion.spin_s(d > 180 ? 360 - d : d);
 }
 
-double CostModel::transition(Vec2 p, double h, Vec2 q, double h2) const {
-  double d = dist(p, q);
-  bool free_h = std::isnan(h), free_h2 = std::isnan(h2);
-  if (d <= join_px) return free_h || free_h2 ? 0 : spin(h2 - h);
-  double g = rad2deg(angle_of(q - p));
-  double best = INFINITY;
+Travel CostModel::travel(Vec2 p, double h, Vec2 q, double h2) const {
+  const double gap = dist(p, q), g = rad2deg(angle_of(q - p));
+  const bool free_h = std::isnan(h), free_h2 = std::isnan(h2);
+  Travel best{INFINITY};
   for (int t = 0; t < (reverse_drive ? 2 : 1); ++t) {
-    double along = g + 180.0 * t;
-    double turns = (free_h ? 0 : spin(along - h)) + (free_h2 ? 0 : spin(h2 - along));
-    best = std::min(best, turns);
+    const double along = g + 180.0 * t;
+    const double turns = (free_h ? 0 : spin(along - h)) + (free_h2 ? 0 : spin(h2 - along));
+    if (turns < best.s) best.s = turns, best.back = t == 1;
   }
-  return best + motion.travel_s(d) + 2 * motion.pen_time_s;  // in this order: the sums stay bit for bit
+  best.s += motion.travel_s(gap);  // in this order: the sums stay bit for bit
+  if (!travel_arcs || free_h || free_h2) return best;
+  // The sweeps of the two single arcs: the chord from p to q halves each one's turn. Sweeps
+  // from 1 to 179 degrees, radii up to 2,000 px (where the stream's rounding of the sweep moves
+  // the end by under 0.002 px).
+  auto consider = [&](double sweep, double before, double after, bool arc_first) {
+    const double a = std::abs(sweep);
+    if (a < 1 || a > 179) return;
+    // An arc turns its sweep no faster than a spin does: a bound that skips most arcs unpriced.
+    const double turns = spin(before) + spin(after);
+    if (turns + motion.spin_s(a) >= best.s) return;
+    const double r = gap / (2 * std::sin(deg2rad(a) / 2));
+    if (r > 2000) return;
+    const double t = turns + motion.arc_s(r, sweep, false);
+    if (t < best.s) best = {t, false, sweep, arc_first};
+  };
+  const double sweep_in = 2 * wrap_deg(h2 - g), sweep_out = 2 * wrap_deg(g - h);
+  consider(sweep_in, h2 - sweep_in - h, 0, false);
+  consider(sweep_out, 0, h2 - (h + sweep_out), true);
+  return best;
+}
+
+double CostModel::transition(Vec2 p, double h, Vec2 q, double h2) const {
+  if (dist(p, q) <= join_px) return std::isnan(h) || std::isnan(h2) ? 0 : spin(h2 - h);
+  return travel(p, h, q, h2).s + 2 * motion.pen_time_s;
 }
 
 double choose_bits(const std::vector<Leg>& legs, const CostModel& cost, const std::optional<Pose>& start,

@@ -31,6 +31,17 @@ Leg make_leg(const Shape& s, bool reverse, double entry_rad, double flat_px);
 inline double heading_in(const Leg& l, int bit) { return l.h_in + 180.0 * bit; }
 inline double heading_out(const Leg& l, int bit) { return l.h_out + 180.0 * bit; }
 
+// The fastest pen-up way from one pose to another (CostModel::travel): turn, straight line
+// (backwards when `back`), turn; or, when `sweep` is not 0, one arc of that sweep that does one
+// of the two turns on the way, preceded by the other turn (`arc_first`: the arc leaves along
+// the present heading and the turn comes after it).
+struct Travel {
+  double s = 0;  // its time, turns included, pen lift and drop not
+  bool back = false;
+  double sweep = 0;
+  bool arc_first = false;
+};
+
 struct CostModel {
   Motion motion;              // the robot's motion model at the drawing's scale, pen time included
   double join_px = 1.5;       // gaps up to this are drawn across without lifting the pen
@@ -43,9 +54,14 @@ struct CostModel {
 
   int bits(const Leg& l) const { return l.straight && reverse_drive ? 2 : 1; }
   double spin(double deg) const;  // turning by `deg` the short way
-  // Getting from pose (p, h) to pose (q, h2): a turn in place when q is within join_px,
-  // else turn, pen-up line (forwards or backwards, whichever turns less), turn, plus a pen
-  // lift and drop. A NaN heading is free (a dot has no heading of its own).
+  // Pen-up travel from pose (p, h) to q, where the next leg leaves at heading h2: the fastest
+  // of turn, line (forwards or backwards, whichever turns less), turn and the two single arcs
+  // (when travel_arcs). Every move ramps up from rest and time grows with the square root of a
+  // short move's length, so turning within one arc can cost less than a separate spin. The
+  // emitter draws what this plans, so the search prices each transition as it is emitted.
+  Travel travel(Vec2 p, double h, Vec2 q, double h2) const;
+  // Getting from pose (p, h) to pose (q, h2): a turn in place when q is within join_px, else
+  // travel() plus a pen lift and drop. A NaN heading is free (a dot has no heading of its own).
   double transition(Vec2 p, double h, Vec2 q, double h2) const;
 };
 

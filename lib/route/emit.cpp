@@ -12,9 +12,6 @@ namespace sv {
 namespace {
 
 constexpr double kQuantum = 1e-4;  // the scene's rounding of distances and degrees (scene.cpp)
-// Pen-up arcs: sweeps from 1° to 179°, radii up to 2,000 px (where rounding the sweep to
-// kQuantum moves the end by under 0.002 px).
-constexpr double kMinTravelSweepDeg = 1, kMaxTravelRadiusPx = 2000;
 
 // Appends rounded commands and integrates each exactly as the robot will.
 class Emitter {
@@ -35,40 +32,20 @@ class Emitter {
     if (c.degrees != 0) push(std::move(c));
   }
 
-  // Pen-up travel to `q`, where the next leg leaves at heading `need`, the fastest of three ways:
-  // turn, straight line (forwards or backwards), turn; turn, then an arc that arrives along
-  // `need`; an arc that leaves along the present heading, then turn. Every move ramps up from
-  // rest and time grows with the square root of a short move's length, so turning within one
-  // arc costs less than a separate spin (the turn still costs its wheel travel). The final
-  // turn is left to the leg.
+  // Pen-up travel to `q`, where the next leg leaves at heading `need`, the way
+  // CostModel::travel plans it from the pose the robot is at. The final turn is left to the leg.
   void travel_to(Vec2 q, double need, const CostModel& cost) {
-    const double gap = dist(at(), q), g = rad2deg(angle_of(q - at())), h = heading();
-    const Motion& m = cost.motion;
-    bool back = cost.reverse_drive && cost.spin(g + 180 - h) + cost.spin(need - g - 180) < cost.spin(g - h) + cost.spin(need - g);
-    const double along = back ? g + 180 : g;
-    double best = cost.spin(along - h) + m.travel_s(gap) + cost.spin(need - along);
-    // The sweeps of the two single arcs: the chord from here to q halves each one's turn.
-    const double sweep_in = 2 * wrap_deg(need - g), sweep_out = 2 * wrap_deg(g - h);
-    double sweep = 0;
-    bool arc_first = false;
-    auto consider = [&](double sw, double before, double after, bool first) {
-      // A radius beyond kMaxTravelRadiusPx would carry the stream's rounding of the sweep past drift_px.
-      double s = std::abs(sw), r = s > 0 ? gap / (2 * std::sin(deg2rad(s) / 2)) : INFINITY;
-      if (!cost.travel_arcs || s < kMinTravelSweepDeg || s > 180 - kMinTravelSweepDeg || r > kMaxTravelRadiusPx) return;
-      double t = cost.spin(before) + m.arc_s(r, sw, false) + cost.spin(after);
-      if (t < best) best = t, sweep = sw, arc_first = first;
-    };
-    consider(sweep_in, need - sweep_in - h, 0, false);
-    consider(sweep_out, 0, need - (h + sweep_out), true);
+    const double gap = dist(at(), q);
+    const Travel plan = cost.travel(at(), heading(), q, need);
     Command c;
     c.pen_down = false;
-    if (sweep == 0) {
-      turn_to(along, gap);
-      c.distance = round_to(back ? -gap : gap, kQuantum);
+    if (plan.sweep == 0) {
+      turn_to(rad2deg(angle_of(q - at())) + (plan.back ? 180 : 0), gap);
+      c.distance = round_to(plan.back ? -gap : gap, kQuantum);
       if (c.distance != 0) push(std::move(c));
       return;
     }
-    if (!arc_first) turn_to(need - sweep, gap);
+    if (!plan.arc_first) turn_to(need - plan.sweep, gap);
     // The arc from where the robot stands, along its heading, to q (closed loop: the pose the
     // turn left, not the planned one).
     Vec2 chord = q - at();

@@ -23,7 +23,7 @@ namespace sv {
 
 namespace {
 
-constexpr double kUnseenDeviationPx = 1.0;  // route.deviation_px's largest derived value
+constexpr double kUnseenDeviationPx = 0.9;  // route.deviation_px's largest derived value
 
 ParamSpec tuning(const char* key, double value, double min, ParamType type, const char* unit, const char* doc,
                  double max = std::numeric_limits<double>::infinity()) {
@@ -52,10 +52,9 @@ ParamSpec set_by(ParamSpec s, const char* option) {
   return s;
 }
 
-// route.deviation_px by default: the fit's own bound, when the scene records it. A redrawn path
-// more than a pixel off the fit is a shift people see at the image's scale (over the dev
-// corpus: 1 px, against the fit's own bound, costs 0.2 % of draw time for +0.005 f1 at 1 px);
-// a fit merged for speed has chosen its own bound.
+// route.deviation_px by default: the fit's own bound, when the scene records it, at most
+// 0.9 px. A redrawn path a pixel off the fit is a shift people see at the image's scale.
+// A fit merged for speed has chosen its own bound.
 std::optional<double> fit_deviation(const Scene& s, const RouteParams&) {
   const double bound = config_value(s, "fit.merge_tolerance_px", NAN);
   if (!std::isfinite(bound)) return std::nullopt;
@@ -77,7 +76,7 @@ const ParamSet<RouteParams, Scene>& route_params() {
        {derived(tuning("route.deviation_px", 0.25, 0, T::number, "px",
                       "largest distance the drawn path may leave the primitives' path when consecutive pieces are "
                       "redrawn as one line or arc (0: every primitive is its own command); by default the fit's "
-                      "own bound, fit.merge_tolerance_px, when the scene records it, at most 1 px unless the fit "
+                      "own bound, fit.merge_tolerance_px, when the scene records it, at most 0.9 px unless the fit "
                       "merged for the robot (sv-fit --fast)"),
                "fit", "fit.merge_tolerance_px", true), &R::deviation_px, fit_deviation},
        {tuning("route.merge_window", 24, 1, T::integer, "primitives", "primitives one redrawn command may replace"), &R::merge_window},
@@ -376,16 +375,13 @@ struct Candidate {
   double time_s = INFINITY;
 };
 
-// Emits `steps` over su's pieces and keeps them in `best` when their stream is faster (a tie
-// keeps what `best` has). Circles' entries are first rounded as the scene records them. Tours
-// are judged with straight pen-up travel, so the tour that wins, and what it draws, is the one
-// that would win without travel arcs: the arcs the winner is then emitted with only save time.
-bool offer(Candidate& best, const Setup& su, std::vector<Traversal> steps) {
+// Emits `steps` over su's pieces with `judge`'s pen-up travel and keeps them in `best` when
+// their stream is faster (a tie keeps what `best` has). Circles' entries are first rounded as
+// the scene records them.
+bool offer(Candidate& best, const Setup& su, const CostModel& judge, std::vector<Traversal> steps) {
   for (Traversal& t : steps)
     if (su.shapes[t.prim].type == PrimType::circle) t.entry_rad = entry_rad_of(t.entry_rad);
-  CostModel straight = su.cost;
-  straight.travel_arcs = false;
-  const double time = su.cost.motion.stream_s(emit_commands(su.shapes, su.ids, steps, straight, su.emit, su.start).commands);
+  const double time = su.cost.motion.stream_s(emit_commands(su.shapes, su.ids, steps, judge, su.emit, su.start).commands);
   if (!(time < best.time_s - 1e-9)) return false;
   best = {std::move(steps), time};
   return true;
@@ -463,7 +459,7 @@ std::vector<Traversal> tour_over_pieces(const Setup& su, size_t pieces, const st
 // `steps` cut into their pen-down runs (pieces drawn one after the other without lifting the
 // pen), those re-ordered and re-oriented by the planner's local search from the order and
 // directions they have: the search started from a given tour.
-std::vector<Traversal> improve_runs(const Setup& su, const std::vector<Traversal>& steps) {
+std::vector<Traversal> improve_runs(const Setup& su, const CostModel& pricing, const std::vector<Traversal>& steps) {
   if (steps.empty()) return {};
   TrailSet runs;
   std::optional<Vec2> end;
@@ -479,7 +475,7 @@ std::vector<Traversal> improve_runs(const Setup& su, const std::vector<Traversal
     if (l.dot) r.kind = Trail::Kind::dot;
     else if (l.circle) r.kind = Trail::Kind::circle;
   }
-  TourPlanner planner(runs, su.shapes, su.cost, su.order, su.start);
+  TourPlanner planner(runs, su.shapes, pricing, su.order, su.start);
   std::vector<int> order(runs.trails.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   Tour tour = planner.as_listed(order);
@@ -489,22 +485,31 @@ std::vector<Traversal> improve_runs(const Setup& su, const std::vector<Traversal
   return planner.expand(tour);
 }
 
-// Rounds of improve_runs on the best tour, each faster than the one before: a bound that is
-// never reached in practice (on 139 of the 144 dev drawings the first round finds nothing).
+// Pieces up to which route() runs both searches (see there).
+constexpr size_t kBothSearchesMax = 2000;
+
+// Rounds of improve_runs on the best tour, each faster than the one before, at most.
 constexpr int kMaxRounds = 16;
 
-}  // namespace
+// Rounds of improve_runs from `best`, pen-up trips priced by each of `pricings` in turn and every
+// result judged by `judge`, while one finds a faster tour.
+void improve_rounds(Candidate& best, const Setup& su, const std::vector<CostModel>& pricings, const CostModel& judge) {
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool faster = false;
+    for (const CostModel& pricing : pricings) faster = offer(best, su, judge, improve_runs(su, pricing, best.steps)) || faster;
+    if (!faster) return;
+  }
+}
 
-void route(Scene& scene, const RouteOptions& options) {
-  Setup su = setup(scene, options, true);
-  const size_t pieces = su.shapes.size();  // the split's pieces; the scene's tour may add others
-  const bool has_tour = scene.tour && !scene.tour->empty();
+// The search with pen-up trips priced, and every candidate judged, by `pricing`: the scene's own
+// tour as it stands first (`as_is`, when `tour` is given; a tie keeps it), the planner's seeds,
+// the scene's tour improved from its own strokes (its first `pieces` are the split's), then
+// rounds from the best. `explore` adds a few rounds of iterated local search from the better
+// improved seed, which find what 2-opt and or-opt stop short of.
+Candidate search(const Setup& su, const std::vector<TourStep>* tour, size_t pieces, const std::vector<Traversal>& as_is,
+                 const CostModel& pricing, bool explore) {
   Candidate best;
-  // The scene's own tour as it stands, first: a tie keeps it.
-  bool kept = false;
-  if (has_tour)
-    if (std::vector<Traversal> as_is = tour_as_is(su, *scene.tour, *scene.primitives); !as_is.empty())
-      kept = offer(best, su, std::move(as_is));
+  bool kept = tour && !as_is.empty() && offer(best, su, pricing, as_is);
   // Trails that pair odd vertices by pen-up trips only, and trails that may draw a line again
   // instead (route/trails.hpp): which is faster shows only once the tour is ordered and emitted.
   for (const bool redraw : {false, true}) {
@@ -513,7 +518,7 @@ void route(Scene& scene, const RouteOptions& options) {
     tp.redraw_lines = redraw;
     const TrailSet trails = build_trails(su.shapes, su.cost, tp);
     if (redraw && trails.redrawn == 0) break;
-    TourPlanner planner(trails, su.shapes, su.cost, su.order, su.start);
+    TourPlanner planner(trails, su.shapes, pricing, su.order, su.start);
     // The nearest-neighbour tour as it is (the floor), and improved from two seeds.
     Tour nn = planner.nearest_neighbour();
     std::vector<Tour> seeds = {nn, planner.circuit_order(), nn};
@@ -522,10 +527,7 @@ void route(Scene& scene, const RouteOptions& options) {
       planner.refine_circles(seeds[i]);
       planner.improve(seeds[i]);
     }
-    // A plotter's time is its pen-up travel and pen changes alone: a pure travelling-salesman
-    // objective, where a few rounds of iterated local search from the better improved seed find
-    // what 2-opt and or-opt stop short of (the Doodlebot's routes stay as they were).
-    if (su.cost.motion.plotter && trails.trails.size() >= 5) {
+    if (explore && trails.trails.size() >= 5) {
       Tour t = planner.cost(seeds[1]) < planner.cost(seeds[2]) ? seeds[1] : seeds[2];
       planner.explore(t, static_cast<int>(std::clamp<size_t>(100000 / trails.trails.size(), 20, 300)));
       planner.refine_circles(t);
@@ -533,14 +535,38 @@ void route(Scene& scene, const RouteOptions& options) {
       seeds.push_back(std::move(t));
     }
     for (const Tour& t : seeds)
-      if (offer(best, su, planner.expand(t))) kept = false;
+      if (offer(best, su, pricing, planner.expand(t))) kept = false;
   }
-  // The scene's tour improved from its own strokes, its order and reversals where the search
-  // starts (when it is still the best, the rounds below do that).
-  if (has_tour && !kept) offer(best, su, improve_runs(su, tour_over_pieces(su, pieces, *scene.tour)));
-  // Then from the best tour's own strokes, while that finds a faster one.
-  for (int round = 0; round < kMaxRounds && offer(best, su, improve_runs(su, best.steps)); ++round) {
-  }
+  // (When the scene's tour is still the best, the rounds start from it.)
+  if (tour && !kept) offer(best, su, pricing, improve_runs(su, pricing, tour_over_pieces(su, pieces, *tour)));
+  improve_rounds(best, su, {pricing}, pricing);
+  return best;
+}
+
+}  // namespace
+
+void route(Scene& scene, const RouteOptions& options) {
+  Setup su = setup(scene, options, true);
+  const size_t pieces = su.shapes.size();
+  const std::vector<TourStep>* tour = scene.tour && !scene.tour->empty() ? &*scene.tour : nullptr;
+  const std::vector<Traversal> as_is = tour ? tour_as_is(su, *tour, *scene.primitives) : std::vector<Traversal>{};
+  // The search prices each pen-up trip as the stream draws it, travel arcs included, and
+  // explores. Priced and judged as straight lines instead (sv's search before travel arcs were
+  // priced), it reaches other local optima: that search's best, emitted with the arcs, wins
+  // when its stream is faster, so no drawing is slower than that search made it. It reads the
+  // primitives only, not the scene's tour, so routing a routed scene again finds the same.
+  // Beyond kBothSearchesMax pieces (generated scenes, not drawings) only the straight-priced
+  // search runs: both cost four times its time on a scene of 10k lines.
+  CostModel straight = su.cost;
+  straight.travel_arcs = false;
+  const bool both = su.cost.travel_arcs && pieces <= kBothSearchesMax;
+  std::vector<CostModel> pricings = {straight};
+  if (both) pricings.insert(pricings.begin(), su.cost);
+  Candidate best = search(su, tour, pieces, as_is, pricings.front(), both || su.cost.motion.plotter);
+  if (both) offer(best, su, su.cost, search(su, nullptr, pieces, as_is, straight, false).steps);
+  // The winner improved from its own strokes, either way priced, while that finds a faster one:
+  // routing the result again starts where this stops and changes nothing.
+  improve_rounds(best, su, pricings, su.cost);
   store(scene, su, best.steps, emit_commands(su.shapes, su.ids, best.steps, su.cost, su.emit, su.start));
 }
 

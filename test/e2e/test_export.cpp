@@ -451,31 +451,45 @@ TEST_CASE("the animated SVG plays the simulation's times and its still image is 
       CHECK(e.times.back() == 1);
       CHECK(e.values.back() == "0");  // frozen whole
     }
-    CHECK(strokes == static_cast<long>(attributes(slurp(svg), "d").size()));
+    CHECK(strokes == static_cast<long>(attributes(element(slurp(svg), "strokes"), "d").size()));
     CHECK(strokes == s.metrics["strokes"].get<long>());
 
-    // The pen-up travel: a line per move, from where the robot lifts the pen to where it
-    // lowers it, growing from its start while the robot travels it.
+    // The pen-up travel: a straight move is a line from where the robot lifts the pen to where
+    // it lowers it, growing from its start while the robot travels it; an arc of travel is its
+    // path, shown once the robot has driven it.
     const sv::Replay rp = sv::replay(*s.commands, s.robot->start);
     CHECK(static_cast<long>(rp.pen_up.size()) == s.metrics["pen_up_moves"].get<long>());
     if (rp.pen_up.empty()) CHECK(a.find("id=\"pen-up\"") == std::string::npos);
     if (!rp.pen_up.empty()) {
     const std::string travel = element(a, "pen-up");
     CHECK(travel.find("display=\"none\"") != std::string::npos);
+    std::vector<std::pair<sv::Vec2, sv::Vec2>> straight;
+    size_t k = 0;
+    for (const sv::Command& c : *s.commands)
+      if (c.kind != sv::Command::Kind::spin && !c.pen_down) {
+        if (c.kind == sv::Command::Kind::line) straight.push_back(rp.pen_up[k]);
+        ++k;
+      }
+    REQUIRE(k == rp.pen_up.size());
+    CHECK(attributes(travel, "d").size() == rp.pen_up.size() - straight.size());
     const auto x1 = attributes(travel, "x1"), y1 = attributes(travel, "y1");
-    REQUIRE(x1.size() == rp.pen_up.size());
+    REQUIRE(x1.size() == straight.size());
     const std::vector<Smil> grow = smil(travel);
-    REQUIRE(grow.size() == 2 * rp.pen_up.size());  // x2 and y2 of each
-    for (size_t i = 0; i < rp.pen_up.size(); ++i) {
-      const auto [from, to] = rp.pen_up[i];
-      CHECK(std::stod(x1[i]) == Approx(from.x).margin(2e-3));
-      CHECK(std::stod(y1[i]) == Approx(from.y).margin(2e-3));
-      const Smil &gx = grow[2 * i], &gy = grow[2 * i + 1];
-      CHECK(gx.attribute == "x2");
-      CHECK(gx.at(0)[0] == Approx(from.x).margin(2e-3));
-      CHECK(gx.at(gx.dur)[0] == Approx(to.x).margin(2e-3));
+    REQUIRE(grow.size() == 2 * straight.size() + (rp.pen_up.size() - straight.size()));  // x2 and y2 of each line, opacity of each arc
+    size_t line = 0;
+    for (const Smil& g : grow) {
+      if (g.attribute != "x2") continue;
+      const auto [from, to] = straight[line];
+      CHECK(std::stod(x1[line]) == Approx(from.x).margin(2e-3));
+      CHECK(std::stod(y1[line]) == Approx(from.y).margin(2e-3));
+      const Smil& gy = (&g)[1];
+      CHECK(gy.attribute == "y2");
+      CHECK(g.at(0)[0] == Approx(from.x).margin(2e-3));
+      CHECK(g.at(g.dur)[0] == Approx(to.x).margin(2e-3));
       CHECK(gy.at(gy.dur)[0] == Approx(to.y).margin(2e-3));
+      ++line;
     }
+    CHECK(line == straight.size());
     }
 
     // The robot: where the simulation says it is, heading where it heads, at the end of every

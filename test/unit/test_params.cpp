@@ -156,9 +156,9 @@ TEST_CASE("params: the fit's and the route's readers give what their stage resol
   CHECK(back.corner_angle_deg == 40);
   CHECK(back.tolerance_px == Approx(fit.tolerance_px).margin(1e-4));  // the scene rounds what it records
   CHECK(back.corner_window_px == fit.corner_window_px);
-  // The route's deviation by default follows the fit's merged bound, at most 1 px.
-  REQUIRE(fit.merge_tolerance_px > 1);
-  CHECK(route_params_of(s).deviation_px == 1);
+  // The route's deviation by default follows the fit's merged bound, at most 0.9 px.
+  REQUIRE(fit.merge_tolerance_px > 0.9);
+  CHECK(route_params_of(s).deviation_px == 0.9);
   CHECK(route_params_of(Scene{}).deviation_px == 0.25);
   CHECK(route_params_of(Scene{}).snap_px == 0.75);
 }

@@ -374,7 +374,13 @@ TEST_CASE("pen-up travel turns on the way where that is faster, and the drawing 
   CHECK(travel(arcs, Command::Kind::arc) + travel(arcs, Command::Kind::line) == travel(lines, Command::Kind::line));
   CHECK(time_of(arcs) < time_of(lines));
   CHECK(arcs.metrics["pen_up_moves"] == lines.metrics["pen_up_moves"]);
-  CHECK(to_json(arcs)["tour"] == to_json(lines)["tour"]);  // the same tour: the arcs only save time
+  // The search prices the arcs: the tour it finds without them, emitted with them, is no faster.
+  Scene relined = lines;
+  RouteOptions with_arcs;
+  with_arcs.overrides["route.travel_arcs"] = 1;
+  emit_tour(relined, with_arcs);
+  CHECK(travel(relined, Command::Kind::arc) > 0);
+  CHECK(time_of(arcs) <= time_of(relined) + 1e-9);
   CHECK(deviation(arcs) < 0.01);
   // The scorer's reading: a pen-up arc says so, a drawn one says nothing.
   const json j = to_json(arcs);
@@ -386,6 +392,31 @@ TEST_CASE("pen-up travel turns on the way where that is faster, and the drawing 
   RouteOptions plotter;
   plotter.model = "plotter";
   CHECK(travel(routed(plotter), Command::Kind::arc) == 0);
+}
+
+TEST_CASE("the search prices each pen-up trip as the stream draws it", "[route]") {
+  // Two arcs at random places and headings: the stream's time between them (the trip and the
+  // turns, arcs of travel where those are faster) is what CostModel::transition says.
+  uint32_t seed = 7;
+  auto rnd = [&] { return (seed = seed * 1664525u + 1013904223u) / 4294967296.0; };
+  CostModel cost{{40, 0}, 1.5, 0.005, true, true};
+  int arc_trips = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<Shape> shapes;
+    for (int k = 0; k < 2; ++k) {
+      Vec2 a{rnd() * 400, rnd() * 400}, b = a + from_angle(rnd() * 2 * kPi) * (20 + 60 * rnd());
+      shapes.push_back(Shape::arc(a, b, (rnd() < 0.5 ? -1 : 1) * (0.2 + 0.6 * rnd())));  // never flat: arcs drive forwards only
+    }
+    if (dist(shapes[0].p1, shapes[1].p0) <= cost.join_px) continue;
+    const Emission e = emit_commands(shapes, {"a", "b"}, {{0, false, 0}, {1, false, 0}}, cost, {}, std::nullopt);
+    double between = 0;
+    for (size_t i = 1; i + 1 < e.commands.size(); ++i) between += cost.motion.command_s(e.commands[i]);
+    arc_trips += std::any_of(e.commands.begin(), e.commands.end(),
+                             [](const Command& c) { return c.kind == Command::Kind::arc && !c.pen_down; });
+    const Leg a = make_leg(shapes[0], false, 0, cost.flat_px), b = make_leg(shapes[1], false, 0, cost.flat_px);
+    CHECK(between == Approx(cost.transition(a.end, a.h_out, b.start, b.h_in)).margin(2e-3));
+  }
+  CHECK(arc_trips > 20);
 }
 
 TEST_CASE("a given start pose is where the robot starts", "[route]") {
