@@ -444,12 +444,13 @@ void Proposer::refits() {
   };
   // A stroke may be refitted to a whole stroke width, the whole drawing to half of it at most
   // (sv-fit --fast's bound): looser, the whole drawing saved no more on the corpus than its
-  // strokes one by one, and each candidate is a dry run.
+  // strokes one by one, and each candidate is a dry run. A stroke at a quarter width costs less
+  // of the budget: where it is spent, refine takes more steps (144 dev drawings: 54.6 -> 54.5 s
+  // at the same f1 at 1 px).
   for (double ratio : {0.25, 0.5, 1.0}) {
     if (mwr >= ratio || !s.graph) continue;
-    if (ratio >= 0.5)
-      for (const auto& [edge, ids] : by_edge)
-        if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
+    for (const auto& [edge, ids] : by_edge)
+      if (ids.size() >= 2) refit(ratio, ids, fmt::format("stroke {} ({})", edge, id_list(ids)));
     if (ratio <= 0.5) refit(ratio, {}, "the drawing");
   }
 }

@@ -251,8 +251,8 @@ TEST_CASE("two arcs of one circle meeting at both ends are one group", "[suggest
   CHECK(g[0]["primitive_ids"].size() == 2);
 }
 
-TEST_CASE("the stage escalations: a stroke refit to a stroke width, the drawing to half of it, the route to the "
-          "coverage tolerance and ends joined up to 3 px apart",
+TEST_CASE("the stage escalations: a stroke refit to a quarter, half or a whole stroke width, the drawing to half "
+          "of it, the route to the coverage tolerance and ends joined up to 3 px apart",
           "[suggest]") {
   // One stroke fitted as two pieces with a slight bend between them, and a line on its own.
   SceneBuilder b(300, 200, 4);
@@ -269,8 +269,8 @@ TEST_CASE("the stage escalations: a stroke refit to a stroke width, the drawing 
     if (set.contains("route.deviation_px")) reroutes.insert(set["route.deviation_px"].get<double>());
     if (set.contains("route.snap_px")) snaps.insert(set["route.snap_px"].get<double>());
   }
-  // The stroke at half and at a whole stroke width; the drawing at a quarter and half of it.
-  CHECK(refits == std::set<std::pair<double, size_t>>{{0.25, 0}, {0.5, 0}, {0.5, 2}, {1.0, 2}});
+  // The stroke at a quarter, half and a whole stroke width; the drawing at a quarter and half of it.
+  CHECK(refits == std::set<std::pair<double, size_t>>{{0.25, 0}, {0.25, 2}, {0.5, 0}, {0.5, 2}, {1.0, 2}});
   // Half the coverage tolerance (2 px at this stroke width) and all of it.
   CHECK(reroutes == std::set<double>{1.0, 2.0});
   CHECK(snaps == std::set<double>{1.5, 3.0});
