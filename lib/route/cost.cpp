@@ -74,9 +74,11 @@ Travel CostModel::travel(Vec2 p, double h, Vec2 q, double h2) const {
   auto consider = [&](double sweep, double before, double after, bool arc_first) {
     const double a = std::abs(sweep);
     if (a < 1 || a > 179) return;
-    // An arc turns its sweep no faster than a spin does: a bound that skips most arcs unpriced.
+    // An arc turns its sweep no faster than a spin does, and two spins take no less than one
+    // through both angles (a spin's time is concave in its angle): a bound that skips most
+    // arcs unpriced.
+    if (motion.spin_s(std::abs(wrap_deg(before)) + a + std::abs(wrap_deg(after))) >= best.s) return;
     const double turns = spin(before) + spin(after);
-    if (turns + motion.spin_s(a) >= best.s) return;
     const double r = gap / (2 * std::sin(deg2rad(a) / 2));
     if (r > 2000) return;
     const double t = turns + motion.arc_s(r, sweep, false);
