@@ -561,7 +561,7 @@ void route(Scene& scene, const RouteOptions& options) {
   // when its stream is faster, so no drawing is slower than that search made it. It reads the
   // primitives only, not the scene's tour, so routing a routed scene again finds the same.
   // Beyond kBothSearchesMax pieces (generated scenes, not drawings) only the straight-priced
-  // search runs: both cost four times its time on a scene of 10k lines.
+  // search runs: both took 3.3 times its time on a scene of 10k lines (28.8 s against 8.8 s).
   CostModel straight = su.cost;
   straight.travel_arcs = false;
   const bool both = su.cost.travel_arcs && pieces <= kBothSearchesMax;
