@@ -19,6 +19,7 @@ struct Mark {
   double diameter = 0;  // of its largest inscribed ink disc
   Vec2 centroid;
   cv::Rect box;
+  bool outline = false;  // drawn as its outline whatever its size (a small loop filled in)
 };
 
 // One stroke of a mark: an open path, a closed loop (first point repeated) or a single point.
@@ -64,7 +65,8 @@ cv::Mat distance_to_paper(const cv::Mat& framed) {
 // drawings have no ink that wide, which the 3x3 chamfer distance (at least 0.955 times the
 // Euclidean) tells at a fraction of the exact transform's cost.
 bool may_hold_marks(const cv::Mat& framed, const FilledOptions& opt) {
-  const double reach = 0.95 * (opt.min_diameter + 1) / 2;
+  const double widest = opt.loop_diameter > 0 ? std::min(opt.min_diameter, opt.loop_diameter) : opt.min_diameter;
+  const double reach = 0.95 * (widest + 1) / 2;
   // Cheaper still, and as sure: no chamfer step is longer than 1.3693 (the diagonal), so a
   // pixel `reach` from paper has only ink within a chessboard distance under reach / 1.37.
   // When erosion by that square leaves nothing, no pixel is that far; a square reaching across
@@ -253,7 +255,7 @@ std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, 
   const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
   cv::Point origin;
   cv::Mat mask = mark_mask(labels, label, m, origin);
-  if (m.diameter >= opt.outline_diameter) {
+  if (m.outline || m.diameter >= opt.outline_diameter) {
     std::vector<Piece> loops = outlines(mask, origin, opt.stroke_width / 2);
     for (Piece& p : loops) smooth(p.pts, true, passes);
     if (!loops.empty()) return loops;
@@ -264,6 +266,55 @@ std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, 
   smooth(path, false, passes);
   extend_ends(path, labels, label, opt.stroke_width);
   return {Piece{path, false}};
+}
+
+// Distance from every pixel to the nearest edge or dot of the graph.
+cv::Mat distance_to_strokes(const StrokeGraph& g, cv::Size size) {
+  cv::Mat drawn(size, CV_8U, cv::Scalar(255));
+  auto pixel = [](Vec2 p) { return cv::Point(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y))); };
+  for (const Edge& e : g.edges) {
+    if (!e.alive || e.trace.pts.empty()) continue;
+    std::vector<cv::Point> px;
+    for (Vec2 p : e.trace.pts) px.push_back(pixel(p));
+    cv::polylines(drawn, px, e.closed, cv::Scalar(0));
+  }
+  for (const Node& n : g.nodes)
+    if (n.alive && n.dot) cv::circle(drawn, pixel(n.p), 0, cv::Scalar(0), cv::FILLED);
+  cv::Mat d;
+  cv::distanceTransform(drawn, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  return d;
+}
+
+// Adds the small loops filled in (FilledOptions::loop_diameter) to `marks` and `labels`.
+void add_filled_loops(const StrokeGraph& g, const cv::Mat& to_paper, const FilledOptions& opt, std::vector<Mark>& marks,
+                      cv::Mat& labels) {
+  FilledOptions small = opt;
+  small.min_diameter = opt.loop_diameter;
+  small.core_radius = opt.loop_diameter / 2;
+  cv::Mat found_labels;
+  std::vector<Mark> found = find_marks(to_paper, small, found_labels);
+  if (found.empty()) return;
+  const cv::Mat to_stroke = distance_to_strokes(g, to_paper.size());
+  const float core = static_cast<float>(opt.stroke_width / 2 + 0.5), reach = static_cast<float>(opt.loop_reach);
+  if (labels.empty()) labels = cv::Mat::zeros(to_paper.size(), CV_32S);
+  for (size_t k = 0; k < found.size(); ++k) {
+    const int label = static_cast<int>(k) + 1;
+    if (found[k].diameter >= opt.min_diameter) continue;  // a filled mark, or part of one
+    int missed = 0, cored = 0;
+    bool taken = false;
+    const cv::Rect& box = found[k].box;
+    for (int y = box.y; y < box.y + box.height; ++y)
+      for (int x = box.x; x < box.x + box.width; ++x) {
+        if (found_labels.at<int>(y, x) != label) continue;
+        taken |= labels.at<int>(y, x) != 0;
+        missed += to_paper.at<float>(y, x) >= core && to_stroke.at<float>(y, x) > reach;
+        cored += to_paper.at<float>(y, x) >= core;
+      }
+    if (taken || 3 * missed < cored) continue;
+    marks.push_back(found[k]);
+    marks.back().outline = true;
+    labels.setTo(static_cast<int>(marks.size()), found_labels == label);
+  }
 }
 
 Trace slice(const Trace& t, size_t i, size_t j) {
@@ -454,6 +505,7 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
   if (!may_hold_marks(framed, opt)) return 0;
   cv::Mat to_paper = distance_to_paper(framed), labels;
   std::vector<Mark> marks = find_marks(to_paper, opt, labels);
+  if (opt.loop_diameter > 0 && opt.loop_diameter < opt.min_diameter) add_filled_loops(g, to_paper, opt, marks, labels);
   if (marks.empty()) return 0;
   std::vector<std::vector<Piece>> pieces;
   for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt));

@@ -623,7 +623,7 @@ TEST_CASE("an elongated filled mark is one stroke along its middle, a line meeti
 
 TEST_CASE("drawings without filled marks keep exactly the graph they had", "[graph][filled]") {
   SkeletonOptions off;
-  off.overrides = {{"graph.filled_min_diameter_px", 1e9}};
+  off.overrides = {{"graph.filled_min_diameter_px", 1e9}, {"graph.filled_loop_diameter_px", 0}};
   for (const char* name : {"hanzi_u5165", "hanzi_u5f51", "hand_circle-pause_w10", "hershey_scripts_09_w6",
                            "feather_umbrella_w8", "lucide_milestone_w3"}) {
     INFO(name);
