@@ -568,7 +568,7 @@ void route(Scene& scene, const RouteOptions& options) {
   std::vector<CostModel> pricings = {straight};
   if (both) pricings.insert(pricings.begin(), su.cost);
   Candidate best = search(su, tour, pieces, as_is, pricings.front(), both || su.cost.motion.plotter);
-  if (both) offer(best, su, su.cost, search(su, nullptr, pieces, as_is, straight, false).steps);
+  if (both) offer(best, su, su.cost, search(su, nullptr, pieces, {}, straight, false).steps);
   // The winner improved from its own strokes, either way priced, while that finds a faster one:
   // routing the result again starts where this stops and changes nothing.
   improve_rounds(best, su, pricings, su.cost);
