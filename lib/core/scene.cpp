@@ -104,6 +104,12 @@ json to_json(const Scene& s, bool with_revision_id) {
       es.push_back({{"id", e.id}, {"v0", e.v0}, {"v1", e.v1}, {"points", std::move(pts)},
                     {"closed", e.closed}, {"width_px", round_to(e.width_px, kPx)}});
       if (e.filled) es.back()["filled"] = true;
+      if (e.mark) {
+        json m = {{"found_as", e.mark->loop ? "loop" : "filled"}, {"drawn_as", e.mark->drawn_as},
+                  {"diameter_px", round_to(e.mark->diameter_px, kPx)}};
+        if (e.mark->loop) m["unreached"] = round_to(e.mark->unreached, kPx), m["flip_reach_px"] = round_to(e.mark->flip_reach_px, kPx);
+        es.back()["mark"] = std::move(m);
+      }
     }
     j["graph"] = {{"vertices", std::move(vs)}, {"edges", std::move(es)}};
   }
@@ -334,7 +340,12 @@ Scene scene_from_valid_json(const json& j) {
     for (const auto& v : j["graph"]["vertices"])
       g.vertices.push_back({v["id"], {v["x"].get<double>(), v["y"].get<double>()}, v["degree"], v["kind"]});
     for (const auto& e : j["graph"]["edges"]) {
-      Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0), e.value("filled", false)};
+      Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0), e.value("filled", false), {}};
+      if (e.contains("mark")) {
+        const json& m = e["mark"];
+        ed.mark = MarkRecord{m["found_as"] == "loop", m["drawn_as"], m["diameter_px"], m.value("unreached", 0.0),
+                             m.value("flip_reach_px", 0.0)};
+      }
       for (const auto& p : e["points"]) ed.points.push_back(pt_from(p));
       g.edges.push_back(std::move(ed));
     }

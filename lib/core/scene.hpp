@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/geometry.hpp"
+#include "core/mark.hpp"
 
 namespace sv {
 
@@ -79,6 +80,7 @@ struct Edge {
   bool closed = false;
   double width_px = 0;  // mean ink width along the edge
   bool filled = false;  // the stroke standing for a filled mark (an eye, a dot); "filled" when true
+  std::optional<MarkRecord> mark{};  // filled edges: what the graph measured of the mark
 };
 
 struct Graph {

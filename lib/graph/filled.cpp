@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <opencv2/imgproc.hpp>
 #include <queue>
@@ -20,6 +21,7 @@ struct Mark {
   Vec2 centroid;
   cv::Rect box;
   bool outline = false;  // drawn as its outline whatever its size (a small loop filled in)
+  double unreached = 0, flip_reach = 0;  // small loops: as MarkRecord's
 };
 
 // One stroke of a mark: an open path, a closed loop (first point repeated) or a single point.
@@ -249,12 +251,13 @@ std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset)
   return out;
 }
 
-// The strokes that stand for a mark (see replace_filled_marks).
+// The strokes that stand for a mark (see replace_filled_marks); `drawn_as` says which.
 std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, const cv::Mat& to_paper,
-                               const FilledOptions& opt) {
+                               const FilledOptions& opt, std::string& drawn_as) {
   const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
   cv::Point origin;
   cv::Mat mask = mark_mask(labels, label, m, origin);
+  drawn_as = "outline";
   if (m.outline || m.diameter >= opt.outline_diameter) {
     std::vector<Piece> loops = outlines(mask, origin, opt.stroke_width / 2);
     for (Piece& p : loops) smooth(p.pts, true, passes);
@@ -262,9 +265,11 @@ std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, 
   }
   Polyline path = longest_path(mask, origin);
   trim_contained(path, to_paper);
+  drawn_as = "dot";
   if (path.size() < 2 || polyline_length(path) < opt.dot_length) return {Piece{{m.centroid}, false}};
   smooth(path, false, passes);
   extend_ends(path, labels, label, opt.stroke_width);
+  drawn_as = "path";
   return {Piece{path, false}};
 }
 
@@ -300,19 +305,25 @@ void add_filled_loops(const StrokeGraph& g, const cv::Mat& to_paper, const Fille
   for (size_t k = 0; k < found.size(); ++k) {
     const int label = static_cast<int>(k) + 1;
     if (found[k].diameter >= opt.min_diameter) continue;  // a filled mark, or part of one
-    int missed = 0, cored = 0;
+    std::vector<float> cored;  // distances of the core's pixels from the strokes
     bool taken = false;
     const cv::Rect& box = found[k].box;
     for (int y = box.y; y < box.y + box.height; ++y)
       for (int x = box.x; x < box.x + box.width; ++x) {
         if (found_labels.at<int>(y, x) != label) continue;
         taken |= labels.at<int>(y, x) != 0;
-        missed += to_paper.at<float>(y, x) >= core && to_stroke.at<float>(y, x) > reach;
-        cored += to_paper.at<float>(y, x) >= core;
+        if (to_paper.at<float>(y, x) >= core) cored.push_back(to_stroke.at<float>(y, x));
       }
-    if (taken || 3 * missed < cored) continue;
+    const auto missed = std::count_if(cored.begin(), cored.end(), [&](float d) { return d > reach; });
+    if (taken || cored.empty() || 3 * missed < static_cast<long>(cored.size())) continue;
     marks.push_back(found[k]);
     marks.back().outline = true;
+    marks.back().unreached = static_cast<double>(missed) / cored.size();
+    // At least `third` core pixels (a third, rounded up) lie farther than the reach while it is
+    // under the distance of the `third`-farthest.
+    const size_t third = (cored.size() + 2) / 3;
+    std::nth_element(cored.begin(), cored.begin() + (third - 1), cored.end(), std::greater<float>());
+    marks.back().flip_reach = cored[third - 1];
     labels.setTo(static_cast<int>(marks.size()), found_labels == label);
   }
 }
@@ -431,23 +442,24 @@ std::vector<double> attach_points(const std::vector<Port*>& ports, const Piece& 
   return at;
 }
 
-void add_filled_edge(StrokeGraph& g, Trace t, int n0, int n1) {
+void add_filled_edge(StrokeGraph& g, Trace t, int n0, int n1, const MarkRecord& mark) {
   Edge e;
   e.trace = std::move(t);
   e.n0 = n0, e.n1 = n1;
   e.closed = n0 == n1 && e.trace.pts.size() > 1;
   e.filled = true;
+  e.mark = mark;
   g.add_edge(std::move(e));
 }
 
 // Adds one piece of a mark as filled edges split at its ports, whose `node` it sets.
-void add_piece(StrokeGraph& g, const Piece& piece, std::vector<Port*> ports, double merge) {
+void add_piece(StrokeGraph& g, const Piece& piece, std::vector<Port*> ports, double merge, const MarkRecord& mark) {
   std::stable_sort(ports.begin(), ports.end(), [](const Port* a, const Port* b) { return a->s < b->s; });
   if (piece.pts.size() == 1) {
     int n = g.add_node(piece.pts[0]);
     for (Port* p : ports) p->node = n;
-    if (ports.empty()) g.nodes[n].dot = g.nodes[n].filled = true;
-    else add_filled_edge(g, Trace{piece.pts, {kUnknownWidth}}, n, n);
+    if (ports.empty()) g.nodes[n].dot = g.nodes[n].filled = true, g.nodes[n].mark = mark;
+    else add_filled_edge(g, Trace{piece.pts, {kUnknownWidth}}, n, n, mark);
     return;
   }
   std::vector<double> at = attach_points(ports, piece, merge);
@@ -457,7 +469,7 @@ void add_piece(StrokeGraph& g, const Piece& piece, std::vector<Port*> ports, dou
   if (piece.closed && at.empty()) {
     int n = g.add_node(piece.pts[0]);
     g.nodes[n].loop = true;
-    add_filled_edge(g, whole, n, n);
+    add_filled_edge(g, whole, n, n, mark);
     return;
   }
   if (!piece.closed) {  // the path's ends are nodes too
@@ -471,14 +483,14 @@ void add_piece(StrokeGraph& g, const Piece& piece, std::vector<Port*> ports, dou
   for (double s : at) nodes.push_back(g.add_node(point_at_length(piece.pts, s)));
   for (Port* p : ports) p->node = nodes[p->node];
   if (!piece.closed) {
-    for (size_t k = 1; k < at.size(); ++k) add_filled_edge(g, between(piece.pts, at[k - 1], at[k]), nodes[k - 1], nodes[k]);
+    for (size_t k = 1; k < at.size(); ++k) add_filled_edge(g, between(piece.pts, at[k - 1], at[k]), nodes[k - 1], nodes[k], mark);
     return;
   }
   Polyline twice = piece.pts;
   twice.insert(twice.end(), piece.pts.begin() + 1, piece.pts.end());
   for (size_t k = 0; k < at.size(); ++k) {
     double s1 = k + 1 < at.size() ? at[k + 1] : at[0] + length;
-    add_filled_edge(g, between(twice, at[k], s1), nodes[k], nodes[(k + 1) % at.size()]);
+    add_filled_edge(g, between(twice, at[k], s1), nodes[k], nodes[(k + 1) % at.size()], mark);
   }
 }
 
@@ -508,7 +520,12 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
   if (opt.loop_diameter > 0 && opt.loop_diameter < opt.min_diameter) add_filled_loops(g, to_paper, opt, marks, labels);
   if (marks.empty()) return 0;
   std::vector<std::vector<Piece>> pieces;
-  for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt));
+  std::vector<MarkRecord> records;
+  for (size_t m = 0; m < marks.size(); ++m) {
+    MarkRecord r{marks[m].outline, "", marks[m].diameter, marks[m].unreached, marks[m].flip_reach};
+    pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt, r.drawn_as));
+    records.push_back(std::move(r));
+  }
 
   const size_t first_node = g.nodes.size();
   std::vector<Run> runs = cut_at_marks(g, labels);
@@ -537,7 +554,7 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
       std::vector<Port*> mine;
       for (Port& p : ports)
         if (runs[p.run].mark[p.end] == int(m) + 1 && p.piece == int(k)) mine.push_back(&p);
-      add_piece(g, pieces[m][k], mine, opt.stroke_width);
+      add_piece(g, pieces[m][k], mine, opt.stroke_width, records[m]);
     }
   std::map<std::pair<int, int>, int> port_node;
   for (const Port& p : ports) port_node[{p.run, p.end}] = p.node;

@@ -522,6 +522,7 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
     for (Edge& e : scene.graph->edges) {
       for (Vec2& p : e.points) place(p);
       e.width_px *= s;
+      if (e.mark) e.mark->diameter_px *= s, e.mark->flip_reach_px *= s;
     }
   }
 

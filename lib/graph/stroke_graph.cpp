@@ -126,6 +126,7 @@ int StrokeGraph::join(End a, End b, const Vec2* via) {
   Edge joined;
   joined.trace = std::move(t);
   joined.filled = edges[a.edge].filled && edges[b.edge].filled;
+  if (joined.filled) joined.mark = edges[a.edge].mark;
   joined.n0 = node_of(other_end(a));
   joined.n1 = node_of(other_end(b));
   remove_edge(a.edge);

@@ -4,9 +4,11 @@
 // live ones at the end (to_scene.hpp).
 #pragma once
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "core/geometry.hpp"
+#include "core/mark.hpp"
 
 namespace sv::graph {
 
@@ -56,6 +58,7 @@ struct Node {
   bool dot = false;       // a dot: no edges here; the scene gets a single-point edge for it
   bool alive = true;
   bool filled = false;    // a dot that stands for a filled mark (filled.hpp)
+  std::optional<MarkRecord> mark{};  // ... and what was measured of it
   int degree() const { return static_cast<int>(ends.size()); }
 };
 
@@ -65,6 +68,7 @@ struct Edge {
   bool closed = false;
   bool alive = true;
   bool filled = false;  // the stroke of a filled mark (filled.hpp)
+  std::optional<MarkRecord> mark{};  // ... and what was measured of the mark
 };
 
 class StrokeGraph {

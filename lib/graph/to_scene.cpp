@@ -57,6 +57,7 @@ Graph to_scene_graph(const StrokeGraph& g, double default_width, double spacing)
     if (g.nodes[n].dot) {
       Edge dot{Trace{{g.nodes[n].p}, {kUnknownWidth}}, n, n};
       dot.filled = g.nodes[n].filled;
+      dot.mark = g.nodes[n].mark;
       pending.push_back({rank[n], rank[n], std::move(dot)});
     }
   auto key = [](const Pending& p) {
@@ -74,6 +75,7 @@ Graph to_scene_graph(const StrokeGraph& g, double default_width, double spacing)
     e.closed = p.e.closed;
     e.width_px = mean_width(p.e.trace, default_width);
     e.filled = p.e.filled;
+    e.mark = p.e.mark;
     out.edges.push_back(std::move(e));
   }
   return out;

@@ -788,6 +788,63 @@ double joint_deflection_deg(const Scene& s, const Primitive& p) {
   return worst;
 }
 
+// What the graph measured of the filled mark the primitive was fitted to, if it was.
+const MarkRecord* mark_of(const Scene& s, const Primitive& p) {
+  if (!s.graph) return nullptr;
+  std::vector<std::string> edges{p.edge};
+  for (const SourceSpan& m : p.more_sources) edges.push_back(m.edge);
+  for (const std::string& id : edges)
+    if (const Edge* e = s.graph->edge(id); e && e->mark) return &*e->mark;
+  return nullptr;
+}
+
+// The graph's thresholds that made ink a filled mark (or a small loop filled in) and chose how
+// it is drawn, against the figures the graph recorded for it.
+void explain_mark(const Scene& s, const MarkRecord& m, std::vector<Explanation>& out) {
+  auto has = [&](const char* k) { return s.config.contains(k); };
+  auto value = [&](const char* k) { return config_value(s, k, 0); };
+  const double d = m.diameter_px;
+  const std::string what = "width of the mark's largest inscribed ink disc, px";
+  if (has("graph.filled_min_diameter_px")) {
+    const double mn = value("graph.filled_min_diameter_px");
+    out.push_back({"graph.filled_min_diameter_px", what,
+                   m.loop ? fmt::format("its ink is {:.2f} px across, under the {:.2f} px of a filled mark, so it may be a "
+                                        "small loop filled in", d, mn)
+                          : fmt::format("its ink is {:.2f} px across, at least the {:.2f} px of a filled mark: its tangle "
+                                        "of thinned branches was replaced by one stroke", d, mn),
+                   m.loop ? fmt::format("a minimum at or below {:.2f} px would have left it to the filled marks' rules", d)
+                          : fmt::format("a minimum above {:.2f} px would not have made it a filled mark", d),
+                   d, round3(d)});
+  }
+  if (!m.loop && has("graph.filled_outline_diameter_px") && m.drawn_as != "dot") {
+    const double mn = value("graph.filled_outline_diameter_px");
+    const bool outline = m.drawn_as == "outline";
+    out.push_back({"graph.filled_outline_diameter_px", what,
+                   outline ? fmt::format("{:.2f} px is at least {:.2f} px: drawn as its outline inset by half a stroke width", d, mn)
+                           : fmt::format("{:.2f} px is under {:.2f} px: drawn as its medial path", d, mn),
+                   outline ? fmt::format("a limit above {:.2f} px would have drawn its medial path", d)
+                           : fmt::format("a limit at or below {:.2f} px would have drawn its outline", d),
+                   d, round3(d)});
+  }
+  if (m.loop && has("graph.filled_loop_diameter_px")) {
+    const double mn = value("graph.filled_loop_diameter_px");
+    out.push_back({"graph.filled_loop_diameter_px", what,
+                   fmt::format("{:.2f} px is at least the {:.2f} px of a small loop filled in: drawn as its {}", d, mn,
+                               m.drawn_as == "outline" ? "outline inset by half a stroke width"
+                               : m.drawn_as == "path"  ? "medial path"
+                                                       : "dot"),
+                   fmt::format("a limit above {:.2f} px would have left it to thinning", d), d, round3(d)});
+  }
+  if (m.loop && has("graph.filled_loop_reach_px")) {
+    const double reach = value("graph.filled_loop_reach_px");
+    out.push_back({"graph.filled_loop_reach_px", "distance from every stroke beyond which at least a third of its core lies, px",
+                   fmt::format("{:.0f} % of its core lies farther than {:.2f} px from every stroke (a third is enough): the "
+                               "stroke ran past the loop", 100 * m.unreached, reach),
+                   fmt::format("a reach of {:.2f} px or more would have left it to thinning", m.flip_reach_px),
+                   m.flip_reach_px, round3(m.flip_reach_px)});
+  }
+}
+
 std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
   std::vector<Explanation> out;
   auto has = [&](const std::string& k) { return s.config.contains(k); };
@@ -873,6 +930,7 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                                   : fmt::format("a limit above {:.2f} px would have resolved the two as touching", gap),
                      gap, round3(gap)});
   }
+  if (const MarkRecord* m = mark_of(s, p)) explain_mark(s, *m, out);
   if (has("fit.corner_angle_deg") && sh.type != PrimType::circle) {
     double defl = joint_deflection_deg(s, p), ca = f.corner_angle_deg;
     if (defl > 0)

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "core/scene.hpp"
 #include "graph/stroke_graph.hpp"
 #include "process.hpp"
@@ -130,4 +133,52 @@ TEST_CASE("small loops a 5 px pen filled in beside its stroke are drawn, not dro
   const double before = reached("--set graph.filled_loop_diameter_px=0"), now = reached("");
   INFO(fmt::format("truth reached {:.3f} -> {:.3f}", before, now));
   CHECK(now > before + 0.05);
+}
+
+TEST_CASE("ExplainThreshold names the thresholds that drew a small loop, and the values that flip it",
+          "[e2e][junctions][scribble][explain]") {
+  const std::string name = "junctions/scribble_w5_259";
+  auto loops = [&](const std::string& options) {
+    Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
+    REQUIRE(r.status == 0);
+    const sv::Scene s = sv::parse_scene(r.out);
+    std::vector<sv::MarkRecord> out;
+    for (const sv::Edge& e : s.graph->edges)
+      if (e.mark && e.mark->loop && std::find(out.begin(), out.end(), *e.mark) == out.end()) out.push_back(*e.mark);
+    return out;
+  };
+  const std::vector<sv::MarkRecord> found = loops("");
+  REQUIRE(!found.empty());
+  // The loop whose reach flips first: a reach at its flip drops it and no other; just under, all stay.
+  const sv::MarkRecord first = *std::min_element(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.flip_reach_px < b.flip_reach_px;
+  });
+  CHECK(first.unreached >= 1.0 / 3);
+  CHECK(first.drawn_as == "outline");
+  // The scene rounds to 1e-4 px; the distances compared are float.
+  CHECK(loops(fmt::format("--set graph.filled_loop_reach_px={}", first.flip_reach_px - 1e-3)).size() == found.size());
+  CHECK(loops(fmt::format("--set graph.filled_loop_reach_px={}", first.flip_reach_px + 1e-3)).size() < found.size());
+
+  // The tool says so, for a primitive fitted to the loop.
+  Run fit = run(fmt::format("{} --no-store {} | {} --no-store", bin("sv-skeleton"), data(name + ".png"), bin("sv-fit")));
+  REQUIRE(fit.status == 0);
+  const sv::Scene s = sv::parse_scene(fit.out);
+  std::string id;
+  for (const sv::Primitive& p : *s.primitives)
+    if (const sv::Edge* e = s.graph->edge(p.edge); e && e->mark && *e->mark == first) id = p.id;
+  REQUIRE(!id.empty());
+  const std::string scene = (scratch() / "loop.json").string();
+  spit(scene, fit.out);
+  Run why = run(fmt::format("{} explain-threshold --no-store --primitive-id {} {}", bin("sv-diagnose"), id, scene));
+  REQUIRE(why.status == 0);
+  const nlohmann::json result = nlohmann::json::parse(why.out);
+  std::map<std::string, double> flips;
+  for (const auto& t : result["relevant_thresholds"])
+    if (!t["would_change_at"].is_null()) flips[t["key"]] = t["would_change_at"].get<double>();
+  CHECK(flips.count("graph.filled_loop_diameter_px") == 1);
+  CHECK(flips.count("graph.filled_min_diameter_px") == 1);
+  REQUIRE(flips.count("graph.filled_loop_reach_px") == 1);
+  CHECK(std::abs(flips["graph.filled_loop_reach_px"] - first.flip_reach_px) < 1e-3);
+  // Its diameter flips it too: a loop diameter just over it leaves it to thinning.
+  CHECK(loops(fmt::format("--set graph.filled_loop_diameter_px={}", first.diameter_px + 1e-3)).size() < found.size());
 }

@@ -558,6 +558,12 @@ TEST_CASE("a filled disc is one closed outline, flagged filled, and the strokes 
   CHECK(flagged == 1);
   CHECK(filled_edges(*scene_from_json(j).graph).size() == 1);
   CHECK(config_value(s, "graph.filled_min_diameter_px", 0) == Approx(3 * s.source->stroke_width_px).epsilon(1e-3));
+  // What was measured of the mark goes with it, for ExplainThreshold: a disc 2r across.
+  REQUIRE(outline.mark);
+  CHECK(!outline.mark->loop);
+  CHECK(outline.mark->drawn_as == "outline");
+  CHECK(outline.mark->diameter_px == Approx(2 * r).margin(1.5));
+  CHECK(scene_from_json(j).graph->edge(outline.id)->mark == outline.mark);
   // Primitives name the mark through their source edge.
   fit(s, FitOptions{});
   int on_mark = 0;
@@ -576,6 +582,9 @@ TEST_CASE("a small filled blob is one dot, and a line touching it connects to it
   const Edge& dot = *marks[0];
   REQUIRE(dot.points.size() == 1);
   CHECK(dist(dot.points[0], eye) < 1.0);
+  REQUIRE(dot.mark);
+  CHECK(dot.mark->drawn_as == "dot");
+  CHECK(dot.mark->diameter_px == Approx(3.5 * w).margin(1.5));
   // The line runs on into the blob's centre and ends at the mark's vertex.
   const Edge* line = nullptr;
   for (const auto& e : g.edges)
@@ -606,6 +615,9 @@ TEST_CASE("an elongated filled mark is one stroke along its middle, a line meeti
   double lo = 1e9, hi = 0;
   for (const Edge* e : marks) {
     CHECK_FALSE(e->closed);
+    REQUIRE(e->mark);
+    CHECK(e->mark->drawn_as == "path");
+    CHECK(e->mark->diameter_px == Approx(3.5 * w).margin(1.5));
     for (Vec2 p : e->points) {
       CHECK(std::abs(p.y - 50) < 1.0);
       lo = std::min(lo, p.x), hi = std::max(hi, p.x);
