@@ -95,9 +95,11 @@ json to_json(const Scene& s, bool with_revision_id) {
   if (!s.config.empty()) j["config"] = rounded_json(s.config);
   if (s.graph) {
     json vs = json::array(), es = json::array();
-    for (const auto& v : s.graph->vertices)
+    for (const auto& v : s.graph->vertices) {
       vs.push_back({{"id", v.id}, {"x", round_to(v.p.x, kPx)}, {"y", round_to(v.p.y, kPx)},
                     {"degree", v.degree}, {"kind", v.kind}});
+      if (v.meeting_link_px > 0) vs.back()["meeting_link_px"] = round_to(v.meeting_link_px, kPx);
+    }
     for (const auto& e : s.graph->edges) {
       json pts = json::array();
       for (auto p : e.points) pts.push_back(pt(p));
@@ -338,7 +340,8 @@ Scene scene_from_valid_json(const json& j) {
   if (j.contains("graph")) {
     Graph g;
     for (const auto& v : j["graph"]["vertices"])
-      g.vertices.push_back({v["id"], {v["x"].get<double>(), v["y"].get<double>()}, v["degree"], v["kind"]});
+      g.vertices.push_back({v["id"], {v["x"].get<double>(), v["y"].get<double>()}, v["degree"], v["kind"],
+                            v.value("meeting_link_px", 0.0)});
     for (const auto& e : j["graph"]["edges"]) {
       Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0), e.value("filled", false), {}};
       if (e.contains("mark")) {

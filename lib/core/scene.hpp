@@ -71,6 +71,9 @@ struct Vertex {
   Vec2 p;
   int degree = 0;
   std::string kind;  // end, junction, crossing, loop, dot
+  // Two 3-way junctions this far apart along the ink they share were made this one
+  // (graph.meeting_merge_px); 0: none.
+  double meeting_link_px = 0;
 };
 
 struct Edge {

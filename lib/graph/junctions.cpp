@@ -505,8 +505,10 @@ void resolve_split_meeting(StrokeGraph& g, int e, const cv::Mat& coverage, const
   const Vec2 p = meeting_point(arms, centre, max_move, coverage);
   for (const Arm& arm : arms)
     if (line_distance(arm, p) > opt.max_offset) return;
+  const double length = link.trace.length();
   g.remove_edge(e);
   const int merged = g.add_node(p);
+  g.nodes[merged].meeting_link_px = length;
   move_ends(g, a, merged);
   move_ends(g, b, merged);
 }

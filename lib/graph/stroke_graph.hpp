@@ -59,6 +59,7 @@ struct Node {
   bool alive = true;
   bool filled = false;    // a dot that stands for a filled mark (filled.hpp)
   std::optional<MarkRecord> mark{};  // ... and what was measured of it
+  double meeting_link_px = 0;  // two junctions this far apart were made this one (junctions.hpp)
   int degree() const { return static_cast<int>(ends.size()); }
 };
 

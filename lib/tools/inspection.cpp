@@ -798,6 +798,18 @@ const MarkRecord* mark_of(const Scene& s, const Primitive& p) {
   return nullptr;
 }
 
+// The junction at one of the primitive's ends that two were merged into (graph.meeting_merge_px),
+// if any: within half a stroke width of the end, the nearest.
+const Vertex* meeting_at(const Scene& s, const Primitive& p) {
+  if (!s.graph || p.shape.type == PrimType::circle) return nullptr;
+  const Vertex* best = nullptr;
+  double nearest = std::max(1.0, stroke_width_of(s) / 2);
+  for (const Vertex& v : s.graph->vertices)
+    for (Vec2 end : {p.shape.p0, p.shape.p1})
+      if (v.meeting_link_px > 0 && dist(v.p, end) <= nearest) nearest = dist(v.p, end), best = &v;
+  return best;
+}
+
 // The graph's thresholds that made ink a filled mark (or a small loop filled in) and chose how
 // it is drawn, against the figures the graph recorded for it.
 void explain_mark(const Scene& s, const MarkRecord& m, std::vector<Explanation>& out) {
@@ -931,6 +943,14 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                      gap, round3(gap)});
   }
   if (const MarkRecord* m = mark_of(s, p)) explain_mark(s, *m, out);
+  if (const Vertex* v = meeting_at(s, p); v && has("graph.meeting_merge_px")) {
+    const double len = v->meeting_link_px, limit = config_value(s, "graph.meeting_merge_px", 0);
+    out.push_back({"graph.meeting_merge_px",
+                   fmt::format("length of the shared ink between the two junctions merged into {}, px", v->id),
+                   fmt::format("it ends at {}, one junction made of two 3-way junctions {:.2f} px apart (under {:.2f} "
+                               "px) whose other arms' lines meet at one point", v->id, len, limit),
+                   fmt::format("a limit at or below {:.2f} px would have kept them two junctions", len), len, round3(len)});
+  }
   if (has("fit.corner_angle_deg") && sh.type != PrimType::circle) {
     double defl = joint_deflection_deg(s, p), ca = f.corner_angle_deg;
     if (defl > 0)

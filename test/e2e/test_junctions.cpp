@@ -182,3 +182,40 @@ TEST_CASE("ExplainThreshold names the thresholds that drew a small loop, and the
   // Its diameter flips it too: a loop diameter just over it leaves it to thinning.
   CHECK(loops(fmt::format("--set graph.filled_loop_diameter_px={}", first.diameter_px + 1e-3)).size() < found.size());
 }
+
+TEST_CASE("ExplainThreshold names the length at which a K's two junctions stop being one", "[e2e][junctions][explain]") {
+  const std::string name = "junctions/k_junction_a90_lineline_w8_304";
+  auto graph_of = [&](const std::string& options) {
+    Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
+    REQUIRE(r.status == 0);
+    return *sv::parse_scene(r.out).graph;
+  };
+  auto junctions = [](const sv::Graph& g) {
+    return std::count_if(g.vertices.begin(), g.vertices.end(), [](const sv::Vertex& v) { return v.kind == "junction"; });
+  };
+  const sv::Graph g = graph_of("");
+  const auto merged = std::find_if(g.vertices.begin(), g.vertices.end(), [](const auto& v) { return v.meeting_link_px > 0; });
+  REQUIRE(merged != g.vertices.end());
+  const double link = merged->meeting_link_px;
+  // Just over the recorded length they stay one junction; at or below it they are two.
+  CHECK(junctions(graph_of(fmt::format("--set graph.meeting_merge_px={}", link + 1e-3))) == junctions(g));
+  CHECK(junctions(graph_of(fmt::format("--set graph.meeting_merge_px={}", link - 1e-3))) == junctions(g) + 1);
+
+  Run fit = run(fmt::format("{} --no-store {} | {} --no-store", bin("sv-skeleton"), data(name + ".png"), bin("sv-fit")));
+  REQUIRE(fit.status == 0);
+  const sv::Scene s = sv::parse_scene(fit.out);
+  const std::string scene = (scratch() / "k.json").string();
+  spit(scene, fit.out);
+  int named = 0;
+  for (const sv::Primitive& p : *s.primitives) {
+    Run why = run(fmt::format("{} explain-threshold --no-store --primitive-id {} {}", bin("sv-diagnose"), p.id, scene));
+    REQUIRE(why.status == 0);
+    const nlohmann::json result = nlohmann::json::parse(why.out);
+    for (const auto& t : result["relevant_thresholds"])
+      if (t["key"] == "graph.meeting_merge_px") {
+        ++named;
+        CHECK(std::abs(t["would_change_at"].get<double>() - link) < 1e-3);
+      }
+  }
+  CHECK(named >= 2);  // the arms that meet there
+}
