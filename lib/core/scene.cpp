@@ -99,6 +99,10 @@ json to_json(const Scene& s, bool with_revision_id) {
       vs.push_back({{"id", v.id}, {"x", round_to(v.p.x, kPx)}, {"y", round_to(v.p.y, kPx)},
                     {"degree", v.degree}, {"kind", v.kind}});
       if (v.meeting_link_px > 0) vs.back()["meeting_link_px"] = round_to(v.meeting_link_px, kPx);
+      if (v.tangent)
+        vs.back()["tangent"] = {{"stems", v.tangent->stems}, {"meet_deg", round_to(v.tangent->meet_deg, kPx)},
+                                {"line_gap_px", round_to(v.tangent->line_gap_px, kPx)},
+                                {"circle_off_px", round_to(v.tangent->circle_off_px, kPx)}};
     }
     for (const auto& e : s.graph->edges) {
       json pts = json::array();
@@ -339,9 +343,14 @@ Scene scene_from_valid_json(const json& j) {
   if (j.contains("config")) s.config = j["config"];
   if (j.contains("graph")) {
     Graph g;
-    for (const auto& v : j["graph"]["vertices"])
+    for (const auto& v : j["graph"]["vertices"]) {
       g.vertices.push_back({v["id"], {v["x"].get<double>(), v["y"].get<double>()}, v["degree"], v["kind"],
-                            v.value("meeting_link_px", 0.0)});
+                            v.value("meeting_link_px", 0.0), {}});
+      if (v.contains("tangent")) {
+        const json& t = v["tangent"];
+        g.vertices.back().tangent = TangentRecord{t["stems"], t["meet_deg"], t["line_gap_px"], t["circle_off_px"]};
+      }
+    }
     for (const auto& e : j["graph"]["edges"]) {
       Edge ed{e["id"], e["v0"], e["v1"], {}, e["closed"], e.value("width_px", 0.0), e.value("filled", false), {}};
       if (e.contains("mark")) {

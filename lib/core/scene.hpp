@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/geometry.hpp"
-#include "core/mark.hpp"
+#include "core/graph_records.hpp"
 
 namespace sv {
 
@@ -74,6 +74,7 @@ struct Vertex {
   // Two 3-way junctions this far apart along the ink they share were made this one
   // (graph.meeting_merge_px); 0: none.
   double meeting_link_px = 0;
+  std::optional<TangentRecord> tangent{};  // a stem touches a circle tangentially here
 };
 
 struct Edge {

@@ -807,6 +807,7 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
     move_ends(g, other, n);
   }
   g.nodes[n].p = touch;
+  g.nodes[n].tangent = TangentRecord{static_cast<int>(stems.size()), rad2deg(meet), off - radius, own->off};
   for (const Arm& stem : stems) run_from(g, stem, touch);
   return true;
 }

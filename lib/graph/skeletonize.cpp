@@ -518,7 +518,11 @@ void skeletonize(Scene& scene, const cv::Mat& gray, const SkeletonOptions& opt,
   if (scale > 1) {
     // Traced pixel centre i is the centre of the drawing's pixels it averages: (i + 1/2) s - 1/2.
     auto place = [&](Vec2& p) { p = {(p.x + 0.5) * sx - 0.5, (p.y + 0.5) * sy - 0.5}; };
-    for (Vertex& v : scene.graph->vertices) place(v.p), v.meeting_link_px *= s;
+    for (Vertex& v : scene.graph->vertices) {
+      place(v.p);
+      v.meeting_link_px *= s;
+      if (v.tangent) v.tangent->line_gap_px *= s, v.tangent->circle_off_px *= s;
+    }
     for (Edge& e : scene.graph->edges) {
       for (Vec2& p : e.points) place(p);
       e.width_px *= s;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/geometry.hpp"
-#include "core/mark.hpp"
+#include "core/graph_records.hpp"
 
 namespace sv::graph {
 
@@ -60,6 +60,7 @@ struct Node {
   bool filled = false;    // a dot that stands for a filled mark (filled.hpp)
   std::optional<MarkRecord> mark{};  // ... and what was measured of it
   double meeting_link_px = 0;  // two junctions this far apart were made this one (junctions.hpp)
+  std::optional<TangentRecord> tangent{};  // a stem touching a circle tangentially here (junctions.hpp)
   int degree() const { return static_cast<int>(ends.size()); }
 };
 

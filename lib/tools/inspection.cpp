@@ -798,16 +798,77 @@ const MarkRecord* mark_of(const Scene& s, const Primitive& p) {
   return nullptr;
 }
 
-// The junction at one of the primitive's ends that two were merged into (graph.meeting_merge_px),
-// if any: within half a stroke width of the end, the nearest.
-const Vertex* meeting_at(const Scene& s, const Primitive& p) {
-  if (!s.graph || p.shape.type == PrimType::circle) return nullptr;
+// The nearest vertex `keep` accepts within half a stroke width of one of the primitive's ends
+// or, for a circle, of the circle.
+template <class Keep>
+const Vertex* vertex_at(const Scene& s, const Primitive& p, Keep keep) {
+  if (!s.graph) return nullptr;
   const Vertex* best = nullptr;
   double nearest = std::max(1.0, stroke_width_of(s) / 2);
-  for (const Vertex& v : s.graph->vertices)
-    for (Vec2 end : {p.shape.p0, p.shape.p1})
-      if (v.meeting_link_px > 0 && dist(v.p, end) <= nearest) nearest = dist(v.p, end), best = &v;
+  for (const Vertex& v : s.graph->vertices) {
+    if (!keep(v)) continue;
+    const double d = p.shape.type == PrimType::circle ? std::abs(dist(v.p, p.shape.center) - p.shape.radius)
+                                                      : std::min(dist(v.p, p.shape.p0), dist(v.p, p.shape.p1));
+    if (d <= nearest) nearest = d, best = &v;
+  }
   return best;
+}
+
+// The thresholds of the rule that kept a circle whole where a stem touches it tangentially
+// (graph/junctions.cpp, resolve_tangent_circle), against what it measured at the contact.
+void explain_tangent(const Scene& s, const Vertex& v, std::vector<Explanation>& out) {
+  const TangentRecord& t = *v.tangent;
+  auto value = [&](const char* k) { return config_value(s, k, 0); };
+  const std::string at = fmt::format("at {}, where the stem {} the circle", v.id, t.stems == 1 ? "ends on" : "touches");
+  if (s.config.contains("graph.tangent_circle_offset_px")) {
+    const double off = std::max(t.circle_off_px, t.line_gap_px), limit = value("graph.tangent_circle_offset_px");
+    out.push_back({"graph.tangent_circle_offset_px",
+                   "largest of: the circle's own ink off the circle, and the stem's line outside it, px",
+                   fmt::format("{}: the circle's own ink keeps within {:.2f} px of it and the stem's line passes {:.2f} px "
+                               "outside it, within {:.2f} px: the circle is kept whole through the contact",
+                               at, t.circle_off_px, t.line_gap_px, limit),
+                   fmt::format("a limit below {:.2f} px would have left the contact to the other junction rules", off),
+                   off, round3(off)});
+  }
+  if (s.config.contains("graph.tangent_stem_exact_deg")) {
+    const double exact = value("graph.tangent_stem_exact_deg");
+    const bool tangent = t.meet_deg <= exact;
+    out.push_back({"graph.tangent_stem_exact_deg", "angle between the stem's line and the circle, degrees",
+                   tangent ? fmt::format("{}: they meet at {:.1f}°, within {:.1f}°: the stem is the circle's tangent, "
+                                         "touching it at the foot of the centre on its line", at, t.meet_deg, exact)
+                           : fmt::format("{}: they meet at {:.1f}°, steeper than {:.1f}°: the stem starts where its "
+                                         "line crosses the circle", at, t.meet_deg, exact),
+                   tangent ? fmt::format("a limit below {:.1f}° would have {}", t.meet_deg,
+                                         t.stems == 1 ? "moved the contact to where the line crosses the circle (or "
+                                                        "left it to the other junction rules)"
+                                                      : "left the contact to the other junction rules")
+                           : fmt::format("a limit at or above {:.1f}° would have put the contact at the foot of the "
+                                         "centre", t.meet_deg),
+                   t.meet_deg, round3(t.meet_deg)});
+  }
+  if (!s.config.contains("graph.tangent_stem_max_deg") || !s.config.contains("graph.circle_stem_offset_px")) return;
+  // A stem steeper than tangent_stem_max_deg keeps the circle whole only when the circle's own
+  // ink keeps within circle_stem_offset_px of it.
+  const double steep = value("graph.tangent_stem_max_deg"), round_enough = value("graph.circle_stem_offset_px");
+  if (t.meet_deg <= steep)
+    out.push_back({"graph.tangent_stem_max_deg", "angle between the stem's line and the circle, degrees",
+                   fmt::format("{}: they meet at {:.1f}°, within {:.1f}°: the circle is kept whole however its own ink "
+                               "bends", at, t.meet_deg, steep),
+                   t.circle_off_px > round_enough
+                       ? fmt::format("a limit below {:.1f}° would have left the contact to the other junction rules "
+                                     "(the circle's ink keeps {:.2f} px off it, more than graph.circle_stem_offset_px)",
+                                     t.meet_deg, t.circle_off_px)
+                       : fmt::format("its ink keeps within graph.circle_stem_offset_px of the circle, so no limit would "
+                                     "change it"),
+                   t.meet_deg, t.circle_off_px > round_enough ? json(round3(t.meet_deg)) : json(nullptr)});
+  else
+    out.push_back({"graph.circle_stem_offset_px", "largest distance of the circle's own ink from it, px",
+                   fmt::format("{}: the stem meets it at {:.1f}°, steeper than graph.tangent_stem_max_deg, and its ink "
+                               "keeps within {:.2f} px of the circle (limit {:.2f} px): kept whole", at, t.meet_deg,
+                               t.circle_off_px, round_enough),
+                   fmt::format("a limit below {:.2f} px would have left the contact to the other junction rules",
+                               t.circle_off_px),
+                   t.circle_off_px, round3(t.circle_off_px)});
 }
 
 // The graph's thresholds that made ink a filled mark (or a small loop filled in) and chose how
@@ -943,7 +1004,10 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
                      gap, round3(gap)});
   }
   if (const MarkRecord* m = mark_of(s, p)) explain_mark(s, *m, out);
-  if (const Vertex* v = meeting_at(s, p); v && has("graph.meeting_merge_px")) {
+  if (const Vertex* v = vertex_at(s, p, [](const Vertex& v) { return v.tangent.has_value(); }))
+    explain_tangent(s, *v, out);
+  if (const Vertex* v = vertex_at(s, p, [](const Vertex& v) { return v.meeting_link_px > 0; });
+      v && sh.type != PrimType::circle && has("graph.meeting_merge_px")) {
     const double len = v->meeting_link_px, limit = config_value(s, "graph.meeting_merge_px", 0);
     out.push_back({"graph.meeting_merge_px",
                    fmt::format("length of the shared ink between the two junctions merged into {}, px", v->id),

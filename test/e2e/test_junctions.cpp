@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/scene.hpp"
 #include "graph/stroke_graph.hpp"
@@ -218,4 +219,46 @@ TEST_CASE("ExplainThreshold names the length at which a K's two junctions stop b
       }
   }
   CHECK(named >= 2);  // the arms that meet there
+}
+
+TEST_CASE("ExplainThreshold names what kept a circle whole where a stem touches it, and where that flips",
+          "[e2e][junctions][explain]") {
+  const std::string name = "junctions/circle_tangent_stem_a00_end_w12_228";
+  auto tangent = [&](const std::string& options) {
+    Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
+    REQUIRE(r.status == 0);
+    const sv::Scene s = sv::parse_scene(r.out);
+    std::optional<sv::TangentRecord> found;
+    for (const sv::Vertex& v : s.graph->vertices)
+      if (v.tangent) found = v.tangent;
+    return found;
+  };
+  const std::optional<sv::TangentRecord> t = tangent("");
+  REQUIRE(t);
+  CHECK(t->stems == 1);
+  CHECK(t->meet_deg < 6);
+  const double off = std::max(t->circle_off_px, t->line_gap_px);
+  CHECK(tangent(fmt::format("--set graph.tangent_circle_offset_px={}", off + 1e-3)));
+  CHECK(!tangent(fmt::format("--set graph.tangent_circle_offset_px={}", off - 1e-3)));
+
+  Run fit = run(fmt::format("{} --no-store {} | {} --no-store", bin("sv-skeleton"), data(name + ".png"), bin("sv-fit")));
+  REQUIRE(fit.status == 0);
+  const sv::Scene s = sv::parse_scene(fit.out);
+  const std::string scene = (scratch() / "tangent.json").string();
+  spit(scene, fit.out);
+  for (const sv::Primitive& p : *s.primitives) {
+    INFO(p.id);
+    Run why = run(fmt::format("{} explain-threshold --no-store --primitive-id {} {}", bin("sv-diagnose"), p.id, scene));
+    REQUIRE(why.status == 0);
+    const nlohmann::json result = nlohmann::json::parse(why.out);
+    std::map<std::string, nlohmann::json> flips;
+    for (const auto& r : result["relevant_thresholds"]) flips[r["key"]] = r["would_change_at"];
+    // The circle and the stem both meet at the contact.
+    REQUIRE(flips.count("graph.tangent_circle_offset_px") == 1);
+    CHECK(std::abs(flips["graph.tangent_circle_offset_px"].get<double>() - off) < 1e-3);
+    CHECK(flips.count("graph.tangent_stem_exact_deg") == 1);
+    // Within the angle and round enough: neither limit alone would change it.
+    REQUIRE(flips.count("graph.tangent_stem_max_deg") == 1);
+    CHECK(flips["graph.tangent_stem_max_deg"].is_null());
+  }
 }
