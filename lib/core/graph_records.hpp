@@ -17,9 +17,10 @@ struct MarkRecord {
   bool operator==(const MarkRecord&) const = default;
 };
 
-// A stem that touches a circle tangentially (graph/junctions.cpp, resolve_tangent_circle), on
-// the junction placed at the contact.
+// A stem that touches a circle tangentially (graph/junctions.cpp, resolve_tangent_circle) or ends
+// on an arc along its tangent (resolve_tangent_arc), on the junction placed at the contact.
 struct TangentRecord {
+  bool arc = false;             // on an arc (only the offsets decide), else on a closed loop's circle
   int stems = 1;                // 1: the stem ends on the circle; 2: it runs through the contact
   double meet_deg = 0;          // angle between the stem's line and the circle
   double line_gap_px = 0;       // how far the stem's line passes outside the circle (< 0: inside)

@@ -100,7 +100,8 @@ json to_json(const Scene& s, bool with_revision_id) {
                     {"degree", v.degree}, {"kind", v.kind}});
       if (v.meeting_link_px > 0) vs.back()["meeting_link_px"] = round_to(v.meeting_link_px, kPx);
       if (v.tangent)
-        vs.back()["tangent"] = {{"stems", v.tangent->stems}, {"meet_deg", round_to(v.tangent->meet_deg, kPx)},
+        vs.back()["tangent"] = {{"on", v.tangent->arc ? "arc" : "circle"}, {"stems", v.tangent->stems},
+                                {"meet_deg", round_to(v.tangent->meet_deg, kPx)},
                                 {"line_gap_px", round_to(v.tangent->line_gap_px, kPx)},
                                 {"circle_off_px", round_to(v.tangent->circle_off_px, kPx)}};
     }
@@ -348,7 +349,8 @@ Scene scene_from_valid_json(const json& j) {
                             v.value("meeting_link_px", 0.0), {}});
       if (v.contains("tangent")) {
         const json& t = v["tangent"];
-        g.vertices.back().tangent = TangentRecord{t["stems"], t["meet_deg"], t["line_gap_px"], t["circle_off_px"]};
+        g.vertices.back().tangent = TangentRecord{t["on"] == "arc", t["stems"], t["meet_deg"], t["line_gap_px"],
+                                                  t["circle_off_px"]};
       }
     }
     for (const auto& e : j["graph"]["edges"]) {

@@ -807,7 +807,7 @@ bool resolve_tangent_circle(StrokeGraph& g, int n, const cv::Mat& coverage, cons
     move_ends(g, other, n);
   }
   g.nodes[n].p = touch;
-  g.nodes[n].tangent = TangentRecord{static_cast<int>(stems.size()), rad2deg(meet), off - radius, own->off};
+  g.nodes[n].tangent = TangentRecord{false, static_cast<int>(stems.size()), rad2deg(meet), off - radius, own->off};
   for (const Arm& stem : stems) run_from(g, stem, touch);
   return true;
 }
@@ -894,6 +894,7 @@ bool resolve_tangent_arc(StrokeGraph& g, int n, const cv::Mat& coverage, const J
       g.edges[end.edge].trace = std::move(run);
     }
     g.nodes[n].p = touch;
+    g.nodes[n].tangent = TangentRecord{true, 1, 0, off - radius, off_circle};
     run_from(g, stem, touch);
     return true;
   }

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "edit/edit.hpp"
 #include "fit/params.hpp"
+#include "fit/primitive_fit.hpp"
 #include "tools/common.hpp"
 #include "tools/request.hpp"
 #include "tools/schema_parts.hpp"
@@ -798,8 +799,8 @@ const MarkRecord* mark_of(const Scene& s, const Primitive& p) {
   return nullptr;
 }
 
-// The nearest vertex `keep` accepts within half a stroke width of one of the primitive's ends
-// or, for a circle, of the circle.
+// The nearest vertex `keep` accepts within half a stroke width of the primitive (at its end,
+// or on its way where a stroke touches it).
 template <class Keep>
 const Vertex* vertex_at(const Scene& s, const Primitive& p, Keep keep) {
   if (!s.graph) return nullptr;
@@ -807,8 +808,7 @@ const Vertex* vertex_at(const Scene& s, const Primitive& p, Keep keep) {
   double nearest = std::max(1.0, stroke_width_of(s) / 2);
   for (const Vertex& v : s.graph->vertices) {
     if (!keep(v)) continue;
-    const double d = p.shape.type == PrimType::circle ? std::abs(dist(v.p, p.shape.center) - p.shape.radius)
-                                                      : std::min(dist(v.p, p.shape.p0), dist(v.p, p.shape.p1));
+    const double d = fitting::max_distance(p.shape, fitting::Points(&v.p, 1));
     if (d <= nearest) nearest = d, best = &v;
   }
   return best;
@@ -819,17 +819,22 @@ const Vertex* vertex_at(const Scene& s, const Primitive& p, Keep keep) {
 void explain_tangent(const Scene& s, const Vertex& v, std::vector<Explanation>& out) {
   const TangentRecord& t = *v.tangent;
   auto value = [&](const char* k) { return config_value(s, k, 0); };
-  const std::string at = fmt::format("at {}, where the stem {} the circle", v.id, t.stems == 1 ? "ends on" : "touches");
+  const std::string at = fmt::format("at {}, where the stem {} the {}", v.id, t.stems == 1 ? "ends on" : "touches",
+                                     t.arc ? "arc" : "circle");
   if (s.config.contains("graph.tangent_circle_offset_px")) {
-    const double off = std::max(t.circle_off_px, t.line_gap_px), limit = value("graph.tangent_circle_offset_px");
+    // On an arc the stem's line must touch the circle from either side; on a loop it may pass inside.
+    const double off = std::max(t.circle_off_px, t.arc ? std::abs(t.line_gap_px) : t.line_gap_px),
+                 limit = value("graph.tangent_circle_offset_px");
     out.push_back({"graph.tangent_circle_offset_px",
                    "largest of: the circle's own ink off the circle, and the stem's line outside it, px",
-                   fmt::format("{}: the circle's own ink keeps within {:.2f} px of it and the stem's line passes {:.2f} px "
-                               "outside it, within {:.2f} px: the circle is kept whole through the contact",
-                               at, t.circle_off_px, t.line_gap_px, limit),
+                   fmt::format("{}: the {}'s own ink keeps within {:.2f} px of its circle and the stem's line passes "
+                               "{:.2f} px outside it, within {:.2f} px: the {} runs on its circle through the contact",
+                               at, t.arc ? "arc" : "circle", t.circle_off_px, t.line_gap_px, limit,
+                               t.arc ? "arc" : "circle"),
                    fmt::format("a limit below {:.2f} px would have left the contact to the other junction rules", off),
                    off, round3(off)});
   }
+  if (t.arc) return;  // the angles decide loops only
   if (s.config.contains("graph.tangent_stem_exact_deg")) {
     const double exact = value("graph.tangent_stem_exact_deg");
     const bool tangent = t.meet_deg <= exact;
@@ -1007,11 +1012,11 @@ std::vector<Explanation> explain_primitive(const Scene& s, const Primitive& p) {
   if (const Vertex* v = vertex_at(s, p, [](const Vertex& v) { return v.tangent.has_value(); }))
     explain_tangent(s, *v, out);
   if (const Vertex* v = vertex_at(s, p, [](const Vertex& v) { return v.meeting_link_px > 0; });
-      v && sh.type != PrimType::circle && has("graph.meeting_merge_px")) {
+      v && has("graph.meeting_merge_px")) {
     const double len = v->meeting_link_px, limit = config_value(s, "graph.meeting_merge_px", 0);
     out.push_back({"graph.meeting_merge_px",
                    fmt::format("length of the shared ink between the two junctions merged into {}, px", v->id),
-                   fmt::format("it ends at {}, one junction made of two 3-way junctions {:.2f} px apart (under {:.2f} "
+                   fmt::format("{} on it is one junction made of two 3-way junctions {:.2f} px apart (under {:.2f} "
                                "px) whose other arms' lines meet at one point", v->id, len, limit),
                    fmt::format("a limit at or below {:.2f} px would have kept them two junctions", len), len, round3(len)});
   }

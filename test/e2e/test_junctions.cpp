@@ -262,3 +262,40 @@ TEST_CASE("ExplainThreshold names what kept a circle whole where a stem touches 
     CHECK(flips["graph.tangent_stem_max_deg"].is_null());
   }
 }
+
+TEST_CASE("ExplainThreshold names the offset that let a stem end on an arc along its tangent", "[e2e][junctions][explain]") {
+  const std::string name = "junctions/tangent_branch_a00_arcline_w8_316";
+  auto tangent = [&](const std::string& options) {
+    Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
+    REQUIRE(r.status == 0);
+    const sv::Scene s = sv::parse_scene(r.out);
+    std::optional<sv::TangentRecord> found;
+    for (const sv::Vertex& v : s.graph->vertices)
+      if (v.tangent) found = v.tangent;
+    return found;
+  };
+  const std::optional<sv::TangentRecord> t = tangent("");
+  REQUIRE(t);
+  CHECK(t->arc);
+  // The line must touch the arc's circle from either side.
+  const double off = std::max(t->circle_off_px, std::abs(t->line_gap_px));
+  CHECK(tangent(fmt::format("--set graph.tangent_circle_offset_px={}", off + 1e-3)));
+  CHECK(!tangent(fmt::format("--set graph.tangent_circle_offset_px={}", off - 1e-3)));
+
+  Run fit = run(fmt::format("{} --no-store {} | {} --no-store", bin("sv-skeleton"), data(name + ".png"), bin("sv-fit")));
+  REQUIRE(fit.status == 0);
+  const sv::Scene s = sv::parse_scene(fit.out);
+  const std::string scene = (scratch() / "arc.json").string();
+  spit(scene, fit.out);
+  for (const sv::Primitive& p : *s.primitives) {
+    INFO(p.id);
+    Run why = run(fmt::format("{} explain-threshold --no-store --primitive-id {} {}", bin("sv-diagnose"), p.id, scene));
+    REQUIRE(why.status == 0);
+    const nlohmann::json result = nlohmann::json::parse(why.out);
+    std::map<std::string, nlohmann::json> flips;
+    for (const auto& r : result["relevant_thresholds"]) flips[r["key"]] = r["would_change_at"];
+    REQUIRE(flips.count("graph.tangent_circle_offset_px") == 1);
+    CHECK(std::abs(flips["graph.tangent_circle_offset_px"].get<double>() - off) < 1e-3);
+    CHECK(flips.count("graph.tangent_stem_exact_deg") == 0);  // angles decide loops only
+  }
+}
