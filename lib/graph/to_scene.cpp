@@ -36,7 +36,8 @@ Graph to_scene_graph(const StrokeGraph& g, double default_width, double spacing)
   for (size_t r = 0; r < order.size(); ++r) {
     const Node& n = g.nodes[order[r]];
     rank[order[r]] = static_cast<int>(r);
-    out.vertices.push_back({fmt::format("v_{:04d}", r + 1), n.p, n.dot ? 2 : n.degree(), kind_of(n), n.meeting_link_px, n.tangent});
+    out.vertices.push_back(
+        {fmt::format("v_{:04d}", r + 1), n.p, n.dot ? 2 : n.degree(), kind_of(n), n.meeting_link_px, n.tangent});
   }
 
   struct Pending {
