@@ -17,11 +17,9 @@ namespace {
 constexpr double kContainTolerance = 0.5;
 
 struct Mark {
-  double diameter = 0;  // of its largest inscribed ink disc
   Vec2 centroid;
   cv::Rect box;
-  bool outline = false;  // drawn as its outline whatever its size (a small loop filled in)
-  double unreached = 0, flip_reach = 0;  // small loops: as MarkRecord's
+  MarkRecord record;  // its diameter, whether a small loop filled in (drawn as its outline), ...
 };
 
 // One stroke of a mark: an open path, a closed loop (first point repeated) or a single point.
@@ -108,7 +106,9 @@ std::vector<Mark> find_marks(const cv::Mat& to_paper, const FilledOptions& opt, 
     if (2.0 * widest[c] - 1 < opt.min_diameter) continue;
     cv::Rect box(stats.at<int>(c, cv::CC_STAT_LEFT), stats.at<int>(c, cv::CC_STAT_TOP),
                  stats.at<int>(c, cv::CC_STAT_WIDTH), stats.at<int>(c, cv::CC_STAT_HEIGHT));
-    marks.push_back({2.0 * widest[c] - 1, {centroids.at<double>(c, 0), centroids.at<double>(c, 1)}, box});
+    Mark m{{centroids.at<double>(c, 0), centroids.at<double>(c, 1)}, box, {}};
+    m.record.diameter_px = 2.0 * widest[c] - 1;
+    marks.push_back(std::move(m));
     index[c] = static_cast<int>(marks.size());
   }
   labels = cv::Mat::zeros(parts.size(), CV_32S);
@@ -251,14 +251,15 @@ std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset)
   return out;
 }
 
-// The strokes that stand for a mark (see replace_filled_marks); `drawn_as` says which.
-std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, const Mark& m, const cv::Mat& to_paper,
-                               const FilledOptions& opt, std::string& drawn_as) {
+// The strokes that stand for a mark (see replace_filled_marks); its record's drawn_as says which.
+std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, Mark& m, const cv::Mat& to_paper,
+                               const FilledOptions& opt) {
+  std::string& drawn_as = m.record.drawn_as;
   const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
   cv::Point origin;
   cv::Mat mask = mark_mask(labels, label, m, origin);
   drawn_as = "outline";
-  if (m.outline || m.diameter >= opt.outline_diameter) {
+  if (m.record.loop || m.record.diameter_px >= opt.outline_diameter) {
     std::vector<Piece> loops = outlines(mask, origin, opt.stroke_width / 2);
     for (Piece& p : loops) smooth(p.pts, true, passes);
     if (!loops.empty()) return loops;
@@ -304,7 +305,7 @@ void add_filled_loops(const StrokeGraph& g, const cv::Mat& to_paper, const Fille
   if (labels.empty()) labels = cv::Mat::zeros(to_paper.size(), CV_32S);
   for (size_t k = 0; k < found.size(); ++k) {
     const int label = static_cast<int>(k) + 1;
-    if (found[k].diameter >= opt.min_diameter) continue;  // a filled mark, or part of one
+    if (found[k].record.diameter_px >= opt.min_diameter) continue;  // a filled mark, or part of one
     std::vector<float> cored;  // distances of the core's pixels from the strokes
     bool taken = false;
     const cv::Rect& box = found[k].box;
@@ -317,13 +318,14 @@ void add_filled_loops(const StrokeGraph& g, const cv::Mat& to_paper, const Fille
     const auto missed = std::count_if(cored.begin(), cored.end(), [&](float d) { return d > reach; });
     if (taken || cored.empty() || 3 * missed < static_cast<long>(cored.size())) continue;
     marks.push_back(found[k]);
-    marks.back().outline = true;
-    marks.back().unreached = static_cast<double>(missed) / cored.size();
+    MarkRecord& r = marks.back().record;
+    r.loop = true;
+    r.unreached = static_cast<double>(missed) / cored.size();
     // At least `third` core pixels (a third, rounded up) lie farther than the reach while it is
     // under the distance of the `third`-farthest.
     const size_t third = (cored.size() + 2) / 3;
     std::nth_element(cored.begin(), cored.begin() + (third - 1), cored.end(), std::greater<float>());
-    marks.back().flip_reach = cored[third - 1];
+    r.flip_reach_px = cored[third - 1];
     labels.setTo(static_cast<int>(marks.size()), found_labels == label);
   }
 }
@@ -520,12 +522,7 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
   if (opt.loop_diameter > 0 && opt.loop_diameter < opt.min_diameter) add_filled_loops(g, to_paper, opt, marks, labels);
   if (marks.empty()) return 0;
   std::vector<std::vector<Piece>> pieces;
-  std::vector<MarkRecord> records;
-  for (size_t m = 0; m < marks.size(); ++m) {
-    MarkRecord r{marks[m].outline, "", marks[m].diameter, marks[m].unreached, marks[m].flip_reach};
-    pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt, r.drawn_as));
-    records.push_back(std::move(r));
-  }
+  for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt));
 
   const size_t first_node = g.nodes.size();
   std::vector<Run> runs = cut_at_marks(g, labels);
@@ -554,7 +551,7 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
       std::vector<Port*> mine;
       for (Port& p : ports)
         if (runs[p.run].mark[p.end] == int(m) + 1 && p.piece == int(k)) mine.push_back(&p);
-      add_piece(g, pieces[m][k], mine, opt.stroke_width, records[m]);
+      add_piece(g, pieces[m][k], mine, opt.stroke_width, marks[m].record);
     }
   std::map<std::pair<int, int>, int> port_node;
   for (const Port& p : ports) port_node[{p.run, p.end}] = p.node;
