@@ -12,10 +12,6 @@
 namespace sv::graph {
 namespace {
 
-// Path ends whose disc pokes out of another disc on the path by less than this are trimmed:
-// distances on pixel centres are good to about half a pixel.
-constexpr double kContainTolerance = 0.5;
-
 struct Mark {
   Vec2 centroid;
   cv::Rect box;
@@ -191,50 +187,14 @@ Polyline longest_path(const cv::Mat& mask, cv::Point origin) {
   return path;
 }
 
-// Drops path ends whose inscribed disc lies within another disc centred on the path: such an
-// end adds no ink of its own.
-void trim_contained(Polyline& path, const cv::Mat& to_paper) {
-  auto radius = [&](Vec2 p) { return to_paper.at<float>(static_cast<int>(p.y), static_cast<int>(p.x)) - 0.5; };
-  auto contained = [&](size_t i, size_t lo, size_t hi) {
-    for (size_t j = lo; j < hi; ++j)
-      if (j != i && dist(path[i], path[j]) + radius(path[i]) <= radius(path[j]) + kContainTolerance) return true;
-    return false;
-  };
-  size_t lo = 0, hi = path.size();
-  for (bool changed = true; changed && hi - lo > 1;) {
-    changed = false;
-    if (contained(lo, lo, hi)) ++lo, changed = true;
-    if (hi - lo > 1 && contained(hi - 1, lo, hi)) --hi, changed = true;
-  }
-  path = Polyline(path.begin() + lo, path.begin() + hi);
-}
-
-// Carries each end of the path on along its direction (measured over the last stroke width)
-// to half a stroke width short of the mark's edge, so that a pen of the drawing's width covers
-// the mark's length.
-void extend_ends(Polyline& path, const cv::Mat& labels, int label, double stroke_width) {
-  for (int end = 0; end < 2; ++end) {
-    const double length = polyline_length(path);
-    Vec2 tip = path.back(), dir = tip - point_at_length(path, std::max(0.0, length - stroke_width));
-    if (norm(dir) < 1e-9) continue;
-    dir = dir / norm(dir);
-    double s = 0;
-    while (label_at(labels, tip + dir * (s + 0.5)) == label) s += 0.5;
-    if (s > stroke_width / 2) path.push_back(tip + dir * (s + 0.5 - stroke_width / 2));
-    std::reverse(path.begin(), path.end());
-  }
-}
-
-// The mark's outlines inset by half a stroke width, one closed polyline per boundary: the
-// boundary pixels of the mask's pixels at least `inset` from its edge, each moved along the
-// distance's gradient onto the level where it is exactly `inset` (pixels lie half a pixel
-// inside their distance to the nearest outside pixel centre).
-std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset) {
-  cv::Mat d;
-  cv::distanceTransform(mask, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+// The closed polylines where `region`'s ink is `inset` from the edge of `d`'s mask, one per
+// boundary: the boundary pixels of the region's pixels at least `inset` from that edge, each
+// moved along the distance's gradient onto the level where it is exactly `inset` (pixels lie
+// half a pixel inside their distance to the nearest outside pixel centre).
+std::vector<Piece> outlines(const cv::Mat& d, const cv::Mat& region, cv::Point origin, double inset) {
   auto at = [&](int x, int y) { return x < 0 || y < 0 || x >= d.cols || y >= d.rows ? 0.0 : double(d.at<float>(y, x)); };
   std::vector<std::vector<cv::Point>> contours;
-  cv::findContours(d >= inset, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+  cv::findContours(region & (d >= inset), contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
   std::vector<Piece> out;
   for (const auto& c : contours) {
     if (c.size() < 4) continue;
@@ -251,39 +211,142 @@ std::vector<Piece> outlines(const cv::Mat& mask, cv::Point origin, double inset)
   return out;
 }
 
-// The strokes that stand for a mark (see replace_filled_marks); its record's drawn_as says which.
-std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, Mark& m, const cv::Mat& to_paper,
-                               const FilledOptions& opt) {
-  std::string& drawn_as = m.record.drawn_as;
-  const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
-  cv::Point origin;
-  cv::Mat mask = mark_mask(labels, label, m, origin);
-  drawn_as = "outline";
-  if (m.record.loop || m.record.diameter_px >= opt.outline_diameter) {
-    std::vector<Piece> loops = outlines(mask, origin, opt.stroke_width / 2);
-    for (Piece& p : loops) smooth(p.pts, true, passes);
-    if (!loops.empty()) return loops;
-  }
-  Polyline path = longest_path(mask, origin);
-  trim_contained(path, to_paper);
-  drawn_as = "dot";
-  if (path.size() < 2 || polyline_length(path) < opt.dot_length) return {Piece{{m.centroid}, false}};
-  smooth(path, false, passes);
-  extend_ends(path, labels, label, opt.stroke_width);
-  drawn_as = "path";
-  return {Piece{path, false}};
+// The ink a mark's strokes cover (0/1, with a one-pixel frame; `origin` is the frame's corner):
+// the mark, and the ink around it, within the reach of its tangle (remnant_length), that no
+// other stroke covers: the teeth of a zig-zag scribbled over until it filled in stick out of
+// the mark's core, and the spurs thinning ran into them were pruned or dropped as its tangle.
+// `to_kept`: each pixel's distance from the strokes that stay.
+cv::Mat cover_domain(const cv::Mat& labels, int label, const Mark& m, const cv::Mat& binary, const cv::Mat& to_kept,
+                     const FilledOptions& opt, cv::Point& origin) {
+  const int reach = static_cast<int>(std::ceil(opt.remnant_length)) + 1;
+  cv::Rect framed(m.box.x - reach, m.box.y - reach, m.box.width + 2 * reach, m.box.height + 2 * reach);
+  cv::Rect inside = framed & cv::Rect(0, 0, labels.cols, labels.rows);
+  origin = framed.tl();
+  cv::Mat mark = labels(inside) == label, to_mark;
+  cv::distanceTransform(mark == 0, to_mark, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  const float uncovered = static_cast<float>(opt.stroke_width / 2 + 1);
+  cv::Mat around = (binary(inside) != 0) & (labels(inside) == 0) & (to_kept(inside) > uncovered) &
+                   (to_mark <= static_cast<float>(opt.remnant_length));
+  // Only the ink joined to the mark is its.
+  cv::Mat parts;
+  const int n = cv::connectedComponents(mark | around, parts, 8, CV_32S);
+  std::vector<uchar> joined(n, 0);
+  for (int y = 0; y < mark.rows; ++y)
+    for (int x = 0; x < mark.cols; ++x)
+      if (mark.at<uchar>(y, x)) joined[parts.at<int>(y, x)] = 1;
+  // The frame lies beyond the tangle's reach of the mark's box: it is paper.
+  cv::Mat mask = cv::Mat::zeros(framed.size(), CV_8U);
+  cv::Mat into = mask(inside - framed.tl());
+  for (int y = 0; y < parts.rows; ++y)
+    for (int x = 0; x < parts.cols; ++x) into.at<uchar>(y, x) = joined[parts.at<int>(y, x)];
+  return mask;
 }
 
-// Distance from every pixel to the nearest edge or dot of the graph.
-cv::Mat distance_to_strokes(const StrokeGraph& g, cv::Size size) {
-  cv::Mat drawn(size, CV_8U, cv::Scalar(255));
-  auto pixel = [](Vec2 p) { return cv::Point(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y))); };
-  for (const Edge& e : g.edges) {
-    if (!e.alive || e.trace.pts.empty()) continue;
-    std::vector<cv::Point> px;
-    for (Vec2 p : e.trace.pts) px.push_back(pixel(p));
-    cv::polylines(drawn, px, e.closed, cv::Scalar(0));
+// The part `c` of `parts` in its box with a frame of one pixel (0/255), and the box.
+cv::Mat part_of(const cv::Mat& parts, const cv::Mat& stats, int c, cv::Rect& box) {
+  box = cv::Rect(stats.at<int>(c, cv::CC_STAT_LEFT) - 1, stats.at<int>(c, cv::CC_STAT_TOP) - 1,
+                 stats.at<int>(c, cv::CC_STAT_WIDTH) + 2, stats.at<int>(c, cv::CC_STAT_HEIGHT) + 2);
+  return parts(box) == c;
+}
+
+// The strokes of a pen w wide that together cover `mask` (0/1 with a frame of paper, which
+// every part of it fits in): rings a pen width apart, the first half a width inside the edge,
+// each where the ink inside it is at least half a width deep (so that the ring has an inside);
+// then, round after round, the ink still out of the pen's reach is covered the same way, a
+// part of it narrower than the pen by its medial path, or a dot at its deepest pixel. Ink
+// within a pixel of the reach is left: the strokes' pixels are good to half a pixel.
+std::vector<Piece> cover(const cv::Mat& mask, cv::Point origin, const FilledOptions& opt, int passes) {
+  const double w = opt.stroke_width, reach = std::max(0.5, w / 2 - 0.5);
+  std::vector<Piece> out;
+  auto add_rings = [&](const cv::Mat& d, const cv::Mat& region, cv::Point corner, double inset) {
+    std::vector<Piece> rings = outlines(d, region, corner, inset);
+    for (Piece& p : rings) smooth(p.pts, true, passes);
+    out.insert(out.end(), rings.begin(), rings.end());
+    return !rings.empty();
+  };
+  cv::Mat d;
+  cv::distanceTransform(mask, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  for (double inset = w / 2;; inset += w) {
+    cv::Mat parts, stats, centroids;
+    const int n = cv::connectedComponentsWithStats(d >= inset, parts, stats, centroids, 8, CV_32S);
+    if (n <= 1) break;
+    for (int c = 1; c < n; ++c) {
+      cv::Rect box;
+      cv::Mat part = part_of(parts, stats, c, box);
+      double most = 0;
+      cv::minMaxLoc(d(box), nullptr, &most, nullptr, nullptr, part);
+      if (most - 0.5 >= inset + w / 2) add_rings(d(box), part, origin + box.tl(), inset);
+    }
   }
+  cv::Mat drawn(mask.size(), CV_8U, cv::Scalar(255)), to_drawn(mask.size(), CV_32F, cv::Scalar(1e9));
+  for (size_t done = 0;;) {
+    for (; done < out.size(); ++done) {
+      std::vector<cv::Point> px;
+      for (Vec2 p : out[done].pts)
+        px.emplace_back(static_cast<int>(std::lround(p.x)) - origin.x, static_cast<int>(std::lround(p.y)) - origin.y);
+      cv::polylines(drawn, px, false, cv::Scalar(0));
+      if (px.size() == 1) cv::circle(drawn, px[0], 0, cv::Scalar(0), cv::FILLED);
+    }
+    if (!out.empty()) cv::distanceTransform(drawn, to_drawn, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+    cv::Mat parts, stats, centroids;
+    const int n = cv::connectedComponentsWithStats(mask & (to_drawn > reach), parts, stats, centroids, 8, CV_32S);
+    for (int c = 1; c < n; ++c) {
+      cv::Rect box;
+      cv::Mat part = part_of(parts, stats, c, box), depth;
+      const cv::Point corner = origin + box.tl();
+      double farthest = 0, most = 0;
+      cv::minMaxLoc(to_drawn(box), nullptr, &farthest, nullptr, nullptr, part);
+      if (farthest <= w / 2 + 1) continue;
+      cv::distanceTransform(part, depth, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+      cv::Point deepest;
+      cv::minMaxLoc(depth, nullptr, &most, nullptr, &deepest);
+      if (most - 0.5 > w / 2 && add_rings(depth, part, corner, w / 2)) continue;
+      Polyline path = longest_path(part, corner);
+      if (path.size() < 2 || polyline_length(path) < opt.dot_length) {
+        out.push_back(Piece{{Vec2{double(deepest.x + corner.x), double(deepest.y + corner.y)}}, false});
+        continue;
+      }
+      smooth(path, false, passes);
+      out.push_back(Piece{path, false});
+    }
+    if (done == out.size()) break;  // what is left lies within a pixel of the reach
+  }
+  return out;
+}
+
+// The strokes that stand for a mark (see replace_filled_marks); its record's drawn_as says which.
+std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, Mark& m, const cv::Mat& binary, const cv::Mat& to_kept,
+                               const FilledOptions& opt) {
+  const int passes = std::max(1, static_cast<int>(std::lround(opt.stroke_width / 2)));
+  cv::Point origin;
+  if (!m.record.loop) {
+    m.record.drawn_as = "cover";
+    return cover(cover_domain(labels, label, m, binary, to_kept, opt, origin), origin, opt, passes);
+  }
+  cv::Mat mask = mark_mask(labels, label, m, origin), d;
+  cv::distanceTransform(mask, d, cv::DIST_L2, cv::DIST_MASK_PRECISE);
+  std::vector<Piece> loops = outlines(d, mask != 0, origin, opt.stroke_width / 2);
+  for (Piece& p : loops) smooth(p.pts, true, passes);
+  m.record.drawn_as = "outline";
+  if (loops.empty()) m.record.drawn_as = "dot", loops.push_back(Piece{{m.centroid}, false});
+  return loops;
+}
+
+// Distance from every pixel to the nearest edge (but those `left_out`) or dot of the graph, or run.
+cv::Mat distance_to_strokes(const StrokeGraph& g, const std::vector<Run>& runs, cv::Size size,
+                            const std::vector<bool>& left_out = {}) {
+  cv::Mat drawn(size, CV_8U, cv::Scalar(255));
+  auto draw = [&](const Trace& t, bool closed) {
+    std::vector<cv::Point> px;
+    for (Vec2 p : t.pts) px.emplace_back(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
+    cv::polylines(drawn, px, closed, cv::Scalar(0));
+  };
+  auto pixel = [](Vec2 p) { return cv::Point(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y))); };
+  for (size_t k = 0; k < g.edges.size(); ++k)
+    if (g.edges[k].alive && !g.edges[k].trace.pts.empty() && !(k < left_out.size() && left_out[k]))
+      draw(g.edges[k].trace, g.edges[k].closed);
+  for (const Run& r : runs)
+    if (!r.trace.pts.empty()) draw(r.trace, false);
   for (const Node& n : g.nodes)
     if (n.alive && n.dot) cv::circle(drawn, pixel(n.p), 0, cv::Scalar(0), cv::FILLED);
   cv::Mat d;
@@ -300,7 +363,17 @@ void add_filled_loops(const StrokeGraph& g, const cv::Mat& to_paper, const Fille
   cv::Mat found_labels;
   std::vector<Mark> found = find_marks(to_paper, small, found_labels);
   if (found.empty()) return;
-  const cv::Mat to_stroke = distance_to_strokes(g, to_paper.size());
+  // A branch shorter than the tangle's reach that ends free in a blob is thinning's spur into
+  // it (a curl's loop filled in is left with one): it reaches the blob's core but no stroke
+  // ran through it there.
+  std::vector<bool> spur(g.edges.size(), false);
+  for (size_t k = 0; k < g.edges.size(); ++k) {
+    const Edge& e = g.edges[k];
+    if (!e.alive || e.closed || e.trace.length() >= opt.remnant_length) continue;
+    for (int n : {e.n0, e.n1})
+      spur[k] = spur[k] || (g.nodes[n].degree() == 1 && label_at(found_labels, g.nodes[n].p) > 0);
+  }
+  const cv::Mat to_stroke = distance_to_strokes(g, {}, to_paper.size(), spur);
   const float core = static_cast<float>(opt.stroke_width / 2 + 0.5), reach = static_cast<float>(opt.loop_reach);
   if (labels.empty()) labels = cv::Mat::zeros(to_paper.size(), CV_32S);
   for (size_t k = 0; k < found.size(); ++k) {
@@ -521,12 +594,12 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
   std::vector<Mark> marks = find_marks(to_paper, opt, labels);
   if (opt.loop_diameter > 0 && opt.loop_diameter < opt.min_diameter) add_filled_loops(g, to_paper, opt, marks, labels);
   if (marks.empty()) return 0;
-  std::vector<std::vector<Piece>> pieces;
-  for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], to_paper, opt));
-
   const size_t first_node = g.nodes.size();
   std::vector<Run> runs = cut_at_marks(g, labels);
   drop_remnants(g, runs, opt.remnant_length);
+  const cv::Mat to_kept = distance_to_strokes(g, runs, labels.size());
+  std::vector<std::vector<Piece>> pieces;
+  for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], binary, to_kept, opt));
   for (Node& n : g.nodes)
     if (n.dot && label_at(labels, n.p)) n.dot = false;  // a dot inside a mark is part of it
 

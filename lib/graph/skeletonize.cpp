@@ -44,7 +44,7 @@ struct SkeletonParams {
          crossing_max_turn_deg = 0, crossing_max_offset_px = 0, tangent_stem_max_deg = 0, tangent_stem_exact_deg = 0,
          apex_straight_widths = 0, circle_stem_offset_px = 0,
          tangent_circle_offset_px = 0, circle_touch_px = 0;
-  double filled_min_diameter_px = 0, filled_core_radius_px = 0, filled_outline_diameter_px = 0, filled_remnant_px = 0,
+  double filled_min_diameter_px = 0, filled_core_radius_px = 0, filled_remnant_px = 0,
          filled_loop_diameter_px = 0, filled_loop_reach_px = 0;
   double gap_join_px = 0, gap_t_join_px = 0, gap_join_max_turn_deg = 0, gap_join_offset_px = 0,
          gap_corner_max_turn_deg = 0, gap_t_min_angle_deg = 0;
@@ -226,31 +226,32 @@ const ParamSet<SkeletonParams, SkeletonBasis>& skeleton_params() {
             "went from two arcs and two lines to one circle); 0: never"),
         from_width(
             "graph.filled_min_diameter_px", &S::filled_min_diameter_px, "3.0 * sw", [](double w) { return 3.0 * w; }, "px",
-            "ink whose largest inscribed disc is at least this wide is a filled mark (an eye, a dot, an arrowhead), "
-            "drawn as one stroke; the widest disc of a stroke's crossing or blot is under 2 w"),
+            "ink whose largest inscribed disc is at least this wide is a filled mark (strokes gone over until they "
+            "filled in, a dark dot), drawn as strokes of the pen that cover its ink; the widest disc of a stroke's "
+            "crossing or blot is under 2 w"),
         from_width(
             "graph.filled_core_radius_px", &S::filled_core_radius_px, "sw", [](double w) { return 1.0 * w; }, "px",
             "a filled mark is the union of its ink discs of at least this radius: strokes running into it, whose discs "
             "are about w/2, are not part of it"),
         from_width(
-            "graph.filled_outline_diameter_px", &S::filled_outline_diameter_px, "6.0 * sw", [](double w) { return 6.0 * w; }, "px",
-            "filled marks at least this wide are drawn as their outline inset by w/2, narrower ones as their main "
-            "medial path (a dot when round)"),
-        from_width(
             "graph.filled_remnant_px", &S::filled_remnant_px, "2.0 * sw", [](double w) { return 2.0 * w; }, "px",
             "a branch left outside a filled mark, ending free or back at the mark within this length, is part of the "
-            "mark's tangle"),
+            "mark's tangle; the mark's strokes also cover the ink this close to it that no other stroke reaches (a "
+            "filled-in zig-zag's teeth), and a branch this short that ends free in a small blob does not count as "
+            "reaching it (graph.filled_loop_reach_px)"),
         from_width(
-            "graph.filled_loop_diameter_px", &S::filled_loop_diameter_px, "1.8 * sw", [](double w) { return 1.8 * w; }, "px",
+            "graph.filled_loop_diameter_px", &S::filled_loop_diameter_px, "1.7 * sw", [](double w) { return 1.7 * w; }, "px",
             "narrower ink whose largest disc is at least this wide is a small loop filled in, drawn as its outline "
             "inset by w/2, when strokes reach too little of it (graph.filled_loop_reach_px); crossings are at most "
             "1.41 w wide (generated scribbles, seeds 1 / 2 / 3: ink recall 0.963 / 0.964 / 0.969 -> 0.970 / 0.965 / "
-            "0.980, the 144 dev drawings unchanged); 0: never"),
+            "0.980 at 1.8 w; 1.7 w with thinning's spurs into a blob not counting as reaching it, and filled marks "
+            "covered: 0.984 / 0.980 / 0.984, photographed seed 1 0.954 -> 0.969; at 1.6 w two of the dev corpus's 25 "
+            "brush characters lose f1 at 1 px); 0: never"),
         from_width(
             "graph.filled_loop_reach_px", &S::filled_loop_reach_px, "0.5 * sw + 1", [](double w) { return 0.5 * w + 1; }, "px",
             "a blob graph.filled_loop_diameter_px wide is a loop filled in when a third of its core (ink w/2 from "
-            "paper) lies farther than this from every stroke, beyond the reach of the pen's own width: the stroke ran "
-            "past the loop (a brush blot is crossed by its stroke)"),
+            "paper) lies farther than this from every stroke but thinning's spurs ending in it, beyond the reach of "
+            "the pen's own width: the stroke ran past the loop (a brush blot is crossed by its stroke)"),
         from_width(
             "graph.gap_join_px", &S::gap_join_px, "1.5 * sw + 2", [](double w) { return 1.5 * w + 2; }, "px",
             "two free ends (cap centres) at most this far apart are one broken stroke when their directions agree: a "
@@ -431,7 +432,6 @@ graph::FilledOptions filled_options(SkeletonConfig& cfg, double w, double dot_le
   f.dot_length = dot_length;
   f.min_diameter = cfg.get(&S::filled_min_diameter_px);
   f.core_radius = cfg.get(&S::filled_core_radius_px);
-  f.outline_diameter = cfg.get(&S::filled_outline_diameter_px);
   f.remnant_length = cfg.get(&S::filled_remnant_px);
   f.loop_diameter = cfg.get(&S::filled_loop_diameter_px);
   f.loop_reach = cfg.get(&S::filled_loop_reach_px);

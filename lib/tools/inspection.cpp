@@ -889,35 +889,23 @@ void explain_mark(const Scene& s, const MarkRecord& m, std::vector<Explanation>&
                    m.loop ? fmt::format("its ink is {:.2f} px across, under the {:.2f} px of a filled mark, so it may be a "
                                         "small loop filled in", d, mn)
                           : fmt::format("its ink is {:.2f} px across, at least the {:.2f} px of a filled mark: its tangle "
-                                        "of thinned branches was replaced by one stroke", d, mn),
+                                        "of thinned branches was replaced by strokes that cover its ink", d, mn),
                    m.loop ? fmt::format("a minimum at or below {:.2f} px would have left it to the filled marks' rules", d)
                           : fmt::format("a minimum above {:.2f} px would not have made it a filled mark", d),
-                   d, round3(d)});
-  }
-  if (!m.loop && has("graph.filled_outline_diameter_px") && m.drawn_as != "dot") {
-    const double mn = value("graph.filled_outline_diameter_px");
-    const bool outline = m.drawn_as == "outline";
-    out.push_back({"graph.filled_outline_diameter_px", what,
-                   outline ? fmt::format("{:.2f} px is at least {:.2f} px: drawn as its outline inset by half a stroke width", d, mn)
-                           : fmt::format("{:.2f} px is under {:.2f} px: drawn as its medial path", d, mn),
-                   outline ? fmt::format("a limit above {:.2f} px would have drawn its medial path", d)
-                           : fmt::format("a limit at or below {:.2f} px would have drawn its outline", d),
                    d, round3(d)});
   }
   if (m.loop && has("graph.filled_loop_diameter_px")) {
     const double mn = value("graph.filled_loop_diameter_px");
     out.push_back({"graph.filled_loop_diameter_px", what,
                    fmt::format("{:.2f} px is at least the {:.2f} px of a small loop filled in: drawn as its {}", d, mn,
-                               m.drawn_as == "outline" ? "outline inset by half a stroke width"
-                               : m.drawn_as == "path"  ? "medial path"
-                                                       : "dot"),
+                               m.drawn_as == "dot" ? "dot" : "outline inset by half a stroke width"),
                    fmt::format("a limit above {:.2f} px would have left it to thinning", d), d, round3(d)});
   }
   if (m.loop && has("graph.filled_loop_reach_px")) {
     const double reach = value("graph.filled_loop_reach_px");
     out.push_back({"graph.filled_loop_reach_px", "distance from every stroke beyond which at least a third of its core lies, px",
-                   fmt::format("{:.0f} % of its core lies farther than {:.2f} px from every stroke (a third is enough): the "
-                               "stroke ran past the loop", 100 * m.unreached, reach),
+                   fmt::format("{:.0f} % of its core lies farther than {:.2f} px from every stroke but thinning's spurs "
+                               "ending in it (a third is enough): the stroke ran past the loop", 100 * m.unreached, reach),
                    fmt::format("a reach of {:.2f} px or more would have left it to thinning", m.flip_reach_px),
                    m.flip_reach_px, round3(m.flip_reach_px)});
   }
