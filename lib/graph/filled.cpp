@@ -336,12 +336,12 @@ std::vector<Piece> mark_pieces(const cv::Mat& labels, int label, Mark& m, const 
 cv::Mat distance_to_strokes(const StrokeGraph& g, const std::vector<Run>& runs, cv::Size size,
                             const std::vector<bool>& left_out = {}) {
   cv::Mat drawn(size, CV_8U, cv::Scalar(255));
+  auto pixel = [](Vec2 p) { return cv::Point(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y))); };
   auto draw = [&](const Trace& t, bool closed) {
     std::vector<cv::Point> px;
-    for (Vec2 p : t.pts) px.emplace_back(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
+    for (Vec2 p : t.pts) px.push_back(pixel(p));
     cv::polylines(drawn, px, closed, cv::Scalar(0));
   };
-  auto pixel = [](Vec2 p) { return cv::Point(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y))); };
   for (size_t k = 0; k < g.edges.size(); ++k)
     if (g.edges[k].alive && !g.edges[k].trace.pts.empty() && !(k < left_out.size() && left_out[k]))
       draw(g.edges[k].trace, g.edges[k].closed);
@@ -363,15 +363,21 @@ void add_filled_loops(const StrokeGraph& g, const cv::Mat& to_paper, const Fille
   cv::Mat found_labels;
   std::vector<Mark> found = find_marks(to_paper, small, found_labels);
   if (found.empty()) return;
-  // A branch shorter than the tangle's reach that ends free in a blob is thinning's spur into
-  // it (a curl's loop filled in is left with one): it reaches the blob's core but no stroke
-  // ran through it there.
+  // A branch that ends free in a blob, outside it for less than the tangle's reach, is
+  // thinning's spur into it (a curl's loop filled in is left with one): it reaches the blob's
+  // core but no stroke ran through it there.
   std::vector<bool> spur(g.edges.size(), false);
   for (size_t k = 0; k < g.edges.size(); ++k) {
     const Edge& e = g.edges[k];
-    if (!e.alive || e.closed || e.trace.length() >= opt.remnant_length) continue;
-    for (int n : {e.n0, e.n1})
-      spur[k] = spur[k] || (g.nodes[n].degree() == 1 && label_at(found_labels, g.nodes[n].p) > 0);
+    if (!e.alive || e.closed) continue;
+    bool ends_in = false;
+    for (int n : {e.n0, e.n1}) ends_in = ends_in || (g.nodes[n].degree() == 1 && label_at(found_labels, g.nodes[n].p) > 0);
+    if (!ends_in) continue;
+    double outside = 0;
+    for (size_t i = 1; i < e.trace.pts.size(); ++i)
+      if (!label_at(found_labels, e.trace.pts[i - 1]) || !label_at(found_labels, e.trace.pts[i]))
+        outside += dist(e.trace.pts[i - 1], e.trace.pts[i]);
+    spur[k] = outside < opt.remnant_length;
   }
   const cv::Mat to_stroke = distance_to_strokes(g, {}, to_paper.size(), spur);
   const float core = static_cast<float>(opt.stroke_width / 2 + 0.5), reach = static_cast<float>(opt.loop_reach);
@@ -450,15 +456,21 @@ std::vector<Run> cut_at_marks(StrokeGraph& g, const cv::Mat& labels) {
 
 // Drops the runs that are the marks' tangle: short ones ending free, or back at their mark
 // (until none is left: dropping one may free another's end).
-void drop_remnants(StrokeGraph& g, std::vector<Run>& runs, double max_length) {
+void drop_remnants(StrokeGraph& g, std::vector<Run>& runs, const std::vector<Mark>& marks, const FilledOptions& opt) {
   std::map<int, int> degree;
   for (const Run& r : runs)
     for (int n : r.node)
       if (n >= 0) ++degree[n];
+  // A small loop's blob has no tangle: thinning's bumps off it were pruned as spurs, and what
+  // leaves it free is the stroke's own tail, unless under half a width long.
+  auto max_length = [&](const Run& r) {
+    const int label = r.mark[0] ? r.mark[0] : r.mark[1];
+    return marks[label - 1].record.loop ? opt.stroke_width / 2 : opt.remnant_length;
+  };
   for (size_t before = runs.size() + 1; runs.size() < before;) {
     before = runs.size();
     std::erase_if(runs, [&](const Run& r) {
-    if (r.trace.length() >= max_length) return false;
+    if ((!r.mark[0] && !r.mark[1]) || r.trace.length() >= max_length(r)) return false;
     auto free = [&](int end) { return r.node[end] >= 0 && degree[r.node[end]] + g.nodes[r.node[end]].degree() == 1; };
     bool remnant = (r.mark[0] && (free(1) || r.mark[1] == r.mark[0])) || (r.mark[1] && free(0));
     if (remnant)
@@ -596,7 +608,7 @@ int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOpti
   if (marks.empty()) return 0;
   const size_t first_node = g.nodes.size();
   std::vector<Run> runs = cut_at_marks(g, labels);
-  drop_remnants(g, runs, opt.remnant_length);
+  drop_remnants(g, runs, marks, opt);
   const cv::Mat to_kept = distance_to_strokes(g, runs, labels.size());
   std::vector<std::vector<Piece>> pieces;
   for (size_t m = 0; m < marks.size(); ++m) pieces.push_back(mark_pieces(labels, int(m) + 1, marks[m], binary, to_kept, opt));

@@ -25,7 +25,8 @@ struct FilledOptions {
 // strokes, whose discs are smaller, fall away; the filled area stays) whose largest disc is at
 // least min_diameter wide. Edges are cut where they enter a mark and the part inside dropped;
 // what is left outside and ends free (or returns to the mark) within remnant_length is the
-// mark's tangle too. The mark's strokes cover its ink and the ink around it, within
+// mark's tangle too (a small loop's, below, only under half a stroke width: thinning's bumps off
+// its blob were pruned as spurs, and what leaves it free is the stroke's tail). The mark's strokes cover its ink and the ink around it, within
 // remnant_length, that no remaining stroke reaches (the teeth of a filled-in zig-zag): rings a
 // stroke width apart, the first inset by half a width (the path of a pen of the drawing's width
 // around its edge; one closed edge per boundary), then the same for the ink still out of the
@@ -37,8 +38,9 @@ struct FilledOptions {
 // side is lost. So ink whose largest disc is loop_diameter wide but under min_diameter (the
 // union of its discs of that diameter) is a mark too, drawn as its outline inset by w/2 (the
 // loop the pen went round), when at least a third of its core (ink more than w/2 from paper)
-// lies farther than loop_reach from every edge but the branches under remnant_length that end
-// free in it: the stroke ran past the loop, or thinning sent a spur into it. A brush pressed
+// lies farther than loop_reach from every edge but the branches that end free in it and run
+// outside it for under remnant_length: the stroke ran past the loop, or thinning sent a spur
+// into it. A brush pressed
 // down at a turn is crossed by its stroke, which reaches most of it (4 to 17 % of the core left
 // in the dev corpus's brush characters, some 60 % beside a filled loop).
 // binary: CV_8UC1, nonzero = ink. Leaves the graph untouched and returns 0 when there is no

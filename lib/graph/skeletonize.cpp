@@ -236,17 +236,18 @@ const ParamSet<SkeletonParams, SkeletonBasis>& skeleton_params() {
         from_width(
             "graph.filled_remnant_px", &S::filled_remnant_px, "2.0 * sw", [](double w) { return 2.0 * w; }, "px",
             "a branch left outside a filled mark, ending free or back at the mark within this length, is part of the "
-            "mark's tangle; the mark's strokes also cover the ink this close to it that no other stroke reaches (a "
-            "filled-in zig-zag's teeth), and a branch this short that ends free in a small blob does not count as "
-            "reaching it (graph.filled_loop_reach_px)"),
+            "mark's tangle (a small loop's only under w/2: what leaves it free is the stroke's tail); the mark's "
+            "strokes also cover the ink this close to it that no other stroke reaches (a filled-in zig-zag's "
+            "teeth), and a branch that ends free in a small blob, outside it for less than this, does not count "
+            "as reaching it (graph.filled_loop_reach_px)"),
         from_width(
             "graph.filled_loop_diameter_px", &S::filled_loop_diameter_px, "1.7 * sw", [](double w) { return 1.7 * w; }, "px",
             "narrower ink whose largest disc is at least this wide is a small loop filled in, drawn as its outline "
             "inset by w/2, when strokes reach too little of it (graph.filled_loop_reach_px); crossings are at most "
             "1.41 w wide (generated scribbles, seeds 1 / 2 / 3: ink recall 0.963 / 0.964 / 0.969 -> 0.970 / 0.965 / "
-            "0.980 at 1.8 w; 1.7 w with thinning's spurs into a blob not counting as reaching it, and filled marks "
-            "covered: 0.984 / 0.980 / 0.984, photographed seed 1 0.954 -> 0.969; at 1.6 w two of the dev corpus's 25 "
-            "brush characters lose f1 at 1 px); 0: never"),
+            "0.980 at 1.8 w; 1.7 w with thinning's spurs into a blob not counting as reaching it, loops' tails "
+            "kept and filled marks covered: 0.993 / 0.992 / 0.991, photographed 0.954 / 0.941 / 0.950 -> 0.978 / "
+            "0.972 / 0.976; at 1.6 w three of the dev corpus's 25 brush characters lose f1 at 1 px); 0: never"),
         from_width(
             "graph.filled_loop_reach_px", &S::filled_loop_reach_px, "0.5 * sw + 1", [](double w) { return 0.5 * w + 1; }, "px",
             "a blob graph.filled_loop_diameter_px wide is a loop filled in when a third of its core (ink w/2 from "

@@ -147,6 +147,30 @@ TEST_CASE("small loops a 5 px pen filled in beside its stroke are drawn, not dro
   CHECK(now >= 0.98);
 }
 
+TEST_CASE("an 8 px pen's curls keep their filled loops, entered by thinning's spurs, and their tails", "[e2e][junctions][scribble]") {
+  // Two telephone cords: each loop closed into a blob round a slit of paper (filled as a sliver),
+  // thinning sent a spur into it from the stroke running past, and each cord ends in a short tail.
+  const std::string name = "junctions/scribble_w8_247";
+  sv::Graph g;
+  const double before = truth_reached(name, "--set graph.filled_loop_diameter_px=0"), now = truth_reached(name, "", &g);
+  INFO(fmt::format("truth reached {:.3f} -> {:.3f}", before, now));
+  CHECK(now > before + 0.05);
+  CHECK(now >= 0.98);
+  // Every stroke's two ends are drawn to within a width: the cords' tails, under two widths, too.
+  const auto gt = nlohmann::json::parse(slurp(data(name + ".gt.json")));
+  const double half = gt["stroke_width_px"].get<double>() / 2;
+  for (const auto& line : gt["polylines"])
+    for (const auto& q : {line.front(), line.back()}) {
+      const sv::Vec2 p{q[0].get<double>(), q[1].get<double>()};
+      double best = 1e9;
+      for (const sv::Edge& e : g.edges)
+        for (size_t i = 0; i + 1 < e.points.size(); ++i)
+          best = std::min(best, sv::point_segment_distance(p, e.points[i], e.points[i + 1]));
+      INFO(fmt::format("stroke end ({:.1f}, {:.1f})", p.x, p.y));
+      CHECK(best <= 2 * half);
+    }
+}
+
 TEST_CASE("a zig-zag gone over until it filled in is covered, its teeth too", "[e2e][junctions][scribble]") {
   // A 7 px pen's zig-zag drawn twice, its teeth closer than the pen: one filled mark 3.5 widths
   // across, whose teeth stick out of its core.
