@@ -9,7 +9,7 @@ namespace sv {
 // A filled mark (graph/filled.hpp), on the edges that stand for it.
 struct MarkRecord {
   bool loop = false;      // found as a small loop filled in (graph.filled_loop_*), else a filled mark
-  std::string drawn_as;   // "outline", "path" or "dot"
+  std::string drawn_as;   // "cover" (a mark), "outline" or "dot" (a loop); "path" from earlier versions
   double diameter_px = 0; // its largest inscribed ink disc
   // Loops: the share of the core (ink more than w/2 from paper) farther than graph.filled_loop_reach_px
   // from every stroke, and the reach from which that share falls under a third.

@@ -26,13 +26,14 @@ struct FilledOptions {
 // least min_diameter wide. Edges are cut where they enter a mark and the part inside dropped;
 // what is left outside and ends free (or returns to the mark) within remnant_length is the
 // mark's tangle too (a small loop's, below, only under half a stroke width: thinning's bumps off
-// its blob were pruned as spurs, and what leaves it free is the stroke's tail). The mark's strokes cover its ink and the ink around it, within
-// remnant_length, that no remaining stroke reaches (the teeth of a filled-in zig-zag): rings a
-// stroke width apart, the first inset by half a width (the path of a pen of the drawing's width
-// around its edge; one closed edge per boundary), then the same for the ink still out of the
-// pen's reach, and the medial path (or a dot) of a part narrower than the pen. Every other cut end is joined by a straight run to the nearest point of the mark's
-// strokes, where a junction node splits it (cut ends within a stroke width of each other, or
-// of a path's end, share one node).
+// its blob were pruned as spurs, and what leaves it free is the stroke's tail). The mark's
+// strokes cover its ink and the ink around it, within remnant_length, that no remaining stroke
+// reaches (the teeth of a filled-in zig-zag): rings a stroke width apart, the first inset by
+// half a width (the path of a pen of the drawing's width around its edge; one closed edge per
+// boundary), then the same for the ink still out of the pen's reach, and the medial path (or a
+// dot) of a part narrower than the pen. Every other cut end is joined by a straight run to the
+// nearest point of the mark's strokes, where a junction node splits it (cut ends within a
+// stroke width of each other, or of a path's end, share one node).
 // A small loop drawn with the drawing's pen fills in: its ink is a blob some two widths across,
 // thinning keeps only the stroke that runs through it (or a spur into it), and the loop's far
 // side is lost. So ink whose largest disc is loop_diameter wide but under min_diameter (the
@@ -40,9 +41,9 @@ struct FilledOptions {
 // loop the pen went round), when at least a third of its core (ink more than w/2 from paper)
 // lies farther than loop_reach from every edge but the branches that end free in it and run
 // outside it for under remnant_length: the stroke ran past the loop, or thinning sent a spur
-// into it. A brush pressed
-// down at a turn is crossed by its stroke, which reaches most of it (4 to 17 % of the core left
-// in the dev corpus's brush characters, some 60 % beside a filled loop).
+// into it. A brush pressed down at a turn is crossed by its stroke, which reaches most of it
+// (4 to 17 % of the core left in the dev corpus's brush characters, some 60 % beside a filled
+// loop).
 // binary: CV_8UC1, nonzero = ink. Leaves the graph untouched and returns 0 when there is no
 // mark; else returns the number of marks.
 int replace_filled_marks(StrokeGraph& g, const cv::Mat& binary, const FilledOptions& opt);

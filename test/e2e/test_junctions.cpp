@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "core/scene.hpp"
 #include "graph/stroke_graph.hpp"
@@ -111,27 +110,36 @@ TEST_CASE("3 px strokes crossing at 10 degrees are two lines despite the pinhole
 
 namespace {
 
+// The stroke graph sv-skeleton makes of a junction drawing, with extra options.
+sv::Graph graph_of(const std::string& name, const std::string& options = "") {
+  Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
+  REQUIRE(r.status == 0);
+  return *sv::parse_scene(r.out).graph;
+}
+
+// How far p lies from the graph's edges (a dot's single point included).
+double distance_to_graph(const sv::Graph& g, sv::Vec2 p) {
+  double best = 1e9;
+  for (const sv::Edge& e : g.edges) {
+    if (e.points.size() == 1) best = std::min(best, sv::dist(p, e.points[0]));
+    for (size_t i = 0; i + 1 < e.points.size(); ++i)
+      best = std::min(best, sv::point_segment_distance(p, e.points[i], e.points[i + 1]));
+  }
+  return best;
+}
+
+sv::Vec2 point_of(const nlohmann::json& q) { return {q[0].get<double>(), q[1].get<double>()}; }
+
 // The share of a junction drawing's truth within half a width (the corpus scorer's tolerance)
 // of the graph sv-skeleton makes of it, with extra options; and the graph.
 double truth_reached(const std::string& name, const std::string& options, sv::Graph* graph = nullptr) {
   const auto gt = nlohmann::json::parse(slurp(data(name + ".gt.json")));
   const double half = gt["stroke_width_px"].get<double>() / 2;
-  Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
-  REQUIRE(r.status == 0);
-  const sv::Scene s = sv::parse_scene(r.out);
+  const sv::Graph g = graph_of(name, options);
   int near = 0, all = 0;
   for (const auto& line : gt["polylines"])
-    for (const auto& q : line) {
-      const sv::Vec2 p{q[0].get<double>(), q[1].get<double>()};
-      double best = 1e9;
-      for (const sv::Edge& e : s.graph->edges) {
-        if (e.points.size() == 1) best = std::min(best, sv::dist(p, e.points[0]));
-        for (size_t i = 0; i + 1 < e.points.size(); ++i)
-          best = std::min(best, sv::point_segment_distance(p, e.points[i], e.points[i + 1]));
-      }
-      near += best <= half, ++all;
-    }
-  if (graph) *graph = *s.graph;
+    for (const auto& q : line) near += distance_to_graph(g, point_of(q)) <= half, ++all;
+  if (graph) *graph = g;
   return static_cast<double>(near) / all;
 }
 
@@ -161,13 +169,9 @@ TEST_CASE("an 8 px pen's curls keep their filled loops, entered by thinning's sp
   const double half = gt["stroke_width_px"].get<double>() / 2;
   for (const auto& line : gt["polylines"])
     for (const auto& q : {line.front(), line.back()}) {
-      const sv::Vec2 p{q[0].get<double>(), q[1].get<double>()};
-      double best = 1e9;
-      for (const sv::Edge& e : g.edges)
-        for (size_t i = 0; i + 1 < e.points.size(); ++i)
-          best = std::min(best, sv::point_segment_distance(p, e.points[i], e.points[i + 1]));
+      const sv::Vec2 p = point_of(q);
       INFO(fmt::format("stroke end ({:.1f}, {:.1f})", p.x, p.y));
-      CHECK(best <= 2 * half);
+      CHECK(distance_to_graph(g, p) <= 2 * half);
     }
 }
 
@@ -179,26 +183,19 @@ TEST_CASE("a zig-zag gone over until it filled in is covered, its teeth too", "[
   const double now = truth_reached(name, "", &g);
   INFO(fmt::format("truth reached {:.3f}", now));
   CHECK(now >= 0.98);
-  std::set<std::string> covering;
+  int covering = 0;
   for (const sv::Edge& e : g.edges)
     if (e.filled) {
       REQUIRE(e.mark);
       CHECK(e.mark->drawn_as == "cover");
-      covering.insert(e.id);
+      ++covering;
     }
   // A few strokes: its rim, the rings and paths inside, split where its neighbours' strokes join.
-  CHECK(!covering.empty());
-  CHECK(covering.size() <= 8);
+  CHECK(covering >= 1);
+  CHECK(covering <= 8);
 }
 
 namespace {
-
-// The stroke graph sv-skeleton makes of a junction drawing, with extra options.
-sv::Graph graph_of(const std::string& name, const std::string& options = "") {
-  Run r = run(fmt::format("{} --no-store {} {}", bin("sv-skeleton"), options, data(name + ".png")));
-  REQUIRE(r.status == 0);
-  return *sv::parse_scene(r.out).graph;
-}
 
 // Per primitive of the fitted drawing, what ExplainThreshold says each threshold flips at
 // (null: no value would change it).

@@ -529,10 +529,11 @@ namespace {
 // The farthest any of `ink` lies from the points of the filled edges: a pen w wide along them
 // covers ink up to w/2 away (their points are at most 1.5 px apart).
 double farthest_from_filled(const Graph& g, const std::vector<Vec2>& ink) {
+  const std::vector<const Edge*> filled = filled_edges(g);
   double worst = 0;
   for (Vec2 q : ink) {
     double nearest = 1e9;
-    for (const Edge* e : filled_edges(g))
+    for (const Edge* e : filled)
       for (Vec2 p : e->points) nearest = std::min(nearest, dist(p, q));
     worst = std::max(worst, nearest);
   }
